@@ -1,0 +1,32 @@
+/* linereader.h - bounded lines from a struct input.
+ * A line is returned without its "\n" and without one trailing "\r" (CRLF input).
+ * It borrows the reader's buffer until the next call. Lines longer than the limit are an
+ * error, so memory stays bounded whatever the file holds. */
+#ifndef CGJIT_LINEREADER_H
+#define CGJIT_LINEREADER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct diag;
+struct input;
+
+struct line_reader {
+	struct input *in;
+	char *buf;
+	size_t cap, start, end;
+	size_t max_line;
+	int eof;
+	uint64_t lineno;       /* number of the line last returned, from 1 */
+	uint64_t offset;       /* byte offset of the line last returned */
+	uint64_t next_offset;
+	int missing_newline;   /* the line last returned was the last and had no "\n" */
+};
+
+/* MAX_LINE is the longest line accepted, in bytes. */
+void line_reader_init(struct line_reader *lr, struct input *in, size_t max_line);
+void line_reader_free(struct line_reader *lr);
+/* Returns 1 with *LINE and *LEN set, 0 at the end, -1 with D set (read error, line too long). */
+int line_reader_next(struct line_reader *lr, const char **line, size_t *len, struct diag *d);
+
+#endif

@@ -1,0 +1,97 @@
+/* strtab.c - string interning with an open-addressing index over a dense entry array. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "strtab.h"
+#include "xalloc.h"
+
+uint64_t strtab_hash(const char *s, size_t len)
+{
+	/* FNV-1a: names are short, and this needs no tuning to be good enough. */
+	uint64_t h = 0xcbf29ce484222325ULL;
+	for (size_t i = 0; i < len; i++) {
+		h ^= (unsigned char)s[i];
+		h *= 0x100000001b3ULL;
+	}
+	return h;
+}
+
+void strtab_init(struct strtab *t)
+{
+	memset(t, 0, sizeof(*t));
+}
+
+void strtab_free(struct strtab *t)
+{
+	arena_free(&t->arena);
+	free(t->entries);
+	free(t->slots);
+	memset(t, 0, sizeof(*t));
+}
+
+void strtab_clear(struct strtab *t)
+{
+	arena_reset(&t->arena);
+	t->count = 0;
+	if (t->slots)
+		memset(t->slots, 0, t->nslots * sizeof(*t->slots));
+}
+
+static size_t probe(const struct strtab *t, const char *s, size_t len, uint64_t h, int *found)
+{
+	size_t mask = t->nslots - 1;
+	for (size_t i = (size_t)h & mask;; i = (i + 1) & mask) {
+		uint32_t v = t->slots[i];
+		if (!v) {
+			*found = 0;
+			return i;
+		}
+		const struct strtab_entry *e = &t->entries[v - 1];
+		if (e->hash == h && e->len == len && memcmp(e->str, s, len) == 0) {
+			*found = 1;
+			return i;
+		}
+	}
+}
+
+static void rehash(struct strtab *t)
+{
+	size_t n = t->nslots ? t->nslots * 2 : 64;
+	free(t->slots);
+	t->slots = xcalloc(n, sizeof(*t->slots));
+	t->nslots = n;
+	for (size_t k = 0; k < t->count; k++) {
+		int found;
+		size_t i = probe(t, t->entries[k].str, t->entries[k].len, t->entries[k].hash, &found);
+		t->slots[i] = (uint32_t)k + 1;
+	}
+}
+
+uint32_t strtab_find(const struct strtab *t, const char *s, size_t len)
+{
+	if (!t->nslots)
+		return UINT32_MAX;
+	int found;
+	size_t i = probe(t, s, len, strtab_hash(s, len), &found);
+	return found ? t->slots[i] - 1 : UINT32_MAX;
+}
+
+uint32_t strtab_intern(struct strtab *t, const char *s, size_t len, int *added)
+{
+	if ((t->count + 1) * 2 > t->nslots)
+		rehash(t);
+	uint64_t h = strtab_hash(s, len);
+	int found;
+	size_t i = probe(t, s, len, h, &found);
+	if (added)
+		*added = !found;
+	if (found)
+		return t->slots[i] - 1;
+	xgrow((void **)&t->entries, &t->cap, t->count + 1, sizeof(*t->entries));
+	struct strtab_entry *e = &t->entries[t->count];
+	e->str = arena_strndup(&t->arena, s, len);
+	e->len = len;
+	e->hash = h;
+	t->slots[i] = (uint32_t)t->count + 1;
+	return (uint32_t)t->count++;
+}

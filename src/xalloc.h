@@ -1,0 +1,19 @@
+/* xalloc.h - allocation that never returns NULL.
+ * Out of memory is the one condition the library does not report through struct diag:
+ * it prints "cgjit: out of memory" and exits 1 (as git's xmalloc does), because every
+ * caller would otherwise carry an error path that cannot be tested. Input sizes are
+ * bounded before anything is allocated (see README "Limits"), so this means the machine
+ * is really out of memory. */
+#ifndef CGJIT_XALLOC_H
+#define CGJIT_XALLOC_H
+
+#include <stddef.h>
+
+void *xmalloc(size_t n);
+void *xcalloc(size_t n, size_t size);
+void *xrealloc(void *p, size_t n);
+/* Grows *P (an array of ELEM-byte items with capacity *CAP) to hold at least NEED items. */
+void xgrow(void **p, size_t *cap, size_t need, size_t elem);
+char *xstrndup(const char *s, size_t n);
+
+#endif

@@ -689,7 +689,19 @@ static int classify(struct cg_reader *r, const char *line, size_t len, struct cg
 	return err(r, d, "expected a callgrind line (header 'key: value', 'spec=name', or a cost line)", line, len);
 }
 
+static int next_line(struct cg_reader *r, struct cg_record *rec, struct diag *d);
+
 int cg_reader_next(struct cg_reader *r, struct cg_record *rec, struct diag *d)
+{
+	int rc;
+	/* Name lines (ob=, cfn=, ...) update the context and produce no record. */
+	while ((rc = next_line(r, rec, d)) == 2)
+		;
+	return rc;
+}
+
+/* Returns 1 (record), 2 (line consumed, no record), 0 (end) or -1. */
+static int next_line(struct cg_reader *r, struct cg_record *rec, struct diag *d)
 {
 	const char *line;
 	size_t len;
@@ -725,6 +737,8 @@ int cg_reader_next(struct cg_reader *r, struct cg_record *rec, struct diag *d)
 		rc = err(r, d, "unexpected leading whitespace (kcachegrind and callgrind_annotate drop such lines)", line, len);
 	else
 		rc = classify(r, line, len, rec, d);
+	if (rc == 0)
+		return 2;
 	if (rc < 0 && r->maybe_cachegrind)
 		return cachegrind_error(r, d);
 	if (rc == 1 && rec->kind == CG_HEADER) {

@@ -1,0 +1,630 @@
+/* augment.c - the pipeline driver and the rewrite rules (README "How augment works").
+ * Loads every symbol source, then streams the profile once: each input function id is
+ * resolved when first used (JIT pseudo-function -> symbol identity; anything else keeps its
+ * identity), each cost line goes to the function that owns its address, calls between
+ * fragments of one function are folded, moved lines get a synthetic call, and the writer
+ * re-encodes names and positions. Memory: names, symbols, one line, one block's pending
+ * synthetic calls. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "augment.h"
+#include "callgrind_reader.h"
+#include "callgrind_writer.h"
+#include "diag.h"
+#include "io.h"
+#include "perfmap.h"
+#include "pseudo_name.h"
+#include "report.h"
+#include "report_yaml.h"
+#include "symtab.h"
+#include "xalloc.h"
+
+enum fn_kind {
+	FK_PLAIN,      /* not JIT code: identity kept (caller parts may be renamed) */
+	FK_UNKNOWN,    /* a ??? pseudo-function that no symbol covers: left as written */
+	FK_JIT,        /* a ??? pseudo-function inside a symbol's range */
+};
+
+struct fnres {
+	int done;
+	enum fn_kind kind;
+	int lookup;            /* its cost lines are absolute addresses to look up */
+	uint32_t out;          /* writer function (the home identity) */
+	int64_t sym;           /* home symbol, or -1 */
+	const char *suffix;    /* "'2'caller..." part of the input name (reader memory) */
+	size_t suffix_len;
+};
+
+struct synth {
+	uint32_t owner;                 /* writer function the lines moved to */
+	uint64_t first_count;           /* first event of the first moved line */
+	uint64_t src[CG_MAX_POS];       /* where the home function was before the move */
+	uint32_t src_file;
+	uint64_t target[CG_MAX_POS];    /* the first moved line's position */
+	uint64_t costs[CG_MAX_EVENTS];  /* moved self + moved calls' inclusive */
+};
+
+struct scratch {
+	char *s;
+	size_t len, cap;
+};
+
+struct run {
+	const struct augment_opts *o;
+	struct report *rep;
+	struct diag *d;
+	struct symtab *st;
+	struct cg_reader *r;
+	struct cgw *w;
+	const struct cg_names *names;
+	int symbols_loaded;
+
+	/* per part */
+	struct fnres *res;
+	size_t res_cap;
+	uint32_t *file_out;      /* input file index -> writer file + 1 (0 = not mapped yet) */
+	size_t file_out_cap;
+	unsigned npos, nevents;
+	int instr, line;         /* indices into positions, or -1 */
+	struct report_event *ev[CG_MAX_EVENTS];
+
+	/* current block */
+	int have_block;
+	uint32_t block_fn;       /* reader function */
+	uint64_t last_home_pos[CG_MAX_POS];
+	uint32_t last_home_file;
+	int have_home_pos;
+	struct synth *synth;
+	size_t nsynth, synth_cap;
+	int64_t cache_sym;       /* last symbol looked up in this block, and its owner */
+	uint32_t cache_out;
+
+	struct scratch name;
+};
+
+static void scratch_put(struct scratch *b, const char *s, size_t n)
+{
+	xgrow((void **)&b->s, &b->cap, b->len + n + 1, 1);
+	memcpy(b->s + b->len, s, n);
+	b->len += n;
+	b->s[b->len] = '\0';
+}
+
+/* ---- names ---- */
+
+/* The name a symbol's code gets in the output. */
+static void put_symbol_name(struct run *u, struct scratch *b, uint32_t sym)
+{
+	const struct symbol *s = symtab_symbol(u->st, sym);
+	scratch_put(b, s->name, s->name_len);
+	if (u->o->keep_addresses) {
+		char a[40];
+		int n = snprintf(a, sizeof(a), " [0x%llx]", (unsigned long long)s->start);
+		scratch_put(b, a, (size_t)n);
+	}
+}
+
+/* Appends SUFFIX ("'2'caller'...") with every caller part that is a JIT address renamed.
+ * Returns the number of parts renamed. */
+static int put_suffix(struct run *u, struct scratch *b, const char *suffix, size_t len)
+{
+	int renamed = 0;
+	const char *p = suffix, *end = suffix + len;
+	while (p < end) {
+		const char *q = memchr(p + 1, '\'', (size_t)(end - p - 1));
+		if (!q)
+			q = end;
+		uint64_t addr;
+		size_t head;
+		const struct symtab_segment *seg = NULL;
+		if (pseudo_name_parse(p + 1, (size_t)(q - p - 1), &addr, &head) &&
+		    head == (size_t)(q - p - 1))
+			seg = symtab_lookup(u->st, addr);
+		if (seg) {
+			scratch_put(b, "'", 1);
+			put_symbol_name(u, b, seg->sym);
+			renamed++;
+		} else {
+			scratch_put(b, p, (size_t)(q - p));
+		}
+		p = q;
+	}
+	return renamed;
+}
+
+static uint32_t jit_identity(struct run *u, uint32_t sym, const char *suffix, size_t slen)
+{
+	const struct symbol *s = symtab_symbol(u->st, sym);
+	const char *object = symtab_source(u->st, s->source)->object;
+	u->name.len = 0;
+	put_symbol_name(u, &u->name, sym);
+	put_suffix(u, &u->name, suffix, slen);
+	uint32_t obj = cgw_obj(u->w, object, strlen(object));
+	uint32_t file = s->file ? cgw_file(u->w, s->file, s->file_len) : cgw_file(u->w, "???", 3);
+	return cgw_fn(u->w, u->name.s, u->name.len, obj, file);
+}
+
+static uint32_t out_file(struct run *u, uint32_t in_file)
+{
+	if (in_file >= u->file_out_cap) {
+		size_t old = u->file_out_cap;
+		xgrow((void **)&u->file_out, &u->file_out_cap, (size_t)in_file + 1, sizeof(*u->file_out));
+		memset(u->file_out + old, 0, (u->file_out_cap - old) * sizeof(*u->file_out));
+	}
+	if (u->file_out[in_file] == 0) {
+		const struct strtab_entry *e = cg_names_get(u->names, SP_FILE, in_file);
+		u->file_out[in_file] = cgw_file(u->w, e->str, e->len) + 1;
+	}
+	return u->file_out[in_file] - 1;
+}
+
+/* The resolution of input function FN. The pointer is valid until the next call: callers
+ * that resolve two functions copy the first. */
+static struct fnres *resolve(struct run *u, uint32_t fn)
+{
+	if (fn >= u->res_cap) {
+		size_t old = u->res_cap;
+		xgrow((void **)&u->res, &u->res_cap, (size_t)fn + 1, sizeof(*u->res));
+		memset(u->res + old, 0, (u->res_cap - old) * sizeof(*u->res));
+	}
+	struct fnres *x = &u->res[fn];
+	if (x->done)
+		return x;
+	x->done = 1;
+	const struct cg_fn *f = cg_names_get_fn(u->names, fn);
+	const struct strtab_entry *obj = cg_names_get(u->names, SP_OBJ, f->obj);
+	int unknown_obj = obj->len == 3 && memcmp(obj->str, "???", 3) == 0;
+	uint64_t addr;
+	size_t head;
+	x->sym = -1;
+	x->kind = FK_PLAIN;
+	int pseudo = unknown_obj && pseudo_name_parse(f->name, f->len, &addr, &head);
+	x->lookup = unknown_obj && u->instr >= 0;
+	if (pseudo) {
+		u->rep->pseudo_functions++;
+		x->suffix = f->name + head;
+		x->suffix_len = f->len - head;
+		const struct symtab_segment *seg = symtab_lookup(u->st, addr);
+		if (seg) {
+			x->kind = FK_JIT;
+			x->sym = seg->sym;
+			x->out = jit_identity(u, seg->sym, x->suffix, x->suffix_len);
+			u->rep->resolved++;
+			return x;
+		}
+		x->kind = FK_UNKNOWN;
+	}
+	uint32_t o = cgw_obj(u->w, obj->str, obj->len);
+	uint32_t file = out_file(u, f->file);
+	/* Only --separate-callers names carry "'": other names are kept as they are. */
+	const char *q = memchr(f->name, '\'', f->len);
+	if (q) {
+		u->name.len = 0;
+		scratch_put(&u->name, f->name, (size_t)(q - f->name));
+		if (put_suffix(u, &u->name, q, f->len - (size_t)(q - f->name))) {
+			u->rep->renamed_callers++;
+			x->out = cgw_fn(u->w, u->name.s, u->name.len, o, file);
+			return x;
+		}
+	}
+	x->out = cgw_fn(u->w, f->name, f->len, o, file);
+	return x;
+}
+
+/* ---- ownership of a line ---- */
+
+struct owner {
+	uint32_t out;
+	int64_t sym;       /* the JIT symbol whose line numbers apply, or -1 */
+	int contested;
+};
+
+static struct owner owner_of(struct run *u, const struct fnres *x, const uint64_t *pos)
+{
+	struct owner w = { x->out, x->sym, 0 };
+	if (!x->lookup) {
+		if (x->sym >= 0) {
+			const struct symtab_segment *seg = symtab_lookup(u->st, symtab_symbol(u->st, (uint32_t)x->sym)->start);
+			w.contested = seg && seg->contested;
+		}
+		return w;
+	}
+	const struct symtab_segment *seg = symtab_lookup(u->st, pos[u->instr]);
+	if (!seg)
+		return w;   /* outside every range: stays with the function that reached it */
+	w.contested = (int)seg->contested;
+	if ((int64_t)seg->sym == x->sym)
+		return w;
+	w.sym = seg->sym;
+	if (u->cache_sym != (int64_t)seg->sym) {
+		u->cache_sym = seg->sym;
+		u->cache_out = jit_identity(u, seg->sym, x->suffix ? x->suffix : "", x->suffix_len);
+	}
+	w.out = u->cache_out;
+	return w;
+}
+
+/* POS with the line subposition set to the owning symbol's source line. */
+static const uint64_t *jit_pos(struct run *u, const uint64_t *pos, int64_t sym, uint64_t *buf)
+{
+	if (sym < 0 || u->line < 0)
+		return pos;
+	memcpy(buf, pos, u->npos * sizeof(*pos));
+	buf[u->line] = symtab_symbol(u->st, (uint32_t)sym)->line;
+	return buf;
+}
+
+static uint32_t owner_file(struct run *u, const struct owner *w, uint32_t in_file)
+{
+	return w->sym >= 0 ? cgw_fn_get(u->w, w->out)->file : out_file(u, in_file);
+}
+
+/* ---- moved lines and synthetic calls ---- */
+
+static struct synth *synth_for(struct run *u, uint32_t owner, const uint64_t *pos,
+			       const uint64_t *first_costs)
+{
+	for (size_t i = 0; i < u->nsynth; i++)
+		if (u->synth[i].owner == owner)
+			return &u->synth[i];
+	xgrow((void **)&u->synth, &u->synth_cap, u->nsynth + 1, sizeof(*u->synth));
+	struct synth *s = &u->synth[u->nsynth++];
+	memset(s, 0, sizeof(*s));
+	s->owner = owner;
+	s->first_count = first_costs ? first_costs[0] : 0;
+	memcpy(s->target, pos, u->npos * sizeof(*pos));
+	/* The call seems to come from the home code that ran last before the move, which
+	 * is where the tail jump was; with no such line, from the moved line itself. */
+	if (u->have_home_pos) {
+		memcpy(s->src, u->last_home_pos, sizeof(s->src));
+		s->src_file = u->last_home_file;
+	} else {
+		memcpy(s->src, pos, u->npos * sizeof(*pos));
+		s->src_file = UINT32_MAX;
+	}
+	return s;
+}
+
+static void add_costs(uint64_t *acc, const uint64_t *c, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		acc[i] += c[i];
+}
+
+/* Writes the synthetic calls of the block that ends here. */
+static void end_block(struct run *u)
+{
+	if (!u->have_block)
+		return;
+	struct fnres homev = *resolve(u, u->block_fn), *home = &homev;
+	for (size_t i = 0; i < u->nsynth; i++) {
+		struct synth *s = &u->synth[i];
+		uint32_t file = s->src_file != UINT32_MAX ? s->src_file : cgw_fn_get(u->w, home->out)->file;
+		uint64_t count = s->first_count ? s->first_count : 1;
+		cgw_call(u->w, home->out, file, s->owner, count, s->target, s->src, s->costs,
+			 "cgjit: synthetic call: code reached by a jump from this function belongs "
+			 "to the callee (its cost was moved there); count = executions of the first "
+			 "moved instruction");
+		u->rep->synthetic_calls++;
+	}
+	u->nsynth = 0;
+	u->have_block = 0;
+}
+
+static void begin_block(struct run *u, uint32_t fn)
+{
+	end_block(u);
+	u->have_block = 1;
+	u->block_fn = fn;
+	u->have_home_pos = 0;
+	u->cache_sym = -1;
+}
+
+/* ---- records ---- */
+
+static void account(struct run *u, const struct fnres *x, const struct owner *w,
+		    const uint64_t *costs)
+{
+	int jit = w->sym >= 0;
+	int unknown = !jit && x->kind == FK_UNKNOWN;
+	for (unsigned i = 0; i < u->nevents; i++) {
+		struct report_event *e = u->ev[i];
+		if (!e)
+			continue;
+		if (jit)
+			e->jit += costs[i];
+		if (unknown)
+			e->unknown += costs[i];
+		if (w->contested)
+			e->contested += costs[i];
+	}
+}
+
+static void on_cost(struct run *u, const struct cg_record *rec)
+{
+	struct fnres xv = *resolve(u, rec->fn), *x = &xv;
+	struct owner w = owner_of(u, x, rec->pos);
+	uint64_t buf[CG_MAX_POS];
+	const uint64_t *pos = jit_pos(u, rec->pos, w.sym, buf);
+	uint32_t file = owner_file(u, &w, rec->file);
+	int same = pos == rec->pos || memcmp(pos, rec->pos, u->npos * sizeof(*pos)) == 0;
+	cgw_cost(u->w, w.out, file, pos, rec->costs, rec->clean && same ? rec->text : NULL,
+		 rec->len, rec->prev_pos);
+	account(u, x, &w, rec->costs);
+	if (w.out != x->out) {
+		u->rep->lines_moved++;
+		struct synth *s = synth_for(u, w.out, pos, rec->costs);
+		add_costs(s->costs, rec->costs, u->nevents);
+	} else {
+		memcpy(u->last_home_pos, pos, u->npos * sizeof(*pos));
+		u->last_home_file = file;
+		u->have_home_pos = 1;
+	}
+}
+
+static void on_call(struct run *u, const struct cg_record *rec)
+{
+	struct fnres xv = *resolve(u, rec->fn), *x = &xv;
+	struct owner w = owner_of(u, x, rec->pos);
+	struct fnres cv = *resolve(u, rec->callee), *c = &cv;
+	uint32_t callee = c->out;
+	if (w.out != x->out) {
+		struct synth *s = synth_for(u, w.out, rec->pos, NULL);
+		add_costs(s->costs, rec->costs, u->nevents);
+	}
+	/* A call between fragments of one function that merging created: its cost is already
+	 * the function's self cost and callees (callgrind-format.md 6.8). A self-call that was
+	 * in the input (e.g. recursion past --separate-recs) stays. */
+	if (callee == w.out && !(rec->callee == rec->fn && w.out == x->out)) {
+		u->rep->pseudo_calls_removed++;
+		return;
+	}
+	uint64_t b1[CG_MAX_POS], b2[CG_MAX_POS];
+	const uint64_t *pos = jit_pos(u, rec->pos, w.sym, b1);
+	const uint64_t *target = jit_pos(u, rec->target, c->sym, b2);
+	uint32_t file = owner_file(u, &w, rec->file);
+	cgw_call(u->w, w.out, file, callee, rec->count, target, pos, rec->costs, NULL);
+	if (w.out == x->out) {
+		memcpy(u->last_home_pos, pos, u->npos * sizeof(*pos));
+		u->last_home_file = file;
+		u->have_home_pos = 1;
+	}
+}
+
+static void on_jump(struct run *u, const struct cg_record *rec)
+{
+	struct fnres xv = *resolve(u, rec->fn), *x = &xv;
+	struct owner w = owner_of(u, x, rec->pos);
+	struct fnres tv = *resolve(u, rec->callee), *t = &tv;
+	struct owner tw = owner_of(u, t, rec->target);
+	uint64_t b1[CG_MAX_POS], b2[CG_MAX_POS];
+	const uint64_t *pos = jit_pos(u, rec->pos, w.sym, b1);
+	const uint64_t *target = jit_pos(u, rec->target, tw.sym, b2);
+	uint32_t tfile = owner_file(u, &tw, rec->callee_file);
+	if (cgw_jump(u->w, w.out, owner_file(u, &w, rec->file), tw.out, tfile, rec->conditional,
+		     rec->followed, rec->count, target, pos) < 0)
+		u->rep->jumps_dropped++;
+}
+
+/* ---- symbols ---- */
+
+static int load_symbols(struct run *u)
+{
+	const struct augment_opts *o = u->o;
+	char found[4096];
+	const char *const *files = o->symfiles;
+	size_t n = o->nsymfiles;
+	const char *one[1];
+	if (n == 0) {
+		uint64_t pid = cg_reader_pid(u->r);
+		if (!pid)
+			return diag_at(u->d, o->profile, 0,
+				       "no perf map given and the profile has no 'pid:' line to find "
+				       "/tmp/perf-PID.map by; name the map after the profile");
+		snprintf(found, sizeof(found), "%s/perf-%llu.map", o->map_dir ? o->map_dir : "/tmp",
+			 (unsigned long long)pid);
+		one[0] = found;
+		files = one;
+		n = 1;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct perfmap_stats ps;
+		if (perfmap_read(u->st, files[i], files[i], o->max_line, &ps, u->d) < 0) {
+			if (o->nsymfiles == 0)
+				return diag_at(u->d, o->profile, 0,
+					       "no perf map given, and %s (found from the profile's pid: line) "
+					       "cannot be used: %s", files[i], u->d->msg) ,
+					       -1;
+			return -1;
+		}
+		if (u->rep->nsources < REPORT_MAX_SOURCES) {
+			struct report_source *rs = &u->rep->sources[u->rep->nsources++];
+			snprintf(rs->path, sizeof(rs->path), "%s", files[i]);
+			snprintf(rs->kind, sizeof(rs->kind), "perf-map");
+			rs->lines = ps.lines;
+			rs->symbols = ps.entries;
+			rs->skipped = ps.zero_size;
+			rs->unterminated = ps.unterminated;
+		}
+	}
+	symtab_finish(u->st);
+	const struct symtab_stats *ss = symtab_stats(u->st);
+	u->rep->symbols = ss->symbols;
+	u->rep->map_overlaps = ss->shadowed;
+	u->rep->map_conflicts = ss->shadowed_other;
+	u->symbols_loaded = 1;
+	return 0;
+}
+
+/* ---- the stream ---- */
+
+static void begin_part(struct run *u)
+{
+	end_block(u);
+	cgw_part_begin(u->w);
+	for (size_t i = 0; i < u->res_cap; i++)
+		u->res[i].done = 0;
+	if (u->file_out)
+		memset(u->file_out, 0, u->file_out_cap * sizeof(*u->file_out));
+	u->rep->parts++;
+}
+
+static void on_events(struct run *u, const struct cg_record *rec)
+{
+	u->npos = cg_reader_npos(u->r);
+	u->nevents = cg_reader_nevents(u->r);
+	enum cg_pos_kind kinds[CG_MAX_POS];
+	for (unsigned i = 0; i < u->npos; i++)
+		kinds[i] = cg_reader_pos_kind(u->r, i);
+	u->instr = cg_reader_pos_index(u->r, POS_INSTR);
+	u->line = cg_reader_pos_index(u->r, POS_LINE);
+	if (u->instr >= 0)
+		u->rep->instr_positions = 1;
+	for (unsigned i = 0; i < u->nevents; i++)
+		u->ev[i] = report_event(u->rep, cg_reader_event_name(u->r, i));
+	cgw_layout(u->w, u->npos, kinds, u->nevents);
+	char note[600];
+	int n = snprintf(note, sizeof(note),
+			 "# cgjit: %llu JIT symbols from %s%s; JIT functions are named from them",
+			 (unsigned long long)u->rep->symbols, u->rep->sources[0].path,
+			 u->rep->nsources > 1 ? " and more" : "");
+	cgw_raw(u->w, note, (size_t)(n < (int)sizeof(note) ? n : (int)sizeof(note) - 1));
+	cgw_raw(u->w, rec->text, rec->len);
+}
+
+static int on_totals(struct run *u, const struct cg_record *rec)
+{
+	end_block(u);
+	const uint64_t *in = cg_reader_part_sums(u->r), *out = cgw_sums(u->w);
+	for (unsigned i = 0; i < u->nevents; i++) {
+		if (u->ev[i])
+			u->ev[i]->total += in[i];
+		if (!u->o->no_verify && in[i] != out[i])
+			return diag_at(u->d, u->o->profile, rec->line,
+				       "internal error: part %u's output self cost for %s is %llu, the input's "
+				       "is %llu; nothing was written", cg_reader_part_count(u->r),
+				       cg_reader_event_name(u->r, i), (unsigned long long)out[i],
+				       (unsigned long long)in[i]);
+	}
+	cgw_raw(u->w, rec->text, rec->len);
+	return 0;
+}
+
+static int dispatch(struct run *u, const struct cg_record *rec)
+{
+	switch (rec->kind) {
+	case CG_HEADER:
+		if (rec->new_part)
+			begin_part(u);
+		if (rec->key == HK_EVENTS) {
+			if (!u->symbols_loaded && load_symbols(u) < 0)
+				return -1;
+			on_events(u, rec);
+			return 0;
+		}
+		cgw_raw(u->w, rec->text, rec->len);
+		return 0;
+	case CG_COMMENT:
+		cgw_raw(u->w, rec->text, rec->len);
+		return 0;
+	case CG_FN:
+		begin_block(u, rec->fn);
+		return 0;
+	case CG_COST:
+		on_cost(u, rec);
+		return 0;
+	case CG_CALL:
+		on_call(u, rec);
+		return 0;
+	case CG_JUMP:
+		on_jump(u, rec);
+		return 0;
+	case CG_TOTALS:
+		return on_totals(u, rec);
+	}
+	return 0;
+}
+
+char *augment_default_output(const char *profile)
+{
+	if (strcmp(profile, "-") == 0)
+		return NULL;
+	const char *slash = strrchr(profile, '/');
+	const char *base = slash ? slash + 1 : profile;
+	size_t dirlen = (size_t)(base - profile);
+	static const char stem[] = "callgrind.out.";
+	size_t k = sizeof(stem) - 1;
+	char *out = xmalloc(strlen(profile) + 16);
+	memcpy(out, profile, dirlen);
+	if (strncmp(base, stem, k) == 0 && base[k])
+		sprintf(out + dirlen, "%sjit.%s", stem, base + k);
+	else if (strcmp(base, "callgrind.out") == 0)
+		sprintf(out + dirlen, "callgrind.jit.out");
+	else
+		sprintf(out + dirlen, "jit.%s", base);
+	return out;
+}
+
+int augment_run(const struct augment_opts *o, struct report *rep, struct diag *d)
+{
+	memset(rep, 0, sizeof(*rep));
+	char *defout = NULL;
+	const char *outpath = o->output;
+	if (!outpath) {
+		defout = augment_default_output(o->profile);
+		if (!defout)
+			return diag_at(d, "-", 0, "reading the profile from stdin needs -o FILE (or -o -)");
+		outpath = defout;
+	}
+	snprintf(rep->input, sizeof(rep->input), "%s", o->profile);
+	snprintf(rep->output, sizeof(rep->output), "%s", outpath);
+
+	struct run u;
+	memset(&u, 0, sizeof(u));
+	u.o = o;
+	u.rep = rep;
+	u.d = d;
+	u.instr = u.line = -1;
+	int rc = -1;
+	struct input *in = input_open(o->profile, d);
+	struct output *out = NULL;
+	if (!in)
+		goto done;
+	out = output_open(outpath, d);
+	if (!out)
+		goto done;
+	u.st = symtab_new();
+	u.r = cg_reader_new(in, o->max_line);
+	u.names = cg_reader_names(u.r);
+	u.w = cgw_new(out);
+	struct cg_record rec;
+	int r;
+	while ((r = cg_reader_next(u.r, &rec, d)) == 1) {
+		if (dispatch(&u, &rec) < 0)
+			break;
+	}
+	if (r == 0 && !d->set && cgw_flush(u.w, d) == 0) {
+		rep->bytes_out = cgw_bytes(u.w);
+		if (o->stats_path && report_yaml_write(rep, o->stats_path, d) < 0)
+			goto done;
+		rc = output_commit(out, d);
+		out = NULL;
+		if (rc < 0 && o->stats_path && strcmp(o->stats_path, "-") != 0)
+			unlink(o->stats_path);
+	}
+done:
+	output_abort(out);
+	cgw_free(u.w);
+	cg_reader_free(u.r);
+	symtab_free(u.st);
+	input_close(in);
+	free(u.res);
+	free(u.file_out);
+	free(u.synth);
+	free(u.name.s);
+	free(defout);
+	return rc;
+}

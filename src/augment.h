@@ -1,0 +1,35 @@
+/* augment.h - the augment pipeline: symbols in, profile streamed through, profile out.
+ * No argv, no printing: options come in a struct, the first error in struct diag. */
+#ifndef CGJIT_AUGMENT_H
+#define CGJIT_AUGMENT_H
+
+#include <stddef.h>
+
+struct diag;
+struct report;
+
+struct augment_opts {
+	const char *profile;        /* path, or "-" for stdin */
+	const char *const *symfiles;/* perf maps; none: /tmp/perf-PID.map from the pid: line */
+	size_t nsymfiles;
+	const char *output;         /* path or "-"; NULL: augment_default_output() */
+	const char *map_dir;        /* where to look for perf-PID.map; NULL: "/tmp" */
+	int keep_addresses;         /* keep same-named code blobs apart (address in the name) */
+	int no_verify;              /* skip the output totals check */
+	size_t max_line;            /* longest accepted line, bytes */
+	const char *stats_path;     /* --stats FILE.yaml, written before the profile is renamed
+	                               into place (and removed if that fails); NULL: none */
+};
+
+/* Runs the pipeline. On success the output is in place and REP filled; returns 0.
+ * On error no output file exists, D says why, returns -1. */
+int augment_run(const struct augment_opts *o, struct report *rep, struct diag *d);
+
+/* The default output path for PROFILE: "callgrind.out.PID..." becomes
+ * "callgrind.out.jit.PID..." in the same directory; other names get "jit." in front of the
+ * file name. Never a name that starts with the input's, because kcachegrind loads every
+ * file starting with the name it opens (callgrind-format.md 1.8). Returns a malloc'd
+ * string, or NULL for "-" (stdin has no name to derive from). */
+char *augment_default_output(const char *profile);
+
+#endif

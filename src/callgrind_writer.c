@@ -1,0 +1,382 @@
+/* callgrind_writer.c - output id tables, context tracking and position encoding.
+ * Owns its output buffer and the per-part output name tables. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "callgrind_writer.h"
+#include "diag.h"
+#include "io.h"
+#include "scan.h"
+#include "strtab.h"
+#include "xalloc.h"
+
+enum { BUF_FLUSH = 1 << 20 };
+
+struct table {
+	struct strtab names;
+	uint32_t *id;       /* output id, 0 = not written yet */
+	size_t cap;
+	uint32_t next;
+};
+
+struct cgw {
+	struct output *out;
+	char *buf;
+	size_t len, cap;
+	struct diag err;
+	uint64_t bytes;
+
+	struct table objs, files, fnkeys;
+	struct cgw_fn *fns;
+	size_t fns_cap;
+
+	unsigned npos, nevents;
+	enum cg_pos_kind kinds[CG_MAX_POS];
+	uint64_t base[CG_MAX_POS];
+	int base_valid;
+	uint64_t sums[CG_MAX_EVENTS];
+
+	uint32_t ob, fl, file, fn;
+	int have_ob, have_fn;
+};
+
+static void table_init(struct table *t) { memset(t, 0, sizeof(*t)); strtab_init(&t->names); }
+static void table_free(struct table *t) { strtab_free(&t->names); free(t->id); }
+static void table_clear(struct table *t) { strtab_clear(&t->names); t->next = 0; }
+
+static uint32_t table_intern(struct table *t, const char *s, size_t len)
+{
+	int added;
+	uint32_t i = strtab_intern(&t->names, s, len, &added);
+	if (added) {
+		xgrow((void **)&t->id, &t->cap, (size_t)i + 1, sizeof(*t->id));
+		t->id[i] = 0;
+	}
+	return i;
+}
+
+struct cgw *cgw_new(struct output *out)
+{
+	struct cgw *w = xcalloc(1, sizeof(*w));
+	w->out = out;
+	w->cap = BUF_FLUSH + 64 * 1024;
+	w->buf = xmalloc(w->cap);
+	table_init(&w->objs);
+	table_init(&w->files);
+	table_init(&w->fnkeys);
+	return w;
+}
+
+void cgw_free(struct cgw *w)
+{
+	if (!w)
+		return;
+	free(w->buf);
+	table_free(&w->objs);
+	table_free(&w->files);
+	table_free(&w->fnkeys);
+	free(w->fns);
+	free(w);
+}
+
+int cgw_flush(struct cgw *w, struct diag *d)
+{
+	if (w->len && !w->err.set)
+		output_write(w->out, w->buf, w->len, &w->err);
+	w->len = 0;
+	if (w->err.set) {
+		if (d && !d->set)
+			*d = w->err;
+		return -1;
+	}
+	return 0;
+}
+
+/* Room for N more bytes. */
+static char *reserve(struct cgw *w, size_t n)
+{
+	if (w->len + n > w->cap) {
+		if (w->len >= BUF_FLUSH || w->len + n > w->cap)
+			cgw_flush(w, NULL);
+		if (n > w->cap) {
+			w->cap = n + 1024;
+			w->buf = xrealloc(w->buf, w->cap);
+		}
+	}
+	return w->buf + w->len;
+}
+
+static void put(struct cgw *w, const char *s, size_t n)
+{
+	memcpy(reserve(w, n), s, n);
+	w->len += n;
+	w->bytes += n;
+}
+
+static void maybe_flush(struct cgw *w)
+{
+	if (w->len >= BUF_FLUSH)
+		cgw_flush(w, NULL);
+}
+
+void cgw_part_begin(struct cgw *w)
+{
+	table_clear(&w->objs);
+	table_clear(&w->files);
+	table_clear(&w->fnkeys);
+	w->have_ob = w->have_fn = 0;
+	w->base_valid = 0;
+	memset(w->sums, 0, sizeof(w->sums));
+}
+
+void cgw_layout(struct cgw *w, unsigned npos, const enum cg_pos_kind *kinds, unsigned nevents)
+{
+	w->npos = npos;
+	memcpy(w->kinds, kinds, npos * sizeof(*kinds));
+	w->nevents = nevents;
+	w->base_valid = 0;
+}
+
+uint32_t cgw_obj(struct cgw *w, const char *name, size_t len) { return table_intern(&w->objs, name, len); }
+uint32_t cgw_file(struct cgw *w, const char *name, size_t len) { return table_intern(&w->files, name, len); }
+
+uint32_t cgw_fn(struct cgw *w, const char *name, size_t len, uint32_t obj, uint32_t file)
+{
+	char stackkey[256];
+	size_t klen = len + 1 + 2 * sizeof(uint32_t);
+	char *key = klen <= sizeof(stackkey) ? stackkey : xmalloc(klen);
+	memcpy(key, name, len);
+	key[len] = '\0';
+	memcpy(key + len + 1, &obj, sizeof(obj));
+	memcpy(key + len + 1 + sizeof(obj), &file, sizeof(file));
+	size_t before = w->fnkeys.names.count;
+	uint32_t i = table_intern(&w->fnkeys, key, klen);
+	if (key != stackkey)
+		free(key);
+	if (w->fnkeys.names.count != before) {
+		xgrow((void **)&w->fns, &w->fns_cap, (size_t)i + 1, sizeof(*w->fns));
+		w->fns[i].name = strtab_get(&w->fnkeys.names, i)->str;
+		w->fns[i].len = len;
+		w->fns[i].obj = obj;
+		w->fns[i].file = file;
+	}
+	return i;
+}
+
+const struct cgw_fn *cgw_fn_get(const struct cgw *w, uint32_t fn) { return &w->fns[fn]; }
+const char *cgw_obj_name(const struct cgw *w, uint32_t obj) { return strtab_get(&w->objs.names, obj)->str; }
+const uint64_t *cgw_sums(const struct cgw *w) { return w->sums; }
+uint64_t cgw_bytes(const struct cgw *w) { return w->bytes; }
+
+/* "TAG(id)" or "TAG(id) name" at first use, then "\n". */
+static void put_ref(struct cgw *w, const char *tag, struct table *t, uint32_t i,
+		    const char *name, size_t len)
+{
+	char *o = reserve(w, 32 + len);
+	char *s = o;
+	size_t tl = strlen(tag);
+	memcpy(o, tag, tl);
+	o += tl;
+	*o++ = '(';
+	int fresh = t->id[i] == 0;
+	if (fresh)
+		t->id[i] = ++t->next;
+	o += fmt_dec(o, t->id[i]);
+	*o++ = ')';
+	if (fresh) {
+		*o++ = ' ';
+		memcpy(o, name, len);
+		o += len;
+	}
+	*o++ = '\n';
+	w->len += (size_t)(o - s);
+	w->bytes += (size_t)(o - s);
+}
+
+static void ref_obj(struct cgw *w, const char *tag, uint32_t i)
+{
+	const struct strtab_entry *e = strtab_get(&w->objs.names, i);
+	put_ref(w, tag, &w->objs, i, e->str, e->len);
+}
+
+static void ref_file(struct cgw *w, const char *tag, uint32_t i)
+{
+	const struct strtab_entry *e = strtab_get(&w->files.names, i);
+	put_ref(w, tag, &w->files, i, e->str, e->len);
+}
+
+static void ref_fn(struct cgw *w, const char *tag, uint32_t i)
+{
+	put_ref(w, tag, &w->fnkeys, i, w->fns[i].name, w->fns[i].len);
+}
+
+/* Makes FN the current function and FILE the current file. */
+static void enter(struct cgw *w, uint32_t fn, uint32_t file)
+{
+	if (!w->have_fn || w->fn != fn) {
+		const struct cgw_fn *f = &w->fns[fn];
+		int force_fl = 0;
+		if (!w->have_ob || w->ob != f->obj) {
+			ref_obj(w, "ob=", f->obj);
+			w->ob = f->obj;
+			w->have_ob = 1;
+			force_fl = 1;   /* after ob=, always fl= and fn= (rule 6.11) */
+		}
+		if (force_fl || w->fl != f->file || w->file != w->fl) {
+			ref_file(w, "fl=", f->file);
+			w->fl = w->file = f->file;
+		}
+		ref_fn(w, "fn=", fn);
+		w->fn = fn;
+		w->have_fn = 1;
+		w->base_valid = 0;   /* the first line of a block is absolute, as callgrind writes it */
+	}
+	if (file != w->file) {
+		ref_file(w, file == w->fl ? "fe=" : "fi=", file);
+		w->file = file;
+	}
+}
+
+static char *put_pos(struct cgw *w, char *o, const uint64_t *pos, int relative)
+{
+	for (unsigned i = 0; i < w->npos; i++) {
+		if (i)
+			*o++ = ' ';
+		uint64_t v = pos[i], b = w->base[i];
+		if (relative && w->base_valid) {
+			if (v == b) {
+				*o++ = '*';
+				continue;
+			}
+			if (v > b && v - b < (1u << 20)) {
+				*o++ = '+';
+				o += fmt_dec(o, v - b);
+				continue;
+			}
+			if (v < b && b - v < (1u << 20)) {
+				*o++ = '-';
+				o += fmt_dec(o, b - v);
+				continue;
+			}
+		}
+		o += w->kinds[i] == POS_LINE ? fmt_dec(o, v) : fmt_hex(o, v);
+	}
+	return o;
+}
+
+static char *put_costs(struct cgw *w, char *o, const uint64_t *costs)
+{
+	unsigned n = w->nevents;
+	while (n > 0 && costs[n - 1] == 0)
+		n--;
+	for (unsigned i = 0; i < n; i++) {
+		*o++ = ' ';
+		o += fmt_dec(o, costs[i]);
+	}
+	return o;
+}
+
+static void put_cost_line(struct cgw *w, const uint64_t *pos, const uint64_t *costs)
+{
+	char *o = reserve(w, 24 * (CG_MAX_POS + w->nevents) + 2), *s = o;
+	o = put_pos(w, o, pos, 1);
+	o = put_costs(w, o, costs);
+	*o++ = '\n';
+	w->len += (size_t)(o - s);
+	w->bytes += (size_t)(o - s);
+	memcpy(w->base, pos, w->npos * sizeof(*pos));
+	w->base_valid = 1;
+}
+
+void cgw_raw(struct cgw *w, const char *text, size_t len)
+{
+	char *o = reserve(w, len + 1);
+	memcpy(o, text, len);
+	o[len] = '\n';
+	w->len += len + 1;
+	w->bytes += len + 1;
+	maybe_flush(w);
+}
+
+void cgw_cost(struct cgw *w, uint32_t fn, uint32_t file, const uint64_t *pos,
+	      const uint64_t *costs, const char *raw, size_t raw_len, const uint64_t *prev)
+{
+	enter(w, fn, file);
+	for (unsigned i = 0; i < w->nevents; i++)
+		w->sums[i] += costs[i];
+	if (raw && w->base_valid && memcmp(prev, w->base, w->npos * sizeof(*prev)) == 0) {
+		char *o = reserve(w, raw_len + 1);
+		memcpy(o, raw, raw_len);
+		o[raw_len] = '\n';
+		w->len += raw_len + 1;
+		w->bytes += raw_len + 1;
+		memcpy(w->base, pos, w->npos * sizeof(*pos));
+	} else {
+		put_cost_line(w, pos, costs);
+	}
+	maybe_flush(w);
+}
+
+void cgw_call(struct cgw *w, uint32_t fn, uint32_t file, uint32_t callee, uint64_t count,
+	      const uint64_t *target, const uint64_t *pos, const uint64_t *costs,
+	      const char *comment)
+{
+	enter(w, fn, file);
+	if (comment) {
+		put(w, "# ", 2);
+		put(w, comment, strlen(comment));
+		put(w, "\n", 1);
+	}
+	const struct cgw_fn *c = &w->fns[callee];
+	if (c->obj != w->ob)
+		ref_obj(w, "cob=", c->obj);
+	if (c->file != w->file)
+		ref_file(w, "cfi=", c->file);
+	ref_fn(w, "cfn=", callee);
+	char *o = reserve(w, 40 + 20 * CG_MAX_POS), *s = o;
+	memcpy(o, "calls=", 6);
+	o += 6;
+	o += fmt_dec(o, count);
+	*o++ = ' ';
+	o = put_pos(w, o, target, 0);   /* absolute: unambiguous for every reader */
+	*o++ = '\n';
+	w->len += (size_t)(o - s);
+	w->bytes += (size_t)(o - s);
+	put_cost_line(w, pos, costs);
+	maybe_flush(w);
+}
+
+int cgw_jump(struct cgw *w, uint32_t fn, uint32_t file, uint32_t tfn, uint32_t tfile,
+	     int conditional, uint64_t followed, uint64_t count, const uint64_t *target,
+	     const uint64_t *pos)
+{
+	if (w->fns[tfn].obj != w->fns[fn].obj)
+		return -1;
+	enter(w, fn, file);
+	if (tfile != w->file)
+		ref_file(w, "jfi=", tfile);
+	if (tfn != fn)
+		ref_fn(w, "jfn=", tfn);
+	char *o = reserve(w, 64 + 20 * CG_MAX_POS), *s = o;
+	if (conditional) {
+		memcpy(o, "jcnd=", 5);
+		o += 5;
+		o += fmt_dec(o, followed);
+		*o++ = '/';
+	} else {
+		memcpy(o, "jump=", 5);
+		o += 5;
+	}
+	o += fmt_dec(o, count);
+	*o++ = ' ';
+	o = put_pos(w, o, target, 0);
+	*o++ = '\n';
+	o = put_pos(w, o, pos, 1);
+	*o++ = '\n';
+	w->len += (size_t)(o - s);
+	w->bytes += (size_t)(o - s);
+	memcpy(w->base, pos, w->npos * sizeof(*pos));
+	w->base_valid = 1;
+	maybe_flush(w);
+	return 0;
+}

@@ -1,0 +1,103 @@
+/* cmd_augment.c - argv -> struct augment_opts, augment_run(), messages and exit status. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "augment.h"
+#include "cmd.h"
+#include "diag.h"
+#include "report.h"
+#include "report_text.h"
+
+static const char usage_text[] =
+	"usage: cgjit augment [options] PROFILE [PERF-MAP...]\n"
+	"\n"
+	"Rewrites a callgrind profile so that JIT code has names, files and consistent\n"
+	"callers and callees. PROFILE may be plain or zstd-compressed, or - for stdin.\n"
+	"Without PERF-MAP, /tmp/perf-PID.map is used, PID from the profile's 'pid:' line.\n"
+	"\n"
+	"  -o, --output FILE     where to write (default: callgrind.out.PID -> callgrind.out.jit.PID\n"
+	"                        beside the input; - for stdout; zstd if FILE ends in .zst)\n"
+	"  -q, --quiet           no summary on stderr\n"
+	"      --stats FILE.yaml the summary as YAML\n"
+	"      --keep-addresses  keep code blobs with the same name apart (address in the name)\n"
+	"      --map-dir DIR     where to look for perf-PID.map (default /tmp)\n"
+	"      --max-line BYTES  longest accepted input line (default 64 MiB)\n"
+	"      --no-verify       skip the check that output self costs equal the input's\n"
+	"  -h, --help            this text\n";
+
+static int parse_size(const char *s, size_t *out)
+{
+	char *end;
+	unsigned long long v = strtoull(s, &end, 10);
+	if (end == s || *end || v == 0 || v > (1ULL << 40))
+		return -1;
+	*out = (size_t)v;
+	return 0;
+}
+
+int cmd_augment(int argc, char **argv)
+{
+	enum { OPT_STATS = 256, OPT_KEEP, OPT_MAPDIR, OPT_MAXLINE, OPT_NOVERIFY };
+	static const struct option longopts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "stats", required_argument, NULL, OPT_STATS },
+		{ "keep-addresses", no_argument, NULL, OPT_KEEP },
+		{ "map-dir", required_argument, NULL, OPT_MAPDIR },
+		{ "max-line", required_argument, NULL, OPT_MAXLINE },
+		{ "no-verify", no_argument, NULL, OPT_NOVERIFY },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct augment_opts o;
+	memset(&o, 0, sizeof(o));
+	o.max_line = (size_t)64 << 20;
+	int quiet = 0, c;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "o:qh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'o': o.output = optarg; break;
+		case 'q': quiet = 1; break;
+		case OPT_STATS: o.stats_path = optarg; break;
+		case OPT_KEEP: o.keep_addresses = 1; break;
+		case OPT_MAPDIR: o.map_dir = optarg; break;
+		case OPT_NOVERIFY: o.no_verify = 1; break;
+		case OPT_MAXLINE:
+			if (parse_size(optarg, &o.max_line) < 0) {
+				fprintf(stderr, "cgjit: --max-line takes a number of bytes from 1 to 2^40, got '%s'\n", optarg);
+				return 2;
+			}
+			break;
+		case 'h':
+			fputs(usage_text, stdout);
+			return 0;
+		default:
+			if (optopt)
+				fprintf(stderr, "cgjit: option '-%c' is unknown or needs a value\n", optopt);
+			else
+				fprintf(stderr, "cgjit: option '%s' is unknown or needs a value\n", argv[optind - 1]);
+			fputs(usage_text, stderr);
+			return 2;
+		}
+	}
+	if (optind >= argc) {
+		fputs("cgjit: augment needs a PROFILE\n", stderr);
+		fputs(usage_text, stderr);
+		return 2;
+	}
+	o.profile = argv[optind];
+	o.symfiles = (const char *const *)argv + optind + 1;
+	o.nsymfiles = (size_t)(argc - optind - 1);
+	struct report rep;
+	struct diag d = { 0 };
+	if (augment_run(&o, &rep, &d) < 0) {
+		fprintf(stderr, "cgjit: %s\n", d.msg);
+		return 1;
+	}
+	if (!quiet)
+		report_text_write(&rep, stderr);
+	return 0;
+}

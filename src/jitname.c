@@ -1,0 +1,155 @@
+/* jitname.c - the table of runtime name conventions and one matcher per convention. */
+#include <string.h>
+
+#include "jitname.h"
+#include "scan.h"
+
+/* Parses a run of decimal digits ending exactly at END. */
+static int digits_to_end(const char *p, const char *end, uint64_t *v)
+{
+	return scan_dec(&p, end, v) == 0 && p == end ? 0 : -1;
+}
+
+/* "...(FILE:LINE)" at the end of the name. */
+static int match_moarvm(const char *s, size_t n, struct jitname *o)
+{
+	if (n < 5 || s[n - 1] != ')')
+		return 0;
+	const char *end = s + n - 1;
+	const char *colon = end;
+	while (colon > s && colon[-1] != ':' && (unsigned)(colon[-1] - '0') <= 9)
+		colon--;
+	if (colon == s || colon[-1] != ':' || colon == end)
+		return 0;
+	colon--;
+	uint64_t line;
+	if (digits_to_end(colon + 1, end, &line) < 0)
+		return 0;
+	/* The file starts after the '(' that opens this group: search back for it. */
+	const char *open = colon;
+	while (open > s && open[-1] != '(')
+		open--;
+	if (open == s || open == colon)
+		return 0;
+	o->file = open;
+	o->file_len = (size_t)(colon - open);
+	o->line = line;
+	return 1;
+}
+
+/* "PREFIX:NAME FILE:LINE[:COL]" with one of V8's code-kind prefixes. */
+static int match_v8(const char *s, size_t n, struct jitname *o)
+{
+	static const char *prefixes[] = { "JS:", "LazyCompile:", "Function:", "Script:", "Eval:",
+					  "InterpretedFunction:", "RegExp:" };
+	int known = 0;
+	for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++) {
+		size_t k = strlen(prefixes[i]);
+		if (n > k && !memcmp(s, prefixes[i], k))
+			known = 1;
+	}
+	if (!known)
+		return 0;
+	const char *sp = s + n;
+	while (sp > s && sp[-1] != ' ')
+		sp--;
+	if (sp == s)
+		return 0;
+	const char *tok = sp, *end = s + n;
+	/* Up to two trailing ":digits" groups: line and column. */
+	const char *c1 = memchr(tok, ':', (size_t)(end - tok));
+	const char *last = NULL, *prev = NULL;
+	for (const char *p = tok; p < end; p++)
+		if (*p == ':') {
+			prev = last;
+			last = p;
+		}
+	if (!c1 || !last)
+		return 0;
+	uint64_t a, b;
+	if (digits_to_end(last + 1, end, &b) < 0)
+		return 0;
+	if (prev && digits_to_end(prev + 1, last, &a) == 0) {
+		o->file = tok;
+		o->file_len = (size_t)(prev - tok);
+		o->line = a;
+	} else {
+		o->file = tok;
+		o->file_len = (size_t)(last - tok);
+		o->line = b;
+	}
+	return o->file_len > 0;
+}
+
+/* "py::QUALNAME:FILE" (no line). */
+static int match_cpython(const char *s, size_t n, struct jitname *o)
+{
+	if (n < 6 || memcmp(s, "py::", 4) != 0)
+		return 0;
+	const char *colon = memchr(s + 4, ':', n - 4);
+	if (!colon || colon + 1 >= s + n)
+		return 0;
+	o->file = colon + 1;
+	o->file_len = (size_t)(s + n - colon - 1);
+	o->line = 0;
+	return 1;
+}
+
+/* "TRACE_N::CHUNK:LINE"; a chunk name starting with '@' is a file. */
+static int match_luajit(const char *s, size_t n, struct jitname *o)
+{
+	if (n < 10 || memcmp(s, "TRACE_", 6) != 0)
+		return 0;
+	const char *sep = NULL;
+	for (const char *p = s + 6; p + 1 < s + n; p++)
+		if (p[0] == ':' && p[1] == ':') {
+			sep = p + 2;
+			break;
+		}
+	if (!sep)
+		return 0;
+	const char *end = s + n, *last = NULL;
+	for (const char *p = sep; p < end; p++)
+		if (*p == ':')
+			last = p;
+	uint64_t line;
+	if (!last || digits_to_end(last + 1, end, &line) < 0)
+		return 0;
+	if (*sep == '@')
+		sep++;
+	o->file = sep;
+	o->file_len = (size_t)(last - sep);
+	o->line = line;
+	return o->file_len > 0;
+}
+
+static const struct {
+	enum jitname_convention c;
+	const char *name;
+	int (*match)(const char *, size_t, struct jitname *);
+} conventions[] = {
+	{ JN_V8, "v8", match_v8 },
+	{ JN_CPYTHON, "cpython", match_cpython },
+	{ JN_LUAJIT, "luajit", match_luajit },
+	{ JN_MOARVM, "moarvm", match_moarvm },   /* last: "(x:1)" endings occur elsewhere too */
+};
+
+enum jitname_convention jitname_parse(const char *name, size_t len, struct jitname *out)
+{
+	memset(out, 0, sizeof(*out));
+	for (size_t i = 0; i < sizeof(conventions) / sizeof(conventions[0]); i++)
+		if (conventions[i].match(name, len, out)) {
+			out->convention = conventions[i].c;
+			return out->convention;
+		}
+	memset(out, 0, sizeof(*out));
+	return JN_NONE;
+}
+
+const char *jitname_convention_name(enum jitname_convention c)
+{
+	for (size_t i = 0; i < sizeof(conventions) / sizeof(conventions[0]); i++)
+		if (conventions[i].c == c)
+			return conventions[i].name;
+	return "none";
+}

@@ -1,0 +1,55 @@
+/* report.h - format-neutral statistics of one augment run.
+ * Filled by augment.c, rendered by report_text.c (stderr summary) and report_yaml.c
+ * (--stats FILE.yaml). */
+#ifndef CGJIT_REPORT_H
+#define CGJIT_REPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum { REPORT_MAX_EVENTS = 64, REPORT_MAX_SOURCES = 64 };
+
+struct report_event {
+	char name[64];
+	uint64_t total;       /* sum of self costs, all parts */
+	uint64_t jit;         /* ... on named JIT functions */
+	uint64_t unknown;     /* ... on pseudo-functions in object ??? that no symbol covers */
+	uint64_t contested;   /* ... on addresses that several symbol names claimed */
+};
+
+struct report_source {
+	char path[512];
+	char kind[16];        /* "perf-map" */
+	uint64_t lines;       /* lines read (maps) */
+	uint64_t symbols;     /* entries added */
+	uint64_t skipped;     /* entries ignored (size 0) */
+	int unterminated;     /* last line had no newline */
+};
+
+struct report {
+	char input[512];
+	char output[512];
+	unsigned parts;
+	int instr_positions;          /* the profile has instruction addresses */
+	uint64_t symbols;             /* JIT symbols loaded (all sources) */
+	uint64_t map_overlaps;        /* entries partly or wholly replaced by a later entry */
+	uint64_t map_conflicts;       /* ... by an entry with another name */
+	uint64_t pseudo_functions;    /* distinct ??? pseudo-function names seen (per part, summed) */
+	uint64_t resolved;            /* ... of those named from a symbol */
+	uint64_t renamed_callers;     /* other names whose 'caller parts were renamed */
+	uint64_t jit_functions;       /* distinct JIT functions written (per part, summed) */
+	uint64_t pseudo_calls_removed;/* calls between fragments of one function, folded */
+	uint64_t lines_moved;         /* cost lines moved to the symbol owning their address */
+	uint64_t synthetic_calls;     /* calls added to account for moved lines */
+	uint64_t jumps_dropped;       /* jump records across objects after renaming */
+	uint64_t bytes_in, bytes_out;
+	unsigned nevents;
+	struct report_event events[REPORT_MAX_EVENTS];
+	unsigned nsources;
+	struct report_source sources[REPORT_MAX_SOURCES];
+};
+
+/* The entry for event NAME, added if new (NULL when REPORT_MAX_EVENTS are in use). */
+struct report_event *report_event(struct report *r, const char *name);
+
+#endif

@@ -1,0 +1,47 @@
+/* report_text.c - renders struct report as a short human-readable summary. */
+#include <inttypes.h>
+
+#include "report.h"
+#include "report_text.h"
+
+static double pct(uint64_t part, uint64_t whole)
+{
+	return whole ? 100.0 * (double)part / (double)whole : 0.0;
+}
+
+void report_text_write(const struct report *r, FILE *f)
+{
+	fprintf(f, "cgjit: wrote %s\n", r->output);
+	for (unsigned i = 0; i < r->nsources; i++) {
+		const struct report_source *s = &r->sources[i];
+		fprintf(f, "  %-10s %s: %" PRIu64 " symbols", s->kind, s->path, s->symbols);
+		if (s->skipped)
+			fprintf(f, ", %" PRIu64 " of size 0 ignored", s->skipped);
+		if (s->unterminated)
+			fprintf(f, ", last line unterminated (map still being written?)");
+		fputc('\n', f);
+	}
+	fprintf(f, "  pseudo-functions  %" PRIu64 " in object ???, %" PRIu64 " named from symbols, %" PRIu64
+		   " left as addresses (not JIT code, or not in any map)\n",
+		r->pseudo_functions, r->resolved, r->pseudo_functions - r->resolved);
+	fprintf(f, "  rewritten         %" PRIu64 " pseudo-calls folded, %" PRIu64 " cost lines moved to their "
+		   "owner, %" PRIu64 " synthetic calls added\n",
+		r->pseudo_calls_removed, r->lines_moved, r->synthetic_calls);
+	if (r->renamed_callers)
+		fprintf(f, "  caller contexts   %" PRIu64 " names with JIT callers renamed\n", r->renamed_callers);
+	if (r->jumps_dropped)
+		fprintf(f, "  jumps             %" PRIu64 " jump records across objects dropped (they carry no cost)\n",
+			r->jumps_dropped);
+	if (r->map_overlaps)
+		fprintf(f, "  map overlaps      %" PRIu64 " entries shadowed by later ones (%" PRIu64
+			   " by another name); the later entry wins\n", r->map_overlaps, r->map_conflicts);
+	if (!r->instr_positions)
+		fprintf(f, "  note: no instruction positions; JIT code is named per function "
+			   "(record with --dump-instr=yes for per-instruction attribution)\n");
+	fprintf(f, "  %-12s %20s %9s %9s %9s\n", "event", "total", "JIT", "unknown", "contested");
+	for (unsigned i = 0; i < r->nevents; i++) {
+		const struct report_event *e = &r->events[i];
+		fprintf(f, "  %-12s %20" PRIu64 " %8.2f%% %8.2f%% %8.2f%%\n", e->name, e->total,
+			pct(e->jit, e->total), pct(e->unknown, e->total), pct(e->contested, e->total));
+	}
+}

@@ -1,0 +1,142 @@
+/* report_yaml.c - libyaml emitter over struct report, written through struct output so
+ * that a failed run leaves no half-written stats file either. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <yaml.h>
+
+#include "diag.h"
+#include "io.h"
+#include "report.h"
+#include "report_yaml.h"
+
+struct sink {
+	struct output *out;
+	struct diag *d;
+	int failed;
+};
+
+static int write_handler(void *data, unsigned char *buffer, size_t size)
+{
+	struct sink *s = data;
+	if (output_write(s->out, buffer, size, s->d) < 0) {
+		s->failed = 1;
+		return 0;
+	}
+	return 1;
+}
+
+static int scalar(yaml_emitter_t *e, const char *v)
+{
+	yaml_event_t ev;
+	yaml_scalar_event_initialize(&ev, NULL, NULL, (yaml_char_t *)v, (int)strlen(v), 1, 1,
+				     YAML_ANY_SCALAR_STYLE);
+	return yaml_emitter_emit(e, &ev);
+}
+
+static int kv_str(yaml_emitter_t *e, const char *k, const char *v)
+{
+	return scalar(e, k) && scalar(e, v);
+}
+
+static int kv_u64(yaml_emitter_t *e, const char *k, uint64_t v)
+{
+	char b[32];
+	snprintf(b, sizeof(b), "%" PRIu64, v);
+	return scalar(e, k) && scalar(e, b);
+}
+
+static int kv_ratio(yaml_emitter_t *e, const char *k, uint64_t part, uint64_t whole)
+{
+	char b[32];
+	snprintf(b, sizeof(b), "%.6f", whole ? (double)part / (double)whole : 0.0);
+	return scalar(e, k) && scalar(e, b);
+}
+
+static int map_start(yaml_emitter_t *e)
+{
+	yaml_event_t ev;
+	yaml_mapping_start_event_initialize(&ev, NULL, NULL, 1, YAML_BLOCK_MAPPING_STYLE);
+	return yaml_emitter_emit(e, &ev);
+}
+
+static int map_end(yaml_emitter_t *e)
+{
+	yaml_event_t ev;
+	yaml_mapping_end_event_initialize(&ev);
+	return yaml_emitter_emit(e, &ev);
+}
+
+static int seq(yaml_emitter_t *e, int start)
+{
+	yaml_event_t ev;
+	if (start)
+		yaml_sequence_start_event_initialize(&ev, NULL, NULL, 1, YAML_BLOCK_SEQUENCE_STYLE);
+	else
+		yaml_sequence_end_event_initialize(&ev);
+	return yaml_emitter_emit(e, &ev);
+}
+
+static int emit_report(yaml_emitter_t *e, const struct report *r)
+{
+	int ok = map_start(e) && kv_str(e, "input", r->input) && kv_str(e, "output", r->output) &&
+		 kv_u64(e, "parts", r->parts) &&
+		 kv_str(e, "instruction_positions", r->instr_positions ? "true" : "false") &&
+		 kv_u64(e, "symbols", r->symbols) && kv_u64(e, "map_overlaps", r->map_overlaps) &&
+		 kv_u64(e, "map_conflicts", r->map_conflicts) &&
+		 kv_u64(e, "pseudo_functions", r->pseudo_functions) &&
+		 kv_u64(e, "pseudo_functions_resolved", r->resolved) &&
+		 kv_u64(e, "pseudo_calls_removed", r->pseudo_calls_removed) &&
+		 kv_u64(e, "lines_moved", r->lines_moved) &&
+		 kv_u64(e, "synthetic_calls", r->synthetic_calls) &&
+		 kv_u64(e, "renamed_caller_contexts", r->renamed_callers) &&
+		 kv_u64(e, "jumps_dropped", r->jumps_dropped) &&
+		 kv_u64(e, "bytes_out", r->bytes_out);
+	ok = ok && scalar(e, "sources") && seq(e, 1);
+	for (unsigned i = 0; ok && i < r->nsources; i++) {
+		const struct report_source *s = &r->sources[i];
+		ok = map_start(e) && kv_str(e, "path", s->path) && kv_str(e, "kind", s->kind) &&
+		     kv_u64(e, "lines", s->lines) && kv_u64(e, "symbols", s->symbols) &&
+		     kv_u64(e, "skipped_size_0", s->skipped) &&
+		     kv_str(e, "unterminated", s->unterminated ? "true" : "false") && map_end(e);
+	}
+	ok = ok && seq(e, 0) && scalar(e, "events") && map_start(e);
+	for (unsigned i = 0; ok && i < r->nevents; i++) {
+		const struct report_event *v = &r->events[i];
+		ok = scalar(e, v->name) && map_start(e) && kv_u64(e, "total", v->total) &&
+		     kv_u64(e, "jit", v->jit) && kv_u64(e, "unknown", v->unknown) &&
+		     kv_u64(e, "contested", v->contested) && kv_ratio(e, "jit_share", v->jit, v->total) &&
+		     kv_ratio(e, "unknown_share", v->unknown, v->total) && map_end(e);
+	}
+	return ok && map_end(e) && map_end(e);
+}
+
+int report_yaml_write(const struct report *r, const char *path, struct diag *d)
+{
+	struct sink s = { output_open(path, d), d, 0 };
+	if (!s.out)
+		return -1;
+	yaml_emitter_t e;
+	yaml_event_t ev;
+	yaml_emitter_initialize(&e);
+	yaml_emitter_set_output(&e, write_handler, &s);
+	yaml_emitter_set_unicode(&e, 1);
+	int ok = 1;
+	yaml_stream_start_event_initialize(&ev, YAML_UTF8_ENCODING);
+	ok = ok && yaml_emitter_emit(&e, &ev);
+	yaml_document_start_event_initialize(&ev, NULL, NULL, NULL, 1);
+	ok = ok && yaml_emitter_emit(&e, &ev);
+	ok = ok && emit_report(&e, r);
+	yaml_document_end_event_initialize(&ev, 1);
+	ok = ok && yaml_emitter_emit(&e, &ev);
+	yaml_stream_end_event_initialize(&ev);
+	ok = ok && yaml_emitter_emit(&e, &ev) && yaml_emitter_flush(&e);
+	if (!ok && !s.failed)
+		diag_at(d, path, 0, "YAML emitter failed: %s", e.problem ? e.problem : "unknown error");
+	yaml_emitter_delete(&e);
+	if (!ok) {
+		output_abort(s.out);
+		return -1;
+	}
+	return output_commit(s.out, d);
+}

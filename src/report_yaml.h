@@ -1,0 +1,12 @@
+/* report_yaml.h - struct report as a YAML document (--stats FILE.yaml); the only user of
+ * libyaml. */
+#ifndef CGJIT_REPORT_YAML_H
+#define CGJIT_REPORT_YAML_H
+
+struct diag;
+struct report;
+
+/* Writes R to PATH atomically ("-" = stdout). Returns 0, or -1 with D set. */
+int report_yaml_write(const struct report *r, const char *path, struct diag *d);
+
+#endif

@@ -1,0 +1,238 @@
+/* symtab.c - symbols, and a sorted array of disjoint segments built by one sweep.
+ * The sweep walks the start and end points in address order, keeps the live entries in a
+ * max-heap ordered by (priority class, insertion order) and gives each elementary range
+ * to the heap's top: O(n log n), whatever the overlaps. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "diag.h"
+#include "jitname.h"
+#include "strtab.h"
+#include "symtab.h"
+#include "xalloc.h"
+
+struct symtab {
+	struct symbol *syms;
+	size_t nsyms, cap;
+	struct symtab_source *sources;
+	size_t nsources, sources_cap;
+	struct strtab names;
+	struct arena arena;
+	struct symtab_segment *segs;
+	size_t nsegs;
+	struct symtab_stats stats;
+};
+
+struct symtab *symtab_new(void)
+{
+	struct symtab *st = xcalloc(1, sizeof(*st));
+	strtab_init(&st->names);
+	return st;
+}
+
+void symtab_free(struct symtab *st)
+{
+	if (!st)
+		return;
+	free(st->syms);
+	free(st->sources);
+	free(st->segs);
+	strtab_free(&st->names);
+	arena_free(&st->arena);
+	free(st);
+}
+
+uint32_t symtab_add_source(struct symtab *st, const char *path, const char *object, unsigned prio)
+{
+	xgrow((void **)&st->sources, &st->sources_cap, st->nsources + 1, sizeof(*st->sources));
+	struct symtab_source *s = &st->sources[st->nsources];
+	memset(s, 0, sizeof(*s));
+	s->path = arena_strndup(&st->arena, path, strlen(path));
+	s->object = arena_strndup(&st->arena, object, strlen(object));
+	s->prio = prio;
+	return (uint32_t)st->nsources++;
+}
+
+int symtab_add(struct symtab *st, uint32_t source, uint64_t start, uint64_t size,
+	       const char *name, size_t len, uint64_t source_line, struct diag *d)
+{
+	struct symtab_source *src = &st->sources[source];
+	if (size == 0) {
+		src->skipped++;
+		return 0;
+	}
+	if (start > UINT64_MAX - size)
+		return diag_at(d, src->path, source_line,
+			       "range 0x%llx + 0x%llx goes past the end of the address space",
+			       (unsigned long long)start, (unsigned long long)size);
+	if (st->nsyms >= UINT32_MAX / 2)
+		return diag_at(d, src->path, source_line, "more than 2^31 symbols");
+	xgrow((void **)&st->syms, &st->cap, st->nsyms + 1, sizeof(*st->syms));
+	struct symbol *s = &st->syms[st->nsyms++];
+	memset(s, 0, sizeof(*s));
+	s->start = start;
+	s->size = size;
+	s->name_id = strtab_intern(&st->names, name, len, NULL);
+	s->name = strtab_get(&st->names, s->name_id)->str;
+	s->name_len = len;
+	s->source = source;
+	s->source_line = source_line;
+	struct jitname jn;
+	if (jitname_parse(s->name, len, &jn)) {
+		s->file = jn.file;
+		s->file_len = jn.file_len;
+		s->line = jn.line;
+	}
+	src->entries++;
+	st->stats.symbols++;
+	return 0;
+}
+
+struct point {
+	uint64_t addr;
+	uint32_t sym;
+	int is_end;
+};
+
+static int cmp_point(const void *a, const void *b)
+{
+	const struct point *x = a, *y = b;
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return x->is_end - y->is_end;
+}
+
+/* Heap order: higher priority class first, then the later entry. */
+static int beats(const struct symtab *st, uint32_t a, uint32_t b)
+{
+	unsigned pa = st->sources[st->syms[a].source].prio, pb = st->sources[st->syms[b].source].prio;
+	return pa != pb ? pa > pb : a > b;
+}
+
+static void heap_push(const struct symtab *st, uint32_t *h, size_t *n, uint32_t v)
+{
+	size_t i = (*n)++;
+	h[i] = v;
+	while (i > 0 && beats(st, h[i], h[(i - 1) / 2])) {
+		uint32_t t = h[i];
+		h[i] = h[(i - 1) / 2];
+		h[(i - 1) / 2] = t;
+		i = (i - 1) / 2;
+	}
+}
+
+static void heap_pop(const struct symtab *st, uint32_t *h, size_t *n)
+{
+	h[0] = h[--(*n)];
+	size_t i = 0;
+	for (;;) {
+		size_t l = 2 * i + 1, r = l + 1, m = i;
+		if (l < *n && beats(st, h[l], h[m]))
+			m = l;
+		if (r < *n && beats(st, h[r], h[m]))
+			m = r;
+		if (m == i)
+			break;
+		uint32_t t = h[i];
+		h[i] = h[m];
+		h[m] = t;
+		i = m;
+	}
+}
+
+static void emit(struct symtab *st, size_t *cap, uint64_t a, uint64_t b, uint32_t sym, int contested)
+{
+	struct symtab_segment *last = st->nsegs ? &st->segs[st->nsegs - 1] : NULL;
+	if (last && last->end == a && last->sym == sym && last->contested == (uint32_t)contested) {
+		last->end = b;
+		return;
+	}
+	xgrow((void **)&st->segs, cap, st->nsegs + 1, sizeof(*st->segs));
+	st->segs[st->nsegs++] = (struct symtab_segment){ a, b, sym, (uint32_t)contested };
+}
+
+void symtab_finish(struct symtab *st)
+{
+	size_t n = st->nsyms, segcap = 0;
+	struct point *pts = xmalloc(2 * n * sizeof(*pts) + 1);
+	for (size_t i = 0; i < n; i++) {
+		pts[2 * i] = (struct point){ st->syms[i].start, (uint32_t)i, 0 };
+		pts[2 * i + 1] = (struct point){ st->syms[i].start + st->syms[i].size, (uint32_t)i, 1 };
+	}
+	qsort(pts, 2 * n, sizeof(*pts), cmp_point);
+	uint32_t *heap = xmalloc(n * sizeof(*heap) + 1);
+	size_t hn = 0;
+	uint8_t *ended = xcalloc(n + 1, 1);
+	uint64_t *won = xcalloc(n + 1, sizeof(*won));
+	uint8_t *lost_other = xcalloc(n + 1, 1);
+	uint32_t *live_by_name = xcalloc(st->names.count + 1, sizeof(*live_by_name));
+	size_t live = 0, distinct = 0;
+	for (size_t k = 0; k < 2 * n;) {
+		uint64_t at = pts[k].addr;
+		for (; k < 2 * n && pts[k].addr == at; k++) {
+			uint32_t s = pts[k].sym;
+			uint32_t nm = st->syms[s].name_id;
+			if (pts[k].is_end) {
+				ended[s] = 1;
+				live--;
+				if (--live_by_name[nm] == 0)
+					distinct--;
+			} else {
+				heap_push(st, heap, &hn, s);
+				live++;
+				if (live_by_name[nm]++ == 0)
+					distinct++;
+			}
+		}
+		while (hn && ended[heap[0]])
+			heap_pop(st, heap, &hn);
+		if (!hn || k == 2 * n)
+			continue;
+		uint64_t next = pts[k].addr;
+		uint32_t top = heap[0];
+		won[top] += next - at;
+		emit(st, &segcap, at, next, top, distinct > 1);
+		/* Bounded, so that a hostile map with deep overlaps stays O(n log n); the count
+		 * is then a lower bound. */
+		if (distinct > 1)
+			for (size_t i = 0; i < hn && i < 256; i++)
+				if (!ended[heap[i]] && st->syms[heap[i]].name_id != st->syms[top].name_id)
+					lost_other[heap[i]] = 1;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (won[i] < st->syms[i].size)
+			st->stats.shadowed++;
+		if (lost_other[i])
+			st->stats.shadowed_other++;
+	}
+	for (size_t i = 0; i < st->nsegs; i++)
+		st->stats.contested += st->segs[i].contested;
+	st->stats.segments = st->nsegs;
+	free(pts);
+	free(heap);
+	free(ended);
+	free(won);
+	free(lost_other);
+	free(live_by_name);
+}
+
+const struct symtab_segment *symtab_lookup(const struct symtab *st, uint64_t addr)
+{
+	size_t lo = 0, hi = st->nsegs;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (st->segs[mid].end <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < st->nsegs && st->segs[lo].start <= addr)
+		return &st->segs[lo];
+	return NULL;
+}
+
+const struct symbol *symtab_symbol(const struct symtab *st, uint32_t i) { return &st->syms[i]; }
+size_t symtab_count(const struct symtab *st) { return st->nsyms; }
+const struct symtab_source *symtab_source(const struct symtab *st, uint32_t i) { return &st->sources[i]; }
+size_t symtab_source_count(const struct symtab *st) { return st->nsources; }
+const struct symtab_stats *symtab_stats(const struct symtab *st) { return &st->stats; }

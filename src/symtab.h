@@ -1,0 +1,70 @@
+/* symtab.h - address ranges of JIT code and the symbol that owns each address.
+ * Filled by perfmap.c (and later jitdump.c), frozen by symtab_finish(), read by the
+ * rewriter. Overlap policy: a later entry wins over an earlier one for the addresses
+ * both claim (a map is appended as code is compiled, so the later line describes what
+ * was there last; samply does the same: jit-formats.md section 1). An entry of a higher
+ * priority class (jitdump over perf map) wins whatever the order.
+ * All names live in the symtab and stay valid until symtab_free(). */
+#ifndef CGJIT_SYMTAB_H
+#define CGJIT_SYMTAB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct diag;
+
+struct symbol {
+	uint64_t start, size;
+	const char *name;        /* as the runtime wrote it, trimmed; NUL-terminated */
+	size_t name_len;
+	uint32_t name_id;        /* equal names share an id */
+	uint32_t source;         /* index of the map or dump it came from */
+	uint64_t source_line;    /* line (map) or byte offset (dump) of the entry */
+	const char *file;        /* source file from the name's convention, or NULL */
+	size_t file_len;
+	uint64_t line;           /* source line from the name's convention, or 0 */
+};
+
+struct symtab_source {
+	const char *path;        /* as given by the user */
+	const char *object;      /* the object name JIT functions from it get (ob=) */
+	unsigned prio;           /* 0 = perf map, 1 = jitdump */
+	uint64_t entries;        /* symbols added from it */
+	uint64_t skipped;        /* entries ignored (size 0) */
+};
+
+struct symtab_stats {
+	uint64_t symbols;        /* entries added */
+	uint64_t shadowed;       /* entries partly or wholly replaced by a later/higher entry */
+	uint64_t shadowed_other; /* ... of those, replaced by an entry with another name */
+	uint64_t segments;       /* disjoint address ranges in the index */
+	uint64_t contested;      /* segments claimed by several distinct names */
+};
+
+struct symtab_segment {
+	uint64_t start, end;     /* [start, end) */
+	uint32_t sym;            /* index of the winning symbol */
+	uint32_t contested;      /* 1 if several distinct names claimed these addresses */
+};
+
+struct symtab;
+
+struct symtab *symtab_new(void);
+void symtab_free(struct symtab *st);   /* NULL is a no-op */
+/* Registers a symbol source (map or dump path; OBJECT is the ob= name). Returns its index. */
+uint32_t symtab_add_source(struct symtab *st, const char *path, const char *object, unsigned prio);
+/* Adds [START, START+SIZE) named NAME (copied). SIZE 0 is counted as skipped.
+ * Returns 0, or -1 with D set when START+SIZE overflows. */
+int symtab_add(struct symtab *st, uint32_t source, uint64_t start, uint64_t size,
+	       const char *name, size_t len, uint64_t source_line, struct diag *d);
+/* Builds the lookup index with the overlap policy. Call once, after the last add. */
+void symtab_finish(struct symtab *st);
+/* The segment covering ADDR, or NULL. Valid until symtab_free(). */
+const struct symtab_segment *symtab_lookup(const struct symtab *st, uint64_t addr);
+const struct symbol *symtab_symbol(const struct symtab *st, uint32_t i);
+size_t symtab_count(const struct symtab *st);
+const struct symtab_source *symtab_source(const struct symtab *st, uint32_t i);
+size_t symtab_source_count(const struct symtab *st);
+const struct symtab_stats *symtab_stats(const struct symtab *st);
+
+#endif

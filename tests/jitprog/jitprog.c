@@ -1,0 +1,549 @@
+/* jitprog.c - a tiny "JIT" for cgjit's tests (x86-64 Linux only).
+ * Assembles a handful of functions into an anonymous RWX mapping (by default at
+ * 0x10000000), writes a perf map for them and calls into them, so that callgrind
+ * produces every JIT naming pattern described in
+ * ../../../shared/docs/callgrind-format.md section 2.4 (interior entries, tail
+ * jumps, emulated calls through push+ret, recursion, calls into and out of C).
+ * See README in this directory for the layout, the map names and what callgrind
+ * makes of them. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#if !defined(__x86_64__) || !defined(__linux__)
+#error "jitprog generates x86-64 machine code and needs Linux"
+#endif
+
+#define DEFAULT_BASE 0x10000000UL
+#define REGION_SIZE 0x1000UL
+
+/* Offsets of the generated functions inside the region (see README). */
+enum {
+	OFF_A = 0x000, /* loop calling B, then D, C, C+4, F, H; tail jmp C+4 */
+	OFF_B = 0x100, /* leaf */
+	OFF_C = 0x200, /* entered at C+0 and at the interior address C+4 */
+	OFF_D = 0x300, /* call rax into C code, then E */
+	OFF_E = 0x400, /* recursive */
+	OFF_F = 0x500, /* push G+8; ret */
+	OFF_G = 0x600, /* only ever entered at G+8 */
+	OFF_H = 0x700, /* not in the perf map; tail-jumps into C code */
+	OFF_N = 0x800, /* in the perf map, never executed */
+	OFF_R = 0x900, /* called once by main: calls A reps times */
+	C_INTERIOR = 4,
+	G_INTERIOR = 8,
+	A_LOOP_COUNT = 100, /* calls A->B per call of A */
+	CALLBACK_ARG = 4,   /* calls callback->B per call of D */
+	E_DEPTH = 5,        /* E(5): 1 call from D plus 5 recursive calls */
+};
+
+/* ---- a minimal assembler: bytes at a cursor, rel32/rel8 to region offsets ---- */
+
+struct code {
+	uint8_t *mem;     /* start of the region (writable view) */
+	uint64_t rt;      /* runtime address of mem[0] */
+	size_t pos;       /* cursor, offset from mem */
+	size_t start[16]; /* function starts, for sizes */
+	size_t end[16];
+};
+
+static void emit1(struct code *c, uint8_t b)
+{
+	if (c->pos >= REGION_SIZE) {
+		fprintf(stderr, "jitprog: code overflows the region\n");
+		exit(1);
+	}
+	c->mem[c->pos++] = b;
+}
+
+static void emitn(struct code *c, const uint8_t *b, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		emit1(c, b[i]);
+}
+
+static void emit32(struct code *c, uint32_t v)
+{
+	for (int i = 0; i < 4; i++)
+		emit1(c, (uint8_t)(v >> (8 * i)));
+}
+
+static void emit64(struct code *c, uint64_t v)
+{
+	for (int i = 0; i < 8; i++)
+		emit1(c, (uint8_t)(v >> (8 * i)));
+}
+
+/* Start function slot K at region offset OFF; the gap is filled with int3. */
+static void begin(struct code *c, int k, size_t off)
+{
+	while (c->pos < off)
+		emit1(c, 0xcc);
+	c->pos = off;
+	c->start[k] = off;
+}
+
+static void finish(struct code *c, int k)
+{
+	c->end[k] = c->pos;
+}
+
+static void rel32_to(struct code *c, size_t target)
+{
+	int64_t d = (int64_t)target - (int64_t)(c->pos + 4);
+	emit32(c, (uint32_t)(int32_t)d);
+}
+
+static void call_off(struct code *c, size_t target) /* call rel32 */
+{
+	emit1(c, 0xe8);
+	rel32_to(c, target);
+}
+
+static void jmp_off(struct code *c, size_t target) /* jmp rel32 */
+{
+	emit1(c, 0xe9);
+	rel32_to(c, target);
+}
+
+/* Short conditional jump (opcode OP, e.g. 0x75 jnz) to an earlier label. */
+static void jcc8_back(struct code *c, uint8_t op, size_t target)
+{
+	int64_t d = (int64_t)target - (int64_t)(c->pos + 2);
+	if (d < -128 || d > 127) {
+		fprintf(stderr, "jitprog: rel8 out of range\n");
+		exit(1);
+	}
+	emit1(c, op);
+	emit1(c, (uint8_t)(int8_t)d);
+}
+
+static void movabs_rax(struct code *c, uint64_t v) /* mov rax, imm64 */
+{
+	emit1(c, 0x48);
+	emit1(c, 0xb8);
+	emit64(c, v);
+}
+
+static void mov_ecx(struct code *c, uint32_t v) /* mov ecx, imm32 */
+{
+	emit1(c, 0xb9);
+	emit32(c, v);
+}
+
+static void mov_edi(struct code *c, uint32_t v) /* mov edi, imm32 */
+{
+	emit1(c, 0xbf);
+	emit32(c, v);
+}
+
+/* dec ecx; jnz back to the dec: a small counted loop */
+static void spin_ecx(struct code *c, uint32_t n)
+{
+	mov_ecx(c, n);
+	size_t l = c->pos;
+	emitn(c, (const uint8_t[]){0xff, 0xc9}, 2); /* dec ecx */
+	jcc8_back(c, 0x75, l);                      /* jnz l */
+}
+
+/* ---- the C side that JIT code calls into ---- */
+
+static int (*jit_b)(int);       /* B, called from C code (C -> JIT) */
+static volatile int callback_sum; /* result of the last jitprog_callback */
+static volatile int tail_hits;   /* how often H tail-jumped into C code */
+
+/* Called by D via `call rax` (JIT -> C); calls B back (C -> JIT).
+ * The system call matters: callgrind checks --dump-every-bb only when valgrind's
+ * scheduler resumes the program, e.g. after a system call, so this is where dumps
+ * happen while main -> A -> D -> here is on the stack (calls=0 records). */
+int jitprog_callback(int n)
+{
+	(void)getppid();
+	int s = 0;
+	for (int i = 0; i < n; i++)
+		s += jit_b(i);
+	callback_sum = s;
+	return s;
+}
+
+/* Reached from H by `jmp rax` (a jump across objects: an emulated call).
+ * Returns straight to A, H's caller. */
+int jitprog_tail_target(void)
+{
+	tail_hits++;
+	return tail_hits;
+}
+
+enum { FN_A, FN_B, FN_C, FN_D, FN_E, FN_F, FN_G, FN_H, FN_N, FN_R, FN_COUNT };
+
+static void assemble(struct code *c)
+{
+	/* A: entry rsp = 8 mod 16; push rbx re-aligns for the calls below. */
+	begin(c, FN_A, OFF_A);
+	emit1(c, 0x53);                             /* push rbx */
+	emit1(c, 0xbb);                             /* mov ebx, A_LOOP_COUNT */
+	emit32(c, A_LOOP_COUNT);
+	size_t a_loop = c->pos;
+	emitn(c, (const uint8_t[]){0x89, 0xdf}, 2); /* mov edi, ebx */
+	call_off(c, OFF_B);                         /* call B */
+	emitn(c, (const uint8_t[]){0xff, 0xcb}, 2); /* dec ebx */
+	jcc8_back(c, 0x75, a_loop);                 /* jnz loop */
+	call_off(c, OFF_D);                         /* call D */
+	call_off(c, OFF_C);                         /* call C */
+	call_off(c, OFF_C + C_INTERIOR);            /* call C+4 (interior entry) */
+	call_off(c, OFF_F);                         /* call F */
+	call_off(c, OFF_H);                         /* call H (not in the map) */
+	emit1(c, 0x5b);                             /* pop rbx */
+	jmp_off(c, OFF_C + C_INTERIOR);             /* tail jmp C+4: C's ret returns from A */
+	finish(c, FN_A);
+
+	/* B(x) = 3x + 1, a leaf */
+	begin(c, FN_B, OFF_B);
+	emitn(c, (const uint8_t[]){0x8d, 0x04, 0x7f}, 3); /* lea eax, [rdi+rdi*2] */
+	emitn(c, (const uint8_t[]){0x83, 0xc0, 0x01}, 3); /* add eax, 1 */
+	emit1(c, 0xc3);                                   /* ret */
+	finish(c, FN_B);
+
+	/* C: a 4-byte nop, then at C+4 the body: eax = 10+9+...+1 = 55 */
+	begin(c, FN_C, OFF_C);
+	emitn(c, (const uint8_t[]){0x0f, 0x1f, 0x40, 0x00}, 4); /* nopl 0(rax) */
+	emitn(c, (const uint8_t[]){0x31, 0xc0}, 2);             /* C+4: xor eax, eax */
+	mov_ecx(c, 10);
+	size_t c_loop = c->pos;
+	emitn(c, (const uint8_t[]){0x01, 0xc8}, 2); /* add eax, ecx */
+	emitn(c, (const uint8_t[]){0xff, 0xc9}, 2); /* dec ecx */
+	jcc8_back(c, 0x75, c_loop);                 /* jnz */
+	emit1(c, 0xc3);                             /* ret */
+	finish(c, FN_C);
+
+	/* D: calls jitprog_callback(CALLBACK_ARG) through rax, then E(E_DEPTH) */
+	begin(c, FN_D, OFF_D);
+	emitn(c, (const uint8_t[]){0x48, 0x83, 0xec, 0x08}, 4); /* sub rsp, 8 */
+	mov_edi(c, CALLBACK_ARG);
+	movabs_rax(c, (uint64_t)(uintptr_t)&jitprog_callback);
+	emitn(c, (const uint8_t[]){0xff, 0xd0}, 2); /* call rax */
+	mov_edi(c, E_DEPTH);
+	call_off(c, OFF_E);                                     /* call E */
+	emitn(c, (const uint8_t[]){0x48, 0x83, 0xc4, 0x08}, 4); /* add rsp, 8 */
+	emit1(c, 0xc3);                                         /* ret */
+	finish(c, FN_D);
+
+	/* E(n) = n == 0 ? 0 : n + E(n-1) */
+	begin(c, FN_E, OFF_E);
+	emitn(c, (const uint8_t[]){0x85, 0xff}, 2); /* test edi, edi */
+	emitn(c, (const uint8_t[]){0x74, 0x0f}, 2); /* jz base (+15) */
+	size_t e_nz = c->pos;
+	emit1(c, 0x53);                                   /* push rbx */
+	emitn(c, (const uint8_t[]){0x89, 0xfb}, 2);       /* mov ebx, edi */
+	emitn(c, (const uint8_t[]){0x8d, 0x7f, 0xff}, 3); /* lea edi, [rdi-1] */
+	call_off(c, OFF_E);                               /* call E */
+	emitn(c, (const uint8_t[]){0x01, 0xd8}, 2);       /* add eax, ebx */
+	emit1(c, 0x5b);                                   /* pop rbx */
+	emit1(c, 0xc3);                                   /* ret */
+	if (c->pos - e_nz != 0x0f) {
+		fprintf(stderr, "jitprog: E's jz offset is wrong\n");
+		exit(1);
+	}
+	emitn(c, (const uint8_t[]){0x31, 0xc0}, 2); /* base: xor eax, eax */
+	emit1(c, 0xc3);                             /* ret */
+	finish(c, FN_E);
+
+	/* F: spin, then "return" into G+8: an unmatched ret */
+	begin(c, FN_F, OFF_F);
+	spin_ecx(c, 20);
+	movabs_rax(c, c->rt + OFF_G + G_INTERIOR);
+	emit1(c, 0x50); /* push rax */
+	emit1(c, 0xc3); /* ret -> G+8 */
+	finish(c, FN_F);
+
+	/* G: 8 bytes never executed, then at G+8 a spin; its ret returns to A */
+	begin(c, FN_G, OFF_G);
+	emitn(c, (const uint8_t[]){0xb8, 0x01, 0x00, 0x00, 0x00}, 5); /* mov eax, 1 */
+	emitn(c, (const uint8_t[]){0x0f, 0x1f, 0x00}, 3);             /* nopl (rax) */
+	spin_ecx(c, 30);                                              /* G+8 */
+	emitn(c, (const uint8_t[]){0xb8, 0x07, 0x00, 0x00, 0x00}, 5); /* mov eax, 7 */
+	emit1(c, 0xc3);                                               /* ret */
+	finish(c, FN_G);
+
+	/* H: anonymous code that is NOT in the map; spins, then jmp rax into C */
+	begin(c, FN_H, OFF_H);
+	spin_ecx(c, 15);
+	movabs_rax(c, (uint64_t)(uintptr_t)&jitprog_tail_target);
+	emitn(c, (const uint8_t[]){0xff, 0xe0}, 2); /* jmp rax */
+	finish(c, FN_H);
+
+	/* N: in the map, never called */
+	begin(c, FN_N, OFF_N);
+	emitn(c, (const uint8_t[]){0x31, 0xc0}, 2); /* xor eax, eax */
+	emit1(c, 0xc3);                             /* ret */
+	finish(c, FN_N);
+	/* R(n): calls A n times, returns the sum of A's results. Entered once by
+	 * main, so its call record is still open at every --dump-every-bb dump. */
+	begin(c, FN_R, OFF_R);
+	emit1(c, 0x53);                                         /* push rbx */
+	emit1(c, 0x55);                                         /* push rbp */
+	emitn(c, (const uint8_t[]){0x48, 0x83, 0xec, 0x08}, 4); /* sub rsp, 8 */
+	emitn(c, (const uint8_t[]){0x89, 0xfb}, 2);             /* mov ebx, edi */
+	emitn(c, (const uint8_t[]){0x31, 0xed}, 2);             /* xor ebp, ebp */
+	emitn(c, (const uint8_t[]){0x85, 0xdb}, 2);             /* test ebx, ebx */
+	emitn(c, (const uint8_t[]){0x74, 0x0b}, 2);             /* jz done (+11) */
+	size_t r_loop = c->pos;
+	call_off(c, OFF_A);                                     /* call A */
+	emitn(c, (const uint8_t[]){0x01, 0xc5}, 2);             /* add ebp, eax */
+	emitn(c, (const uint8_t[]){0xff, 0xcb}, 2);             /* dec ebx */
+	jcc8_back(c, 0x75, r_loop);                             /* jnz loop */
+	if (c->pos - r_loop != 0x0b) {
+		fprintf(stderr, "jitprog: R's jz offset is wrong\n");
+		exit(1);
+	}
+	emitn(c, (const uint8_t[]){0x89, 0xe8}, 2);             /* done: mov eax, ebp */
+	emitn(c, (const uint8_t[]){0x48, 0x83, 0xc4, 0x08}, 4); /* add rsp, 8 */
+	emit1(c, 0x5d);                                         /* pop rbp */
+	emit1(c, 0x5b);                                         /* pop rbx */
+	emit1(c, 0xc3);                                         /* ret */
+	finish(c, FN_R);
+
+	while (c->pos < REGION_SIZE)
+		emit1(c, 0xcc);
+}
+
+/* Perf map names, one per convention cgjit must keep byte for byte (README). */
+static const char *const map_name[FN_COUNT] = {
+	[FN_A] = "jit_A(/src/a.raku:10)",                /* MoarVM: name(file:line) */
+	[FN_B] = "JS:*jit_B /src/b.js:3:7",              /* V8: JS:* + space + file:line:col */
+	[FN_C] = "int jit.Cls.c(int, java.lang.String)", /* OpenJDK: spaces, comma, parens */
+	[FN_D] = "(/src/d.raku:42)",                     /* MoarVM anonymous frame: starts with '(' */
+	[FN_E] = "py::jit_E:/src/e.py",                  /* CPython -X perf trampoline */
+	[FN_F] = "TRACE_5::/src/f.lua:17",               /* LuaJIT trace */
+	[FN_G] = "(7)jit_G",                             /* '(' + digit: looks like a compressed id */
+	[FN_H] = NULL,                                   /* deliberately not in the map */
+	[FN_N] = "jit_never_called(/src/n.raku:1)",      /* in the map, never executed */
+	[FN_R] = "wasm[0]::function[3]::run_reps",       /* wasmtime: brackets */
+};
+
+struct opts {
+	const char *dir;   /* where perf-PID.map goes */
+	unsigned long reps;
+	int overlap_map;   /* also write perf-PID.overlap.map */
+	int prefix_0x;     /* OpenJDK style 0x%016lx fields */
+	const char *code_out; /* write the region's bytes here (for objdump -b binary) */
+	uint64_t base;
+};
+
+static void map_line(FILE *f, const struct opts *o, uint64_t start, uint64_t size,
+		     const char *name)
+{
+	if (o->prefix_0x)
+		fprintf(f, "0x%016llx 0x%016llx %s\n", (unsigned long long)start,
+			(unsigned long long)size, name);
+	else
+		fprintf(f, "%llx %llx %s\n", (unsigned long long)start,
+			(unsigned long long)size, name);
+}
+
+static void map_entries(FILE *f, const struct opts *o, const struct code *c)
+{
+	for (int k = 0; k < FN_COUNT; k++)
+		if (map_name[k])
+			map_line(f, o, c->rt + c->start[k], c->end[k] - c->start[k], map_name[k]);
+}
+
+static FILE *open_map(const struct opts *o, const char *suffix, char *path, size_t cap)
+{
+	int n = snprintf(path, cap, "%s/perf-%ld%s", o->dir, (long)getpid(), suffix);
+	if (n < 0 || (size_t)n >= cap) {
+		fprintf(stderr, "jitprog: map directory name too long\n");
+		exit(1);
+	}
+	FILE *f = fopen(path, "w");
+	if (!f) {
+		fprintf(stderr, "jitprog: cannot write '%s': %s\n", path, strerror(errno));
+		exit(1);
+	}
+	return f;
+}
+
+static void close_map(FILE *f, const char *path)
+{
+	if (fclose(f) != 0) {
+		fprintf(stderr, "jitprog: error writing '%s'\n", path);
+		exit(1);
+	}
+	printf("map %s\n", path);
+}
+
+/* The overlap map: what a real map looks like after code was replaced.
+ * Resolved with "a later line wins", every executed address gets a defined name
+ * (README, section "overlap map"). */
+static void write_overlap_map(const struct opts *o, const struct code *c)
+{
+	char path[4096];
+	FILE *f = open_map(o, ".overlap.map", path, sizeof path);
+	uint64_t rt = c->rt;
+	/* stale entries, all overridden by later lines */
+	map_line(f, o, rt + OFF_A, OFF_H - OFF_A, "stale_region_A_to_G");
+	map_line(f, o, rt + c->start[FN_B], c->end[FN_B] - c->start[FN_B],
+		 "JS:~jit_B_stale /src/b.js:3:7");
+	map_entries(f, o, c);
+	/* exact duplicate of A's line */
+	map_line(f, o, rt + c->start[FN_A], c->end[FN_A] - c->start[FN_A], map_name[FN_A]);
+	/* same range as E, new name: E becomes py::jit_E_v2 */
+	map_line(f, o, rt + c->start[FN_E], c->end[FN_E] - c->start[FN_E],
+		 "py::jit_E_v2:/src/e.py");
+	/* partial overlap: C+4 .. end of C gets a new name, C+0 .. C+3 keeps C's */
+	map_line(f, o, rt + c->start[FN_C] + C_INTERIOR,
+		 c->end[FN_C] - c->start[FN_C] - C_INTERIOR, "jit_C_osr(/src/c.raku:5)");
+	close_map(f, path);
+}
+
+static void write_code(const char *path, const struct code *c)
+{
+	FILE *f = fopen(path, "wb");
+	if (!f || fwrite(c->mem, 1, REGION_SIZE, f) != REGION_SIZE || fclose(f) != 0) {
+		fprintf(stderr, "jitprog: cannot write '%s'\n", path);
+		exit(1);
+	}
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: jitprog [-d DIR] [-n REPS] [-a ADDR] [--overlap-map] [--prefix-0x]\n"
+		"  -d, --map-dir DIR   write perf-PID.map into DIR (default $PERFMAP_DIR, else /tmp)\n"
+		"  -n, --reps N        call A N times (default 10, at most 1000000)\n"
+		"  -a, --base ADDR     map the code at ADDR (hex, default 0x10000000)\n"
+		"  -o, --overlap-map   also write perf-PID.overlap.map with stale/duplicate entries\n"
+		"  -x, --prefix-0x     write map fields as 0x%%016lx (OpenJDK style)\n"
+		"  -c, --code-out FILE write the %#lx-byte code region to FILE\n", REGION_SIZE);
+}
+
+static void parse_opts(int argc, char **argv, struct opts *o)
+{
+	static const struct option longopts[] = {
+		{"map-dir", required_argument, NULL, 'd'},
+		{"reps", required_argument, NULL, 'n'},
+		{"base", required_argument, NULL, 'a'},
+		{"overlap-map", no_argument, NULL, 'o'},
+		{"prefix-0x", no_argument, NULL, 'x'},
+		{"code-out", required_argument, NULL, 'c'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	const char *env = getenv("PERFMAP_DIR");
+	o->dir = env && *env ? env : "/tmp";
+	o->reps = 10;
+	o->overlap_map = 0;
+	o->prefix_0x = 0;
+	o->code_out = NULL;
+	o->base = DEFAULT_BASE;
+	int ch;
+	char *end;
+	while ((ch = getopt_long(argc, argv, "d:n:a:oxc:h", longopts, NULL)) != -1) {
+		switch (ch) {
+		case 'd':
+			o->dir = optarg;
+			break;
+		case 'n':
+			o->reps = strtoul(optarg, &end, 10);
+			if (*end || !*optarg || o->reps > 1000000) {
+				usage(stderr);
+				exit(2);
+			}
+			break;
+		case 'a':
+			o->base = strtoull(optarg, &end, 16);
+			if (*end || !*optarg || (o->base & 0xfff)) {
+				fprintf(stderr, "jitprog: bad base address '%s'\n", optarg);
+				exit(2);
+			}
+			break;
+		case 'o':
+			o->overlap_map = 1;
+			break;
+		case 'x':
+			o->prefix_0x = 1;
+			break;
+		case 'c':
+			o->code_out = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		default:
+			usage(stderr);
+			exit(2);
+		}
+	}
+	if (optind != argc) {
+		usage(stderr);
+		exit(2);
+	}
+}
+
+/* Prefer the fixed address (stable names in the profiles); otherwise take any
+ * address: the code is position independent apart from the movabs immediates,
+ * which are filled in for wherever it lands. */
+static uint8_t *map_region(uint64_t base)
+{
+	void *p = mmap((void *)(uintptr_t)base, REGION_SIZE, PROT_READ | PROT_WRITE | PROT_EXEC,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+	if (p == MAP_FAILED)
+		p = mmap((void *)(uintptr_t)base, REGION_SIZE, PROT_READ | PROT_WRITE | PROT_EXEC,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED) {
+		fprintf(stderr, "jitprog: mmap: %s\n", strerror(errno));
+		exit(1);
+	}
+	if ((uintptr_t)p != base)
+		fprintf(stderr, "jitprog: warning: code at %p, not at 0x%llx\n", p,
+			(unsigned long long)base);
+	return p;
+}
+
+int main(int argc, char **argv)
+{
+	struct opts o;
+	parse_opts(argc, argv, &o);
+
+	struct code c = {0};
+	c.mem = map_region(o.base);
+	c.rt = (uint64_t)(uintptr_t)c.mem;
+	assemble(&c);
+
+	char path[4096];
+	FILE *f = open_map(&o, ".map", path, sizeof path);
+	map_entries(f, &o, &c);
+	close_map(f, path);
+	if (o.overlap_map)
+		write_overlap_map(&o, &c);
+	if (o.code_out)
+		write_code(o.code_out, &c);
+
+	printf("pid %ld\nbase 0x%llx\n", (long)getpid(), (unsigned long long)c.rt);
+	static const char letters[] = "ABCDEFGHNR";
+	for (int k = 0; k < FN_COUNT; k++)
+		printf("fn %c 0x%llx-0x%llx %s\n", letters[k],
+		       (unsigned long long)(c.rt + c.start[k]), (unsigned long long)(c.rt + c.end[k]),
+		       map_name[k] ? map_name[k] : "(not in map)");
+	fflush(stdout);
+
+	/* Object pointer -> function pointer through memcpy: no cast warnings. */
+	int (*fr)(int);
+	void *pr = c.mem + OFF_R;
+	memcpy(&fr, &pr, sizeof fr);
+	void *pb = c.mem + OFF_B;
+	memcpy(&jit_b, &pb, sizeof jit_b);
+
+	/* A returns what C+4 computes (it ends in a tail jump): 10+9+...+1 = 55 */
+	int bad = fr((int)o.reps) != 55 * (int)o.reps;
+	/* B(0..3) = 1+4+7+10 */
+	if (o.reps && (callback_sum != 22 || tail_hits != (int)o.reps))
+		bad = 1;
+	printf("reps %lu result %s\n", o.reps, bad ? "WRONG" : "ok");
+	return bad;
+}

@@ -1,0 +1,137 @@
+#!/bin/sh
+# Self-test for the cgcheck oracle: feeds it hand-written callgrind files
+# from cases/ and compares its verdicts (exit code and a problem pattern on
+# stderr) with the expected ones.  Last line: "N passed, N failed".
+# Uses $CGCHECK if set, otherwise builds cgcheck.c into a temporary dir.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+cases=$here/cases
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/cgcheck-selftest.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT INT TERM
+
+if [ -n "${CGCHECK:-}" ]; then
+	cg=$CGCHECK
+else
+	cg=$tmp/cgcheck
+	${CC:-cc} -std=c11 -O2 -Wall -Wextra -Werror -o "$cg" "$here/cgcheck.c" || {
+		echo "cgcheck does not build"
+		echo "0 passed, 1 failed"
+		exit 1
+	}
+fi
+
+pass=0
+fail=0
+ok() { pass=$((pass + 1)); echo "ok   $1"; }
+bad() { fail=$((fail + 1)); echo "FAIL $1: $2"; }
+
+# expect NAME FILE RC [ERE that must occur on stderr]
+expect() {
+	name=$1 file=$2 want=$3 pat=${4:-}
+	"$cg" "$file" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	if [ "$rc" -ne "$want" ]; then
+		bad "$name" "exit $rc, expected $want; stderr: $(head -3 "$tmp/err")"
+	elif [ "$want" -eq 0 ] && [ -s "$tmp/err" ]; then
+		bad "$name" "passed but wrote to stderr: $(head -3 "$tmp/err")"
+	elif [ -n "$pat" ] && ! grep -Eq -- "$pat" "$tmp/err"; then
+		bad "$name" "stderr lacks /$pat/: $(head -3 "$tmp/err")"
+	else
+		ok "$name"
+	fi
+}
+
+# accepted files
+expect good "$cases/good.cg" 0
+expect good-crlf "$cases/good-crlf.cg" 0
+expect multipart "$cases/multipart.cg" 0
+expect refbinding "$cases/refbinding.cg" 0
+
+# rejected files
+expect split "$cases/split.cg" 1 \
+	"SPLIT function 'jit_A'.*file '\?\?\?' object '\?\?\?'.*body is under file 'jit.perfmap' object '/tmp/jit-perfmap.so'"
+expect obonly "$cases/obonly.cg" 1 \
+	"SPLIT function 'jit_A'.*file 'jit.perfmap' object '\?\?\?'.*object '/tmp/jit.so'"
+expect undef "$cases/undef.cg" 1 "undefined function id \(7\) in cfn="
+expect undef-part2 "$cases/undef-part2.cg" 1 "undefined object id \(1\) in ob="
+expect nocost "$cases/nocost.cg" 1 "^[^ ]*nocost.cg:8: calls= not followed by its cost line"
+expect totals "$cases/totals.cg" 1 "event Dr: sum of self cost 1 != totals: 2"
+expect redef "$cases/redef.cg" 1 "redefinition of function id \(2\)"
+expect nofn "$cases/nofn.cg" 1 "Function not specified"
+expect tab "$cases/tab.cg" 1 "TAB separator"
+expect leadws "$cases/leadws.cg" 1 "leading whitespace"
+expect truncated "$cases/truncated.cg" 1 "no totals: line"
+
+# generated: NUL byte, missing final newline, calls= as the last line
+printf '# callgrind format\nevents: Ir\nfn=main\n1 1\0\ntotals: 1\n' >"$tmp/nul.cg"
+expect nul "$tmp/nul.cg" 1 "NUL byte"
+printf 'events: Ir\nfn=main\n1 1\ntotals: 1' >"$tmp/nonl.cg"
+expect no-newline "$tmp/nonl.cg" 1 "no newline"
+printf 'events: Ir\nfn=main\n1 1\ncfn=f\ncalls=1 1\ntotals: 1\n' >"$tmp/dangling.cg"
+expect dangling-calls "$tmp/dangling.cg" 1 ":5: calls= not followed by its cost line"
+
+# outputs: --list, --totals, --inclusive on good.cg
+# check NAME EXPECTED-FILE OPTION
+check() {
+	if "$cg" "$3" "$cases/good.cg" >"$tmp/got" 2>"$tmp/err" && cmp -s "$tmp/got" "$2"; then
+		ok "$1"
+	else
+		bad "$1" "output differs: $(diff "$2" "$tmp/got" | head -5)"
+	fi
+}
+T=$(printf '\t')
+cat >"$tmp/want" <<EOF
+1${T}helper${T}inl.h${T}/usr/bin/prog${T}5 0${T}1${T}1
+1${T}jit_A${T}jit.perfmap${T}/tmp/jit.so${T}100 4${T}1${T}2
+1${T}main${T}prog.c${T}/usr/bin/prog${T}28 3${T}0${T}0
+EOF
+check list "$tmp/want" --list
+printf '1\tIr\t133\n1\tDr\t7\n' >"$tmp/want"
+check totals-output "$tmp/want" --totals
+cat >"$tmp/want" <<EOF
+1${T}helper${T}inl.h${T}/usr/bin/prog${T}5 0
+1${T}jit_A${T}jit.perfmap${T}/tmp/jit.so${T}100 4
+1${T}main${T}prog.c${T}/usr/bin/prog${T}133 7
+EOF
+check inclusive "$tmp/want" --inclusive
+
+# usage errors exit 2
+"$cg" >/dev/null 2>&1
+rc=$?
+if [ "$rc" -eq 2 ]; then ok usage; else bad usage "no-argument call exited $rc, not 2"; fi
+"$cg" --bogus "$cases/good.cg" >/dev/null 2>&1
+rc=$?
+if [ "$rc" -eq 2 ]; then ok usage-option; else bad usage-option "unknown option exited $rc, not 2"; fi
+
+# real callgrind output must be accepted (skipped without valgrind)
+if command -v valgrind >/dev/null 2>&1; then
+	real() { # real NAME VALGRIND-OPTIONS...
+		name=$1
+		shift
+		if ! valgrind -q --tool=callgrind --callgrind-out-file="$tmp/$name.out" "$@" \
+			/bin/true >/dev/null 2>"$tmp/vg.err"; then
+			bad "real-$name" "valgrind failed: $(head -3 "$tmp/vg.err")"
+			return
+		fi
+		expect "real-$name" "$tmp/$name.out" 0
+	}
+	real instr --dump-instr=yes
+	real callers --dump-instr=yes --separate-callers=2 --collect-jumps=yes
+	real parts --dump-instr=yes --collect-jumps=yes --dump-every-bb=20000 --combine-dumps=yes
+	real plain --dump-instr=yes --separate-callers=2 --compress-strings=no --compress-pos=no
+	# the same function keys with and without name compression
+	if [ -s "$tmp/callers.out" ] && [ -s "$tmp/plain.out" ]; then
+		"$cg" --list "$tmp/callers.out" | cut -f1-4 >"$tmp/k1"
+		"$cg" --list "$tmp/plain.out" | cut -f1-4 >"$tmp/k2"
+		if [ -s "$tmp/k1" ] && cmp -s "$tmp/k1" "$tmp/k2"; then
+			ok real-keys
+		else
+			bad real-keys "compressed and uncompressed profiles give other keys"
+		fi
+	fi
+else
+	echo "skip real callgrind profiles: no valgrind"
+fi
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]

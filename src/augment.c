@@ -433,11 +433,14 @@ static int load_symbols(struct run *u)
 	for (size_t i = 0; i < n; i++) {
 		struct perfmap_stats ps;
 		if (perfmap_read(u->st, files[i], files[i], o->max_line, &ps, u->d) < 0) {
-			if (o->nsymfiles == 0)
+			if (o->nsymfiles == 0) {
+				char why[sizeof(u->d->msg)];
+				snprintf(why, sizeof(why), "%s", u->d->msg);
+				u->d->set = 0;
 				return diag_at(u->d, o->profile, 0,
-					       "no perf map given, and %s (found from the profile's pid: line) "
-					       "cannot be used: %s", files[i], u->d->msg) ,
-					       -1;
+					       "no perf map given, and the one found from the profile's pid: "
+					       "line cannot be used: %s", why);
+			}
 			return -1;
 		}
 		if (u->rep->nsources < REPORT_MAX_SOURCES) {

@@ -89,6 +89,10 @@ int cmd_augment(int argc, char **argv)
 		return 2;
 	}
 	o.profile = argv[optind];
+	if (!strcmp(o.profile, "-") && !o.output) {
+		fputs("cgjit: reading the profile from stdin (-) needs -o FILE (or -o - for stdout)\n", stderr);
+		return 2;
+	}
 	o.symfiles = (const char *const *)argv + optind + 1;
 	o.nsymfiles = (size_t)(argc - optind - 1);
 	struct report rep;

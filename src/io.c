@@ -120,11 +120,18 @@ void input_close(struct input *in)
 /* ---- output ---- */
 
 struct output {
-	char *final;       /* NULL for stdout */
+	char *final;       /* NULL for stdout and devices */
 	char *tmp;
+	char *name;        /* a device's path, for messages */
 	int fd;
+	int own_fd;        /* a device opened here */
 	struct zstd_out *z;
 };
+
+static const char *output_name(const struct output *o)
+{
+	return o->final ? o->final : o->name ? o->name : "<stdout>";
+}
 
 /* One pending temporary file at a time: enough for a command-line run. */
 static char pending_tmp[4096];
@@ -167,8 +174,20 @@ static int ends_with(const char *s, const char *suffix)
 struct output *output_open(const char *path, struct diag *d)
 {
 	struct output *o = xcalloc(1, sizeof(*o));
+	struct stat st;
 	if (strcmp(path, "-") == 0) {
 		o->fd = 1;
+	} else if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+		/* A device or pipe (/dev/null, a FIFO): written in place, never replaced by
+		 * a rename. Nothing partial can be avoided there, as with stdout. */
+		o->fd = open(path, O_WRONLY);
+		if (o->fd < 0) {
+			diag_at(d, path, 0, "cannot open for writing: %s", strerror(errno));
+			free(o);
+			return NULL;
+		}
+		o->own_fd = 1;
+		o->name = xstrndup(path, strlen(path));
 	} else {
 		o->final = xstrndup(path, strlen(path));
 		size_t n = strlen(path);
@@ -192,7 +211,7 @@ struct output *output_open(const char *path, struct diag *d)
 		track_tmp(o->tmp);
 	}
 	if (ends_with(path, ".zst")) {
-		o->z = zstd_out_new(o->fd, o->final ? o->final : "<stdout>");
+		o->z = zstd_out_new(o->fd, output_name(o));
 		if (!o->z) {
 			diag_at(d, path, 0, "cannot create a zstd compression context");
 			output_abort(o);
@@ -204,7 +223,7 @@ struct output *output_open(const char *path, struct diag *d)
 
 int output_write(struct output *o, const void *p, size_t n, struct diag *d)
 {
-	const char *name = o->final ? o->final : "<stdout>";
+	const char *name = output_name(o);
 	if (o->z)
 		return zstd_out_write(o->z, p, n, d);
 	return write_all(o->fd, p, n, name, d);
@@ -212,13 +231,13 @@ int output_write(struct output *o, const void *p, size_t n, struct diag *d)
 
 int output_commit(struct output *o, struct diag *d)
 {
-	const char *name = o->final ? o->final : "<stdout>";
+	const char *name = output_name(o);
 	int rc = 0;
 	if (o->z && zstd_out_finish(o->z, d) < 0)
 		rc = -1;
 	if (rc == 0 && o->final && fsync(o->fd) < 0 && errno != EINVAL)
 		rc = diag_at(d, name, 0, "write error: %s", strerror(errno));
-	if (o->final && close(o->fd) < 0 && rc == 0)
+	if ((o->final || o->own_fd) && close(o->fd) < 0 && rc == 0)
 		rc = diag_at(d, name, 0, "write error: %s", strerror(errno));
 	o->fd = -1;
 	if (rc == 0 && o->final && rename(o->tmp, o->final) < 0)
@@ -231,6 +250,7 @@ int output_commit(struct output *o, struct diag *d)
 	zstd_out_free(o->z);
 	free(o->final);
 	free(o->tmp);
+	free(o->name);
 	free(o);
 	return rc;
 }
@@ -239,7 +259,7 @@ void output_abort(struct output *o)
 {
 	if (!o)
 		return;
-	if (o->final && o->fd >= 0)
+	if ((o->final || o->own_fd) && o->fd >= 0)
 		close(o->fd);
 	if (o->tmp) {
 		unlink(o->tmp);
@@ -248,5 +268,6 @@ void output_abort(struct output *o)
 	zstd_out_free(o->z);
 	free(o->final);
 	free(o->tmp);
+	free(o->name);
 	free(o);
 }

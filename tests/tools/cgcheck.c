@@ -188,7 +188,8 @@ enum { K_OB, K_FL, K_FN };
 static const char *kind_word[] = {"object", "file", "function"};
 enum { NEXT_SELF, NEXT_CALL, NEXT_JUMP };
 
-static bool opt_list, opt_totals, opt_incl;
+static bool opt_list, opt_totals, opt_incl, opt_addrs;
+static bool instr_first;  /* positions: starts with instr (absolute addresses in ???) */
 static int g_parts;      /* parts are numbered over all files */
 static unsigned g_gen;   /* id table generation, bumped at every part */
 static int npos;         /* position kinds; kept across parts like kcachegrind */
@@ -455,7 +456,10 @@ static void set_positions(const char *s)
 	const char *w;
 	size_t l;
 	maybe_new_part();
+	instr_first = false;
 	for (npos = 0; next_word(&s, &w, &l);) {
+		if (npos == 0 && l == 5 && !strncmp(w, "instr", 5))
+			instr_first = true;
 		bool known = (l == 5 && !strncmp(w, "instr", 5)) || (l == 4 && !strncmp(w, "line", 4)) ||
 			     (l == 2 && !strncmp(w, "bb", 2));
 		if (!known || npos == MAXPOS)
@@ -589,6 +593,13 @@ static void cost_line(const char *line)
 		for (int i = 0; i < P.nev; i++) {
 			cur->self[i] += cost[i];
 			P.selfsum[i] += cost[i];
+		}
+		/* --addrs: self cost per absolute address in object ??? (for range sums) */
+		if (opt_addrs && instr_first && !S[cur->obj][0]) {
+			printf("%d\t0x%llx\t%s\t", P.num, (unsigned long long)newpos[0], show(cur->name));
+			for (int i = 0; i < P.nev; i++)
+				printf(i ? " %llu" : "%llu", (unsigned long long)cost[i]);
+			putchar('\n');
 		}
 	}
 	free(cost);
@@ -759,10 +770,11 @@ static int process(const char *fname)
 static void usage(FILE *o)
 {
 	fprintf(o,
-		"usage: cgcheck [--list] [--totals] [--inclusive] [--max-errors N] FILE...\n"
+		"usage: cgcheck [--list] [--totals] [--inclusive] [--addrs] [--max-errors N] FILE...\n"
 		"Checks callgrind profiles (plain text) with kcachegrind's loader semantics.\n"
 		"Output lines are TAB separated, per part; functions sorted by name:\n"
 		"  --list        part name file object self-costs call-sites calls-count\n"
+		"  --addrs       part address function self-costs, per self cost line in object ???\n"
 		"  --totals      part event sum-of-self-costs\n"
 		"  --inclusive   part name file object self+calls-to-others\n"
 		"  --max-errors N  print at most N problems (default 1000, 0 = all)\n"
@@ -784,6 +796,8 @@ int main(int argc, char **argv)
 			opt_totals = true;
 		else if (!strcmp(argv[i], "--inclusive"))
 			opt_incl = true;
+		else if (!strcmp(argv[i], "--addrs"))
+			opt_addrs = true;
 		else if (!strcmp(argv[i], "--max-errors") && i + 1 < argc &&
 			 parse_num((s = argv[i + 1], &s), &g_maxshow) && !*s)
 			i++;

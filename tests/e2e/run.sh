@@ -1,0 +1,131 @@
+#!/bin/bash
+# End-to-end tests: real callgrind profiles through cgjit, each result checked by the
+# independent oracle (tests/tools/cgcheck, kcachegrind's identity rules) and by
+# callgrind_annotate; CLI behaviour; the malformed-input table tests/bad/cases.
+# Prints "ok"/"not ok" per check and "N passed, N failed" last; exits 1 on any failure.
+set -u
+top=$(cd "$(dirname "$0")/../.." && pwd)
+CGJIT=$(realpath "${CGJIT:-$top/build/cgjit}")
+CGCHECK=$(realpath "${CGCHECK:-$top/build/cgcheck}")
+pass=0
+fail=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+ok() { pass=$((pass + 1)); echo "ok - $*"; }
+notok() { fail=$((fail + 1)); echo "not ok - $*"; }
+expect() { if eval "$1"; then ok "$2"; else notok "$2"; fi; }
+
+is_zstd() { [ "$(head -c 4 "$1" | od -An -tx1 | tr -d ' \n')" = "28b52ffd" ]; }
+
+# augment_and_check NAME PROFILE MAP...: augment, then run check-augment.pl on the result.
+augment_and_check() {
+	local name=$1 profile=$2
+	shift 2
+	local plain=$profile out=$tmp/$name.out
+	if is_zstd "$profile"; then
+		plain=$tmp/$name.in
+		zstd -q -dc "$profile" >"$plain"
+	fi
+	if ! "$CGJIT" augment -q -o "$out" "$profile" "$@" 2>"$tmp/err"; then
+		notok "$name: cgjit augment failed: $(cat "$tmp/err")"
+		return
+	fi
+	while IFS= read -r line; do
+		case $line in
+		"ok - "*) ok "${line#ok - }" ;;
+		*) notok "${line#not ok - }" ;;
+		esac
+	done < <(perl "$top/tests/e2e/check-augment.pl" "$CGCHECK" "$plain" "$out" "$@" 2>/dev/null)
+}
+
+echo "# real profiles: tests/jitprog (every callgrind variant)"
+for dir in "$top"/tests/jitprog/profiles/*/; do
+	v=$(basename "$dir")
+	map=$(ls "$dir"perf-*.map | grep -v overlap | head -1)
+	for p in "$dir"callgrind.out.*; do
+		augment_and_check "jitprog-$v-$(basename "$p")" "$p" "$map"
+	done
+done
+p=$(ls "$top"/tests/jitprog/profiles/instr/callgrind.out.* | head -1)
+augment_and_check jitprog-overlap "$p" "$(ls "$top"/tests/jitprog/profiles/instr/perf-*.overlap.map)"
+
+echo "# real profiles: samples/ (MoarVM, node, JVM)"
+for dir in "$top"/samples/*/; do
+	ls "$dir"callgrind.out.* >/dev/null 2>&1 || continue
+	for p in "$dir"callgrind.out.*; do
+		augment_and_check "$(basename "$dir")-$(basename "$p")" "$p" "$dir"perf-*.map
+	done
+done
+
+echo "# command line"
+bad=$top/tests/bad
+cp "$bad/good.cg" "$tmp/callgrind.out.4242"
+"$CGJIT" augment -q "$tmp/callgrind.out.4242" "$bad/good.map"
+expect '[ -f "$tmp/callgrind.out.jit.4242" ]' "default output: callgrind.out.PID -> callgrind.out.jit.PID"
+expect 'grep -q "^fn=.*jit_main(/src/a.raku:3)" "$tmp/callgrind.out.jit.4242"' "JIT function named from the map"
+expect 'grep -q "^fl=.*/src/a.raku" "$tmp/callgrind.out.jit.4242" && grep -q "^0x10000000 3 10" "$tmp/callgrind.out.jit.4242"' \
+	"file and line taken from a MoarVM-style name"
+cp "$bad/good.map" "$tmp/perf-4242.map"
+"$CGJIT" augment -q --map-dir "$tmp" "$tmp/callgrind.out.4242" -o "$tmp/auto.out"
+expect 'grep -q "^# cgjit: 2 JIT symbols from $tmp/perf-4242.map" "$tmp/auto.out" && grep -q "^fn=.*jit_main" "$tmp/auto.out"' \
+	"map found from the profile's pid: line"
+"$CGJIT" augment -q "$tmp/callgrind.out.4242" "$bad/good.map" -o - >"$tmp/stdout.out"
+expect 'cmp -s "$tmp/stdout.out" "$tmp/callgrind.out.jit.4242"' "-o - writes the same profile to stdout"
+"$CGJIT" augment -q - "$bad/good.map" -o "$tmp/stdin.out" <"$tmp/callgrind.out.4242"
+expect 'cmp -s "$tmp/stdin.out" "$tmp/callgrind.out.jit.4242"' "- reads the profile from stdin"
+zstd -q -c "$tmp/callgrind.out.4242" >"$tmp/in.zst"
+"$CGJIT" augment -q "$tmp/in.zst" "$bad/good.map" -o "$tmp/fromzst.out"
+expect 'cmp -s "$tmp/fromzst.out" "$tmp/callgrind.out.jit.4242"' "zstd input detected by magic"
+"$CGJIT" augment -q "$tmp/callgrind.out.4242" "$bad/good.map" -o "$tmp/out.zst"
+expect 'is_zstd "$tmp/out.zst" && zstd -q -dc "$tmp/out.zst" | cmp -s - "$tmp/callgrind.out.jit.4242"' "zstd output for a .zst name"
+"$CGJIT" augment "$tmp/callgrind.out.4242" "$bad/good.map" -o "$tmp/s.out" --stats "$tmp/s.yaml" 2>"$tmp/summary"
+expect 'grep -q "^pseudo_functions_resolved: 2$" "$tmp/s.yaml" && grep -q "jit_share: 1.000000" "$tmp/s.yaml"' "--stats writes YAML"
+expect 'grep -q "2 named from symbols" "$tmp/summary" && grep -q "Ir .* 100.00%" "$tmp/summary"' "summary on stderr"
+"$CGJIT" augment -q "$tmp/callgrind.out.4242" "$bad/good.map" -o "$tmp/q.out" 2>"$tmp/quiet"
+expect '[ ! -s "$tmp/quiet" ]' "-q prints nothing"
+"$CGJIT" augment -q --keep-addresses "$tmp/callgrind.out.4242" "$bad/good.map" -o "$tmp/k.out"
+expect 'grep -q "jit_main(/src/a.raku:3) \[0x10000000\]" "$tmp/k.out"' "--keep-addresses puts the address in the name"
+"$CGJIT" augment -q "$tmp/callgrind.out.jit.4242" "$bad/good.map" -o "$tmp/again.out"
+expect '"$CGCHECK" "$tmp/again.out" && ! grep -q "^fn=.*0x00000000100" "$tmp/again.out"' "augmenting an augmented profile is harmless"
+"$CGJIT" augment 2>/dev/null
+expect '[ $? = 2 ]' "no profile: usage error, exit 2"
+"$CGJIT" augment --bogus "$tmp/callgrind.out.4242" 2>/dev/null
+expect '[ $? = 2 ]' "unknown option: exit 2"
+"$CGJIT" augment - "$bad/good.map" </dev/null 2>/dev/null
+expect '[ $? = 2 ]' "stdin without -o: exit 2"
+"$CGJIT" augment -q "$tmp/callgrind.out.4242" "$bad/good.map" -o /dev/full 2>"$tmp/err"
+expect '[ $? = 1 ] && grep -q "/dev/full: write error: No space left" "$tmp/err" && [ -c /dev/full ]' \
+	"a full disk is a clear error (and a device is written in place, never replaced)"
+expect '[ -z "$(ls -A "$tmp" | grep cgjit-tmp)" ]' "no temporary file left behind"
+
+echo "# malformed input (tests/bad/cases)"
+while IFS='|' read -r prof map code text; do
+	prof=$(echo $prof)
+	map=$(echo $map)
+	code=$(echo $code)
+	text=$(echo "$text" | sed 's/^ *//; s/ *$//')
+	case $prof in '#'* | '') continue ;; esac
+	out=$tmp/bad.out
+	rm -f "$out"
+	args=("$bad/$prof")
+	case $map in
+	auto) args=(--map-dir "$bad" "${args[@]}") ;;
+	-) ;;
+	*) args+=("$bad/$map") ;;
+	esac
+	(cd "$bad" && "$CGJIT" augment -o "$out" "${args[@]}") 2>"$tmp/err" >/dev/null
+	rc=$?
+	if [ "$rc" != "$code" ]; then
+		notok "bad/$prof + $map: exit $rc, expected $code ($(head -c 300 "$tmp/err"))"
+	elif ! grep -qF -- "$text" "$tmp/err"; then
+		notok "bad/$prof + $map: message '$(head -c 300 "$tmp/err")' lacks '$text'"
+	elif [ "$code" != 0 ] && { [ -e "$out" ] || ls -A "$tmp" | grep -q cgjit-tmp; }; then
+		notok "bad/$prof + $map: output file left behind"
+	else
+		ok "bad/$prof + $map: exit $code, '$text'"
+	fi
+done <"$bad/cases"
+
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]

@@ -192,8 +192,8 @@ static int parse_cost_list(struct cg_reader *r, const char *p, const char *end, 
 		size_t b = scan_blanks(&p, end);
 		if (p < end && b == 0)
 			return err(r, d, "expected a space after an event count", line, len);
-		if (b != 1 || (p == end && b))
-			*clean = 0;
+		if (p < end ? b != 1 : b != 0)
+			*clean = 0;   /* tabs, double or trailing spaces: re-encode rather than copy */
 	}
 	for (; n < r->nevents; n++)
 		out[n] = 0;

@@ -152,22 +152,60 @@ for my $k (keys %annot_expect) {
 check($arc == 0 && !@adiff && (scalar(keys %annot) > 0 || $no_jit), "callgrind_annotate shows the JIT functions with the same self costs ("
       . scalar(keys %annot) . " functions)" . (@adiff ? ": " . join('; ', @adiff[0 .. ($#adiff > 3 ? 3 : $#adiff)]) : ""));
 
-# 6. no function's inclusive cost (self + calls to others) exceeds its part's total, or
-# summary: where callgrind counted a little more there (cache simulation)
+# 6. no function's inclusive cost (self + calls to others) exceeds its part's total (or
+# summary:, where callgrind counted a little more there, with cache simulation), unless the
+# input already did: callgrind's call costs count recursive cycles more than once
+# (Builtins_Call'2 in node). For a JIT function the input's figure is the sum over the
+# pseudo-functions whose name or any of whose cost lines lie in its range (lines reached by
+# a jump move to the symbol owning their address).
 my %total;
 for (@tout) { my ($p, $e, $v) = split /\t/; chomp $v; push @{$total{$p}}, $v; }
 for my $p (keys %total) {
 	my $s = $summaries[$p - 1] or next;
 	for my $i (0 .. $#{$total{$p}}) { $total{$p}[$i] = $s->[$i] if ($s->[$i] // 0) > $total{$p}[$i]; }
 }
+my %contrib;   # "part\tpseudo-function" -> { symbol => 1 }
+for (@addrs) {
+	my ($part, $addr, $fn) = split /\t/;
+	my $o = owner(hex($addr));
+	$contrib{"$part\t$fn"}{$o} = 1 if defined $o;
+}
+my %in_incl;
+# The bound counts the input's self-calls too: code a function reached by a jump can call
+# the function back, which after the move is a call between two functions.
+my (undef, @incl_in) = run($cgcheck, '--inclusive-all', $in);
+for (@incl_in) {
+	chomp;
+	my ($part, $fn, $file, $obj, $c) = split /\t/;
+	addv($in_incl{"$part\t$fn\t$file\t$obj"} //= [], $c);
+	next unless $obj eq '???' && $fn =~ /^0x([0-9a-f]{16})/;
+	my %to = %{$contrib{"$part\t$fn"} // {}};
+	my $o = owner(hex($1));
+	$to{$o} = 1 if defined $o;
+	addv($in_incl{"$part\tjit\t$_"} //= [], $c) for keys %to;
+}
 my (undef, @incl) = run($cgcheck, '--inclusive', $out);
 my @over;
 for (@incl) {
 	chomp;
 	my ($part, $fn, $file, $obj, $c) = split /\t/;
+	(my $ob = $obj) =~ s{.*/}{};
+	my $key = "$part\t$fn\t$file\t$obj";
+	if ($map_base{$ob}) {
+		my $base = $fn;
+		for (my $i = rindex($fn, "'"); !$symname{$base} && $i > 0; $i = rindex($fn, "'", $i - 1)) {
+			$base = substr($fn, 0, $i);
+		}
+		$key = "$part\tjit\t$base";
+	}
 	my @c = split / /, $c;
-	for my $i (0 .. $#c) { push @over, "$fn ($c[$i] > $total{$part}[$i])" if $c[$i] > $total{$part}[$i]; }
+	for my $i (0 .. $#c) {
+		my $limit = $total{$part}[$i];
+		my $was = $in_incl{$key} ? ($in_incl{$key}[$i] // 0) : 0;
+		$limit = $was if $was > $limit;
+		push @over, "$fn ($c[$i] > $limit)" if $c[$i] > $limit;
+	}
 }
-check(!@over, "every function's inclusive cost stays within the total" . (@over ? ": @over[0..($#over > 3 ? 3 : $#over)]" : ""));
+check(!@over, "no function's inclusive cost exceeds the total, unless the input's already did" . (@over ? ": @over[0..($#over > 3 ? 3 : $#over)]" : ""));
 
 exit($failed ? 1 : 0);

@@ -189,6 +189,7 @@ static const char *kind_word[] = {"object", "file", "function"};
 enum { NEXT_SELF, NEXT_CALL, NEXT_JUMP };
 
 static bool opt_list, opt_totals, opt_incl, opt_addrs;
+static bool opt_self_calls;   /* --inclusive counts calls to itself too */
 static bool instr_first;  /* positions: starts with instr (absolute addresses in ???) */
 static int g_parts;      /* parts are numbered over all files */
 static unsigned g_gen;   /* id table generation, bumped at every part */
@@ -585,7 +586,7 @@ static void cost_line(const char *line)
 			callee->count += P.pend_count;
 			if (!callee->first_ref)
 				callee->first_ref = P.pend_line;
-			for (int i = 0; P.cfn != P.fn && i < P.nev; i++)
+			for (int i = 0; (opt_self_calls || P.cfn != P.fn) && i < P.nev; i++)
 				cur->out[i] += cost[i];
 		}
 		P.cob = P.cfile = -1; /* cfn stays, as in kcachegrind */
@@ -775,6 +776,7 @@ static void usage(FILE *o)
 		"Output lines are TAB separated, per part; functions sorted by name:\n"
 		"  --list        part name file object self-costs call-sites calls-count\n"
 		"  --addrs       part address function self-costs, per self cost line in object ???\n"
+		"  --inclusive-all  as --inclusive, counting calls to itself too\n"
 		"  --totals      part event sum-of-self-costs\n"
 		"  --inclusive   part name file object self+calls-to-others\n"
 		"  --max-errors N  print at most N problems (default 1000, 0 = all)\n"
@@ -798,6 +800,8 @@ int main(int argc, char **argv)
 			opt_incl = true;
 		else if (!strcmp(argv[i], "--addrs"))
 			opt_addrs = true;
+		else if (!strcmp(argv[i], "--inclusive-all"))
+			opt_incl = opt_self_calls = true;
 		else if (!strcmp(argv[i], "--max-errors") && i + 1 < argc &&
 			 parse_num((s = argv[i + 1], &s), &g_maxshow) && !*s)
 			i++;

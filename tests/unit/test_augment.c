@@ -1,0 +1,193 @@
+/* Unit tests for augment.c (resolution and rewriting) on small hand-written profiles:
+ * which names are JIT code, fragments merged, folded pseudo-calls, moved lines with a
+ * synthetic call, 'N and 'caller parts, parts, default output names. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "augment.h"
+#include "diag.h"
+#include "helpers.h"
+#include "report.h"
+
+#define HDR "# callgrind format\nversion: 1\ncreator: callgrind-3.19.0\npid: 9\ncmd: x\npart: 1\n"
+
+static struct report rep;
+
+/* Augments PROFILE with MAP; returns the output text (malloc'd). */
+static char *augment(const char *profile, const char *map, int keep)
+{
+	char *pin = tmp_file(profile), *pmap = tmp_file(map);
+	char out[] = "/tmp/cgjit-aout-XXXXXX";
+	close(mkstemp(out));
+	const char *maps[1] = { pmap };
+	struct augment_opts o = { 0 };
+	o.profile = pin;
+	o.symfiles = maps;
+	o.nsymfiles = 1;
+	o.output = out;
+	o.keep_addresses = keep;
+	o.max_line = 1 << 20;
+	struct diag d = { 0 };
+	if (augment_run(&o, &rep, &d) < 0)
+		fail_msg("augment failed: %s", d.msg);
+	char *s = slurp(out);
+	unlink(out);
+	unlink(pin);
+	unlink(pmap);
+	free(pin);
+	free(pmap);
+	return s;
+}
+
+static int count(const char *hay, const char *needle)
+{
+	int n = 0;
+	for (const char *p = hay; (p = strstr(p, needle)); p++)
+		n++;
+	return n;
+}
+
+static const char map1[] =
+	"10000000 100 jit_A(/src/a.raku:10)\n"
+	"10000100 100 JS:*jit_B /src/b.js:3:7\n"
+	"10000200 100 int C.c(int)\n";
+
+static void test_augment__candidates_only(void **state)
+{
+	(void)state;
+	/* 0x...10000000 in a named object is an ELF offset; 0x...20000000 in ??? is outside
+	 * every range (a PLT stub, say): both stay as written. */
+	char *s = augment(HDR "positions: line\nevents: Ir\nsummary: 7\n"
+			  "ob=(1) /bin/prog\nfl=(1) prog.c\nfn=(1) 0x0000000010000000\n0 1\n"
+			  "ob=(2) ???\nfl=(2) ???\nfn=(2) 0x0000000020000000\n0 2\n"
+			  "fn=(3) 0x0000000010000000\n0 4\ntotals: 7\n", map1, 0);
+	assert_int_equal(count(s, "fn=(1) 0x0000000010000000\n"), 1);
+	assert_int_equal(count(s, "0x0000000020000000"), 1);
+	assert_int_equal(count(s, "jit_A(/src/a.raku:10)"), 1);
+	assert_int_equal(rep.pseudo_functions, 2);
+	assert_int_equal(rep.resolved, 1);
+	assert_int_equal(rep.events[0].jit, 4);
+	assert_int_equal(rep.events[0].unknown, 2);
+	free(s);
+}
+
+static void test_augment__fragments_fold(void **state)
+{
+	(void)state;
+	/* A is entered at its start and at +0x40 (two pseudo-functions); the pseudo-call
+	 * between them is folded; A's callers keep calling one identity defined on cfn=. */
+	char *s = augment(HDR "positions: instr line\nevents: Ir\nsummary: 16\n"
+			  "ob=(1) /bin/prog\nfl=(1) prog.c\nfn=(1) main\n0x400 5 1\n"
+			  "cob=(2) ???\ncfi=(2) ???\ncfn=(3) 0x0000000010000000\ncalls=1 0x10000000 0\n0x404 6 15\n"
+			  "ob=(2)\nfl=(2)\nfn=(3)\n0x10000000 0 5\n"
+			  "cfn=(4) 0x0000000010000040\ncalls=1 0x10000040 0\n0x10000004 0 10\n"
+			  "fn=(4)\n0x10000040 0 10\ntotals: 16\n", map1, 0);
+	assert_int_equal(rep.pseudo_calls_removed, 1);
+	assert_int_equal(count(s, "calls="), 1);
+	/* defined at the call site, with the object and file its body gets */
+	assert_non_null(strstr(s, "cfi=(2) /src/a.raku\ncfn=(2) jit_A(/src/a.raku:10)\n"));
+	assert_non_null(strstr(s, "ob=(2)\nfl=(2)\nfn=(2)\n0x10000000 10 5\n"));   /* line from the name */
+	assert_int_equal(count(s, "\nfn=("), 2);   /* main and one body for both fragments */
+	assert_int_equal(rep.events[0].jit, 15);
+	free(s);
+}
+
+static void test_augment__tail_jump_moves_with_synthetic_call(void **state)
+{
+	(void)state;
+	/* A's block holds code of B (reached by a tail jump) and code outside every range. */
+	char *s = augment(HDR "positions: instr line\nevents: Ir\nsummary: 30\n"
+			  "ob=(1) ???\nfl=(1) ???\nfn=(1) 0x0000000010000000\n"
+			  "0x10000000 0 1\n+8 0 2\n0x10000104 0 20\n+2 0 3\n0x30000000 0 4\ntotals: 30\n", map1, 0);
+	assert_int_equal(rep.lines_moved, 2);
+	assert_int_equal(rep.synthetic_calls, 1);
+	assert_non_null(strstr(s, "# cgjit: synthetic call"));
+	/* The synthetic call runs from A's last line before the move to B's first moved line,
+	 * with the moved cost as inclusive cost and its first line's Ir as count. */
+	assert_non_null(strstr(s, "fn=(2) JS:*jit_B /src/b.js:3:7\n0x10000104 3 20\n"));
+	assert_non_null(strstr(s, "cfn=(2)\ncalls=20 0x10000104 3\n0x10000008 * 23\n"));
+	assert_non_null(strstr(s, "0x30000000 10 4\n"));   /* outside every range: stays in A */
+	assert_int_equal(rep.events[0].jit, 30);
+	free(s);
+}
+
+static void test_augment__suffixes(void **state)
+{
+	(void)state;
+	char *s = augment(HDR "positions: line\nevents: Ir\nsummary: 3\n"
+			  "ob=(1) ???\nfl=(1) ???\nfn=(1) 0x0000000010000200'2\n0 1\n"
+			  "fn=(2) 0x0000000010000100'0x0000000010000000'main\n0 1\n"
+			  "ob=(2) /lib/libc.so\nfl=(2) x.c\nfn=(3) memcpy'0x0000000010000200'0x0000000099999999\n0 1\n"
+			  "totals: 3\n", map1, 0);
+	assert_non_null(strstr(s, "fn=(1) int C.c(int)'2\n"));
+	assert_non_null(strstr(s, "fn=(2) JS:*jit_B /src/b.js:3:7'jit_A(/src/a.raku:10)'main\n"));
+	assert_non_null(strstr(s, "fn=(3) memcpy'int C.c(int)'0x0000000099999999\n"));
+	assert_int_equal(rep.renamed_callers, 1);
+	free(s);
+}
+
+static void test_augment__same_name_merges_or_keeps_addresses(void **state)
+{
+	(void)state;
+	static const char map[] = "10000000 100 f(x.raku:1)\n10000100 100 f(x.raku:1)\n";
+	static const char prof[] = HDR "positions: line\nevents: Ir\nsummary: 3\n"
+		"ob=(1) ???\nfl=(1) ???\nfn=(1) 0x0000000010000000\n0 1\n"
+		"cfn=(2) 0x0000000010000100\ncalls=1 0\n0 2\nfn=(2)\n0 2\ntotals: 3\n";
+	char *s = augment(prof, map, 0);
+	assert_int_equal(count(s, "f(x.raku:1)"), 1);
+	assert_int_equal(count(s, "calls="), 0);    /* a re-compilation calling itself: folded */
+	free(s);
+	s = augment(prof, map, 1);
+	assert_non_null(strstr(s, "f(x.raku:1) [0x10000000]"));
+	assert_non_null(strstr(s, "cfn=(2) f(x.raku:1) [0x10000100]\n"));
+	assert_int_equal(count(s, "calls="), 1);
+	free(s);
+}
+
+static void test_augment__parts_define_ids_again(void **state)
+{
+	(void)state;
+	char *s = augment(HDR "positions: line\nevents: Ir\nsummary: 1\n"
+			  "ob=(1) ???\nfl=(1) ???\nfn=(1) 0x0000000010000000\n0 1\ntotals: 1\n"
+			  "part: 2\npositions: line\nevents: Ir\nsummary: 2\n"
+			  "ob=(1) ???\nfl=(1) ???\nfn=(1) 0x0000000010000000\n0 2\ntotals: 2\n", map1, 0);
+	assert_int_equal(count(s, "fn=(1) jit_A(/src/a.raku:10)\n"), 2);
+	assert_int_equal(rep.parts, 2);
+	assert_int_equal(rep.events[0].total, 3);
+	free(s);
+}
+
+static void test_augment__default_output(void **state)
+{
+	(void)state;
+	char *o = augment_default_output("dir/callgrind.out.1234");
+	assert_string_equal(o, "dir/callgrind.out.jit.1234");
+	free(o);
+	o = augment_default_output("callgrind.out.1234.2-01.zst");
+	assert_string_equal(o, "callgrind.out.jit.1234.2-01.zst");
+	free(o);
+	o = augment_default_output("/x/callgrind.out");
+	assert_string_equal(o, "/x/callgrind.jit.out");
+	free(o);
+	o = augment_default_output("prof.txt");
+	assert_string_equal(o, "jit.prof.txt");
+	free(o);
+	assert_null(augment_default_output("-"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_augment__candidates_only),
+		cmocka_unit_test(test_augment__fragments_fold),
+		cmocka_unit_test(test_augment__tail_jump_moves_with_synthetic_call),
+		cmocka_unit_test(test_augment__suffixes),
+		cmocka_unit_test(test_augment__same_name_merges_or_keeps_addresses),
+		cmocka_unit_test(test_augment__parts_define_ids_again),
+		cmocka_unit_test(test_augment__default_output),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

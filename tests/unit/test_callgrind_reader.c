@@ -1,0 +1,301 @@
+/* Unit tests for callgrind_reader.c: each line kind, compression, parts, contexts. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "callgrind_reader.h"
+#include "diag.h"
+#include "helpers.h"
+#include "io.h"
+
+struct fixture {
+	char *path;
+	struct input *in;
+	struct cg_reader *r;
+	struct diag d;
+};
+
+static void open_text(struct fixture *f, const char *text)
+{
+	memset(f, 0, sizeof(*f));
+	f->path = tmp_file(text);
+	f->in = input_open(f->path, &f->d);
+	assert_non_null(f->in);
+	f->r = cg_reader_new(f->in, 1 << 20);
+}
+
+static void close_text(struct fixture *f)
+{
+	cg_reader_free(f->r);
+	input_close(f->in);
+	unlink(f->path);
+	free(f->path);
+}
+
+/* Reads records until one of KIND; fails on error or end. */
+static void next_of(struct fixture *f, enum cg_kind kind, struct cg_record *rec)
+{
+	for (;;) {
+		int rc = cg_reader_next(f->r, rec, &f->d);
+		if (rc != 1)
+			fail_msg("expected a record, got %d: %s", rc, f->d.msg);
+		if (rec->kind == kind)
+			return;
+	}
+}
+
+/* Reads to the end; returns the last rc and leaves the message in f->d. */
+static int drain(struct fixture *f)
+{
+	struct cg_record rec;
+	int rc;
+	while ((rc = cg_reader_next(f->r, &rec, &f->d)) == 1)
+		;
+	return rc;
+}
+
+static const char *fn_name(struct fixture *f, uint32_t fn)
+{
+	return cg_names_get_fn(cg_reader_names(f->r), fn)->name;
+}
+
+static const char *obj_of(struct fixture *f, uint32_t fn)
+{
+	const struct cg_names *n = cg_reader_names(f->r);
+	return cg_names_get(n, SP_OBJ, cg_names_get_fn(n, fn)->obj)->str;
+}
+
+static const char *file_of(struct fixture *f, uint32_t fn)
+{
+	const struct cg_names *n = cg_reader_names(f->r);
+	return cg_names_get(n, SP_FILE, cg_names_get_fn(n, fn)->file)->str;
+}
+
+#define HDR "# callgrind format\nversion: 1\ncreator: callgrind-3.19.0\npid: 7\ncmd: x\npart: 1\n"
+
+static void test_callgrind_reader__subpositions(void **state)
+{
+	(void)state;
+	struct fixture f;
+	open_text(&f, HDR "positions: instr line\nevents: Ir Dr\nsummary: 10\n"
+		      "ob=(1) /bin/x\nfl=(1) x.c\nfn=(1) main\n"
+		      "0x1000 5 1 2\n+4 * 2\n-2 +3 3\n* -1\n0x20 0x10 4 0x5\ntotals: 10 7\n");
+	struct cg_record rec;
+	next_of(&f, CG_COST, &rec);
+	assert_int_equal(rec.pos[0], 0x1000);
+	assert_int_equal(rec.pos[1], 5);
+	assert_int_equal(rec.costs[0], 1);
+	assert_int_equal(rec.costs[1], 2);
+	assert_true(rec.clean);
+	next_of(&f, CG_COST, &rec);
+	assert_int_equal(rec.pos[0], 0x1004);
+	assert_int_equal(rec.pos[1], 5);
+	assert_int_equal(rec.costs[1], 0);   /* missing trailing events are 0 */
+	next_of(&f, CG_COST, &rec);
+	assert_int_equal(rec.pos[0], 0x1002);
+	assert_int_equal(rec.pos[1], 8);
+	assert_int_equal(rec.prev_pos[0], 0x1004);
+	next_of(&f, CG_COST, &rec);
+	assert_int_equal(rec.pos[0], 0x1002);
+	assert_int_equal(rec.pos[1], 7);
+	next_of(&f, CG_COST, &rec);
+	assert_int_equal(rec.pos[0], 0x20);
+	assert_int_equal(rec.pos[1], 16);
+	assert_int_equal(rec.costs[1], 5);
+	assert_false(rec.clean);   /* hex in a cost: callgrind_annotate reads decimal only */
+	next_of(&f, CG_TOTALS, &rec);
+	assert_int_equal(drain(&f), 0);
+	close_text(&f);
+}
+
+static void test_callgrind_reader__three_id_spaces(void **state)
+{
+	(void)state;
+	struct fixture f;
+	/* id 1 names an object, a file and a function at once; the JIT name is first
+	 * defined on cfn= with the implicit object of the caller (callgrind-format.md 1.4). */
+	open_text(&f, HDR "positions: line\nevents: Ir\nsummary: 3\n"
+		      "ob=(1) ???\nfl=(1) ???\nfn=(1) 0x0000000010000000\n0 1\n"
+		      "cfn=(2) 0x0000000010000100\ncalls=1 0\n0 2\n"
+		      "fn=(2)\n0 2\ntotals: 3\n");
+	struct cg_record rec;
+	next_of(&f, CG_FN, &rec);
+	assert_string_equal(fn_name(&f, rec.fn), "0x0000000010000000");
+	next_of(&f, CG_CALL, &rec);
+	assert_string_equal(fn_name(&f, rec.callee), "0x0000000010000100");
+	assert_string_equal(obj_of(&f, rec.callee), "???");
+	assert_string_equal(file_of(&f, rec.callee), "???");
+	assert_int_equal(rec.count, 1);
+	assert_int_equal(rec.costs[0], 2);
+	uint32_t callee = rec.callee;
+	next_of(&f, CG_FN, &rec);
+	assert_int_equal(rec.fn, callee);   /* the reference binds to the definition */
+	assert_int_equal(drain(&f), 0);
+	close_text(&f);
+}
+
+static void test_callgrind_reader__binding_at_definition(void **state)
+{
+	(void)state;
+	struct fixture f;
+	/* foo is defined at a call site with cob/cfi; fn=(2) under another ob/fl still means
+	 * that identity (kcachegrind's rule, callgrind-format.md 3.1). */
+	open_text(&f, HDR "positions: line\nevents: Ir\nsummary: 2\n"
+		      "ob=(1) /a\nfl=(1) a.c\nfn=(1) main\n1 1\n"
+		      "cob=(2) /jit\ncfi=(2) j.c\ncfn=(2) foo\ncalls=1 3\n1 1\n"
+		      "ob=(3) /other\nfl=(3) other.c\nfn=(2)\n3 1\ntotals: 2\n");
+	struct cg_record rec;
+	next_of(&f, CG_CALL, &rec);
+	next_of(&f, CG_FN, &rec);
+	assert_string_equal(fn_name(&f, rec.fn), "foo");
+	assert_string_equal(obj_of(&f, rec.fn), "/jit");
+	assert_string_equal(file_of(&f, rec.fn), "j.c");
+	next_of(&f, CG_COST, &rec);
+	const struct cg_names *n = cg_reader_names(f.r);
+	assert_string_equal(cg_names_get(n, SP_FILE, rec.file)->str, "other.c");
+	assert_int_equal(drain(&f), 0);
+	close_text(&f);
+}
+
+static void test_callgrind_reader__uncompressed_and_fi(void **state)
+{
+	(void)state;
+	struct fixture f;
+	open_text(&f, HDR "positions: line\nevents: Ir\nsummary: 3\n"
+		      "ob=/a\nfl=a.c\nfn=main\n1 1\nfi=inl.h\n2 1\nfe=a.c\n"
+		      "cfn=callee\ncalls=2 9\n3 5\n4 1\nfn=callee\n9 0\ntotals: 3\n");
+	struct cg_record rec;
+	next_of(&f, CG_COST, &rec);
+	next_of(&f, CG_COST, &rec);
+	const struct cg_names *n = cg_reader_names(f.r);
+	assert_string_equal(cg_names_get(n, SP_FILE, rec.file)->str, "inl.h");
+	next_of(&f, CG_CALL, &rec);
+	assert_string_equal(cg_names_get(n, SP_FILE, rec.file)->str, "a.c");
+	assert_int_equal(rec.target[0], 9);
+	assert_int_equal(rec.pos[0], 3);
+	uint32_t callee = rec.callee;
+	next_of(&f, CG_COST, &rec);
+	assert_int_equal(rec.pos[0], 4);
+	next_of(&f, CG_FN, &rec);
+	assert_int_equal(rec.fn, callee);   /* same name, object and file: same identity */
+	assert_int_equal(drain(&f), 0);
+	close_text(&f);
+}
+
+static void test_callgrind_reader__parts_reset_ids(void **state)
+{
+	(void)state;
+	struct fixture f;
+	open_text(&f, HDR "positions: line\nevents: Ir\nsummary: 1\n"
+		      "ob=(1) /a\nfl=(1) a.c\nfn=(1) main\n1 1\ntotals: 1\n"
+		      "part: 2\npositions: instr\nevents: Ir\nsummary: 2\n"
+		      "ob=(1) /b\nfl=(1) b.c\nfn=(1) other\n0x10 2\ntotals: 2\n");
+	struct cg_record rec;
+	next_of(&f, CG_TOTALS, &rec);
+	next_of(&f, CG_HEADER, &rec);
+	assert_true(rec.new_part);
+	assert_int_equal(rec.key, HK_PART);
+	next_of(&f, CG_FN, &rec);
+	assert_string_equal(fn_name(&f, rec.fn), "other");
+	assert_int_equal(cg_reader_pos_index(f.r, POS_INSTR), 0);
+	assert_int_equal(cg_reader_pos_index(f.r, POS_LINE), -1);
+	assert_int_equal(cg_reader_part_count(f.r), 2);
+	assert_int_equal(drain(&f), 0);
+	close_text(&f);
+}
+
+static void test_callgrind_reader__jumps_and_crlf(void **state)
+{
+	(void)state;
+	struct fixture f;
+	open_text(&f, HDR "positions: instr line\r\nevents: Ir\r\nsummary: 1\r\n"
+		      "ob=(1) ???\r\nfl=(1) ???\r\nfn=(1) 0x0000000010000000\r\n0x10000000 0 1\r\n"
+		      "jcnd=19800/20000 +9 0\r\n+4 0\r\njump=50 0x10000204 0\r\n* 0\r\ntotals: 1\r\n");
+	struct cg_record rec;
+	next_of(&f, CG_JUMP, &rec);
+	assert_true(rec.conditional);
+	assert_int_equal(rec.followed, 19800);
+	assert_int_equal(rec.count, 20000);
+	assert_int_equal(rec.target[0], 0x10000009);
+	assert_int_equal(rec.pos[0], 0x10000004);
+	next_of(&f, CG_JUMP, &rec);
+	assert_false(rec.conditional);
+	assert_int_equal(rec.count, 50);
+	assert_int_equal(rec.target[0], 0x10000204);
+	assert_int_equal(rec.callee, rec.fn);
+	assert_int_equal(drain(&f), 0);
+	close_text(&f);
+}
+
+static void test_callgrind_reader__long_line_and_context_names(void **state)
+{
+	(void)state;
+	char *big = malloc(300000);
+	int n = sprintf(big, HDR "positions: line\nevents: Ir\nsummary: 1\nob=(1) ???\nfl=(1) ???\nfn=(1) ");
+	memset(big + n, 'a', 200000);
+	n += 200000;
+	n += sprintf(big + n, "'0x0000000010000000'main\n0 1\ntotals: 1\n");
+	struct fixture f;
+	open_text(&f, big);
+	struct cg_record rec;
+	next_of(&f, CG_FN, &rec);
+	assert_int_equal(strlen(fn_name(&f, rec.fn)), 200000 + strlen("'0x0000000010000000'main"));
+	assert_int_equal(drain(&f), 0);
+	close_text(&f);
+	free(big);
+}
+
+struct bad_case {
+	const char *text;
+	const char *msg;
+};
+
+static void test_callgrind_reader__errors(void **state)
+{
+	(void)state;
+	static const struct bad_case cases[] = {
+		{ HDR "events: Ir\nob=(1) x\nfl=(1) x\nfn=(1) f\ncfn=(2) g\ncalls=1 0\nfn=(1)\ntotals: 0\n",
+		  ":13: expected the cost line of the call before it, got 'fn=(1)'" },
+		{ HDR "events: Ir\nob=(1) x\nfl=(1) x\nfn=(3)\n", ":10: function id (3) is used before it is defined" },
+		{ HDR "events: Ir\nob=(1) x\nfl=(1) x\nfn=(1) f\n1 5\ntotals: 6\n",
+		  ":12: 'totals:' gives 6 for event Ir, but the cost lines of part 1 add up to 5" },
+		{ HDR "events: Ir\nob=(1) x\nfl=(1) x\nfn=(1) f\n1 5\n", ":11: the file ends inside part 1" },
+		{ HDR "events: Ir\nob=(1) x\nfl=(1) x\nfn=(1) f\n1\t5\ntotals: 5\n", NULL },   /* tabs are fine */
+		{ HDR "events: Ir\nob=(1) x\nfn=(1) f\nob=(2) y\n1 5\ntotals: 5\n", ":11: cost line before any 'fn='" },
+		{ HDR "events: Ir\nob=(1) x\nfl=(1) x\nfn=(1) f\n1 5\npart: 2\n", "'part: 2' starts a new part, but part 1 has no 'totals:'" },
+		{ "desc: I1 cache: 1\ncmd: x\nevents: Ir\nfl=x.c\nfn=f\n0 5\nsummary: 5\n", "this is cachegrind output" },
+		{ HDR "events: Ir\nob=(1) x\nfl=(1) x\nfn=(1) f\nbb=3\n", "--dump-bbs=yes" },
+		{ HDR "positions: instr\nevents: Ir\nob=(1) x\nfl=(1) x\nfn=(1) f\n0x10 1\n-0x20 1\n", "relative position goes below 0" },
+		{ HDR "events: Ir\nob=(1) x\nfl=(1) x\nfn=(1) f\n99999999999999999999 1\n", "expected a position" },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct fixture f;
+		open_text(&f, cases[i].text);
+		int rc = drain(&f);
+		if (!cases[i].msg) {
+			assert_int_equal(rc, 0);
+		} else {
+			assert_int_equal(rc, -1);
+			if (!strstr(f.d.msg, cases[i].msg))
+				fail_msg("case %zu: '%s' lacks '%s'", i, f.d.msg, cases[i].msg);
+		}
+		close_text(&f);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_callgrind_reader__subpositions),
+		cmocka_unit_test(test_callgrind_reader__three_id_spaces),
+		cmocka_unit_test(test_callgrind_reader__binding_at_definition),
+		cmocka_unit_test(test_callgrind_reader__uncompressed_and_fi),
+		cmocka_unit_test(test_callgrind_reader__parts_reset_ids),
+		cmocka_unit_test(test_callgrind_reader__jumps_and_crlf),
+		cmocka_unit_test(test_callgrind_reader__long_line_and_context_names),
+		cmocka_unit_test(test_callgrind_reader__errors),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,130 @@
+/* Unit tests for callgrind_writer.c: ids defined at first use, implicit cob/cfi only when
+ * they equal the callee's identity, fi/fe, position compression, raw copy. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "callgrind_writer.h"
+#include "diag.h"
+#include "helpers.h"
+#include "io.h"
+
+static char *run_writer(void (*body)(struct cgw *w))
+{
+	char path[] = "/tmp/cgjit-wtest-XXXXXX";
+	int fd = mkstemp(path);
+	close(fd);
+	struct diag d = { 0 };
+	struct output *o = output_open(path, &d);
+	assert_non_null(o);
+	struct cgw *w = cgw_new(o);
+	cgw_part_begin(w);
+	enum cg_pos_kind kinds[2] = { POS_INSTR, POS_LINE };
+	cgw_layout(w, 2, kinds, 2);
+	body(w);
+	assert_int_equal(cgw_flush(w, &d), 0);
+	cgw_free(w);
+	assert_int_equal(output_commit(o, &d), 0);
+	char *s = slurp(path);
+	unlink(path);
+	return s;
+}
+
+static void body_calls(struct cgw *w)
+{
+	uint32_t libc = cgw_obj(w, "/lib/libc.so", 12), jit = cgw_obj(w, "perf-1.map", 10);
+	uint32_t cfile = cgw_file(w, "a.c", 3), jfile = cgw_file(w, "/src/a.js", 9);
+	uint32_t main_fn = cgw_fn(w, "main", 4, libc, cfile);
+	uint32_t jf = cgw_fn(w, "JS:*f /src/a.js:3:1", 19, jit, jfile);
+	uint32_t helper = cgw_fn(w, "helper", 6, libc, cfile);
+	uint64_t p1[2] = { 0x1000, 10 }, p2[2] = { 0x1004, 10 }, t[2] = { 0x7000, 3 };
+	uint64_t c1[2] = { 5, 0 }, c2[2] = { 100, 7 };
+	cgw_cost(w, main_fn, cfile, p1, c1, NULL, 0, NULL);
+	cgw_call(w, main_fn, cfile, jf, 2, t, p2, c2, NULL);       /* other object and file */
+	cgw_call(w, main_fn, cfile, helper, 1, p1, p2, c1, "note"); /* same object and file */
+	uint64_t p3[2] = { 0x7000, 3 };
+	cgw_cost(w, jf, jfile, p3, c1, NULL, 0, NULL);
+	cgw_cost(w, main_fn, cgw_file(w, "inl.h", 5), p1, c1, NULL, 0, NULL);
+	cgw_cost(w, main_fn, cfile, p2, c1, NULL, 0, NULL);
+}
+
+static void test_callgrind_writer__ids_and_contexts(void **state)
+{
+	(void)state;
+	char *s = run_writer(body_calls);
+	assert_string_equal(s,
+		"ob=(1) /lib/libc.so\n"
+		"fl=(1) a.c\n"
+		"fn=(1) main\n"
+		"0x1000 10 5\n"
+		"cob=(2) perf-1.map\n"
+		"cfi=(2) /src/a.js\n"
+		"cfn=(2) JS:*f /src/a.js:3:1\n"
+		"calls=2 0x7000 3\n"
+		"+4 * 100 7\n"
+		"# note\n"
+		"cfn=(3) helper\n"
+		"calls=1 0x1000 10\n"
+		"* * 5\n"
+		"ob=(2)\n"
+		"fl=(2)\n"
+		"fn=(2)\n"
+		"0x7000 3 5\n"
+		"ob=(1)\n"
+		"fl=(1)\n"
+		"fn=(1)\n"
+		"fi=(3) inl.h\n"
+		"0x1000 10 5\n"
+		"fe=(1)\n"
+		"+4 * 5\n");
+	free(s);
+}
+
+static void body_raw(struct cgw *w)
+{
+	uint32_t o = cgw_obj(w, "x", 1), f = cgw_file(w, "x.c", 3);
+	uint32_t fn = cgw_fn(w, "f", 1, o, f);
+	uint64_t p1[2] = { 0x10, 1 }, p2[2] = { 0x12, 1 }, c[2] = { 1, 2 };
+	cgw_cost(w, fn, f, p1, c, "RAW-NOT-COPIED", 14, p2);   /* first line: base unknown */
+	cgw_cost(w, fn, f, p2, c, "+2 * 1 2", 8, p1);          /* bases agree: copied */
+	const uint64_t *sums = cgw_sums(w);
+	assert_int_equal(sums[0], 2);
+	assert_int_equal(sums[1], 4);
+}
+
+static void test_callgrind_writer__raw_copy_needs_same_base(void **state)
+{
+	(void)state;
+	char *s = run_writer(body_raw);
+	assert_string_equal(s, "ob=(1) x\nfl=(1) x.c\nfn=(1) f\n0x10 1 1 2\n+2 * 1 2\n");
+	free(s);
+}
+
+static void body_jump(struct cgw *w)
+{
+	uint32_t o = cgw_obj(w, "j", 1), o2 = cgw_obj(w, "k", 1), f = cgw_file(w, "???", 3);
+	uint32_t a = cgw_fn(w, "a", 1, o, f), b = cgw_fn(w, "b", 1, o, f), c = cgw_fn(w, "c", 1, o2, f);
+	uint64_t p[2] = { 0x10, 0 }, t[2] = { 0x20, 0 };
+	assert_int_equal(cgw_jump(w, a, f, b, f, 1, 3, 4, t, p), 0);
+	assert_int_equal(cgw_jump(w, a, f, c, f, 0, 0, 4, t, p), -1);   /* across objects */
+}
+
+static void test_callgrind_writer__jumps(void **state)
+{
+	(void)state;
+	char *s = run_writer(body_jump);
+	assert_string_equal(s, "ob=(1) j\nfl=(1) ???\nfn=(1) a\njfn=(2) b\njcnd=3/4 0x20 0\n0x10 0\n");
+	free(s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_callgrind_writer__ids_and_contexts),
+		cmocka_unit_test(test_callgrind_writer__raw_copy_needs_same_base),
+		cmocka_unit_test(test_callgrind_writer__jumps),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,122 @@
+/* Unit tests for perfmap.c: the line shapes producers write, and what is refused. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "diag.h"
+#include "helpers.h"
+#include "perfmap.h"
+#include "symtab.h"
+
+static void parses(const char *line, uint64_t start, uint64_t size, const char *name)
+{
+	uint64_t s, z;
+	const char *n, *what;
+	size_t nl;
+	if (perfmap_parse_line(line, strlen(line), &s, &z, &n, &nl, &what) < 0)
+		fail_msg("'%s' refused: %s", line, what);
+	assert_int_equal(s, start);
+	assert_int_equal(z, size);
+	assert_int_equal(nl, strlen(name));
+	assert_memory_equal(n, name, nl);
+}
+
+static void refuses(const char *line, const char *expect)
+{
+	uint64_t s, z;
+	const char *n, *what;
+	size_t nl;
+	assert_int_equal(perfmap_parse_line(line, strlen(line), &s, &z, &n, &nl, &what), -1);
+	assert_non_null(strstr(what, expect));
+}
+
+static void test_perfmap__producer_shapes(void **state)
+{
+	(void)state;
+	parses("7ff7f5fc6180 180 JS:*fib /path/to/a.js:1:13", 0x7ff7f5fc6180, 0x180, "JS:*fib /path/to/a.js:1:13");
+	parses("0x00007ff018ec7620 0x0000000000000218 int H.f(int)", 0x7ff018ec7620, 0x218, "int H.f(int)");
+	parses("7f7bdf626000 1abd f(-e:1)", 0x7f7bdf626000, 0x1abd, "f(-e:1)");
+	parses("7f18579ed000 b py::_find_and_load:<frozen importlib._bootstrap>", 0x7f18579ed000, 0xb,
+	       "py::_find_and_load:<frozen importlib._bootstrap>");
+	parses("10 2 ab", 0x10, 2, "ab");                         /* names shorter than 3 */
+	parses("10  2\tname with  spaces  \r", 0x10, 2, "name with  spaces");
+	parses("0X10 0X2 (1)x", 0x10, 2, "(1)x");
+	parses("  10 2 x", 0x10, 2, "x");
+}
+
+static void test_perfmap__refused(void **state)
+{
+	(void)state;
+	refuses("zz 10 x", "START in hex");
+	refuses("10g 10 x", "space after START");
+	refuses("10 x", "SIZE in hex");
+	refuses("10 10", "symbol name");
+	refuses("10 10   ", "symbol name");
+	refuses("10 10x name", "space after SIZE");
+	refuses("11111111111111111 1 x", "START in hex");   /* 17 hex digits overflow */
+}
+
+static void test_perfmap__read_file(void **state)
+{
+	(void)state;
+	char *path = tmp_file("1000 10 a\n\n1008 10 b\r\n2000 0 empty\n3000 8 last-unterminated");
+	struct symtab *st = symtab_new();
+	struct perfmap_stats ps;
+	struct diag d = { 0 };
+	assert_int_equal(perfmap_read(st, path, "obj", 1 << 16, &ps, &d), 0);
+	assert_int_equal(ps.lines, 5);
+	assert_int_equal(ps.entries, 3);
+	assert_int_equal(ps.empty_lines, 1);
+	assert_int_equal(ps.zero_size, 1);
+	assert_true(ps.unterminated);
+	symtab_finish(st);
+	assert_string_equal(symtab_symbol(st, symtab_lookup(st, 0x1007)->sym)->name, "a");
+	assert_string_equal(symtab_symbol(st, symtab_lookup(st, 0x1008)->sym)->name, "b");
+	assert_string_equal(symtab_symbol(st, symtab_lookup(st, 0x3007)->sym)->name, "last-unterminated");
+	symtab_free(st);
+	unlink(path);
+	free(path);
+}
+
+static void test_perfmap__errors_name_file_and_line(void **state)
+{
+	(void)state;
+	char *path = tmp_file("1000 10 a\nthis is not a map\n");
+	struct symtab *st = symtab_new();
+	struct perfmap_stats ps;
+	struct diag d = { 0 };
+	assert_int_equal(perfmap_read(st, path, "obj", 1 << 16, &ps, &d), -1);
+	char expect[256];
+	snprintf(expect, sizeof(expect), "%s:2: expected 'START SIZE NAME' with START in hex, got 'this is not a map'", path);
+	assert_string_equal(d.msg, expect);
+	symtab_free(st);
+	unlink(path);
+	free(path);
+	path = tmp_file_n("1000 10 a\x00" "b\n", 12);
+	st = symtab_new();
+	memset(&d, 0, sizeof(d));
+	assert_int_equal(perfmap_read(st, path, "obj", 1 << 16, &ps, &d), -1);
+	if (!strstr(d.msg, ":1: NUL byte"))
+		fail_msg("%s", d.msg);
+	symtab_free(st);
+	unlink(path);
+	free(path);
+	st = symtab_new();
+	memset(&d, 0, sizeof(d));
+	assert_int_equal(perfmap_read(st, "/nonexistent/perf-1.map", "obj", 1 << 16, &ps, &d), -1);
+	assert_string_equal(d.msg, "/nonexistent/perf-1.map: cannot open: No such file or directory");
+	symtab_free(st);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_perfmap__producer_shapes),
+		cmocka_unit_test(test_perfmap__refused),
+		cmocka_unit_test(test_perfmap__read_file),
+		cmocka_unit_test(test_perfmap__errors_name_file_and_line),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

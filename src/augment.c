@@ -210,7 +210,9 @@ static struct fnres *resolve(struct run *u, uint32_t fn)
 			return x;
 		}
 	}
-	x->out = cgw_fn(u->w, f->name, f->len, o, file);
+	/* Input identities are distinct (cg_names interns them), so the writer can borrow the
+	 * reader's copy of the name: both are cleared together at the next part. */
+	x->out = cgw_fn_borrowed(u->w, f->name, f->len, o, file);
 	return x;
 }
 

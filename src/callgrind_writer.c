@@ -26,9 +26,14 @@ struct cgw {
 	struct diag err;
 	uint64_t bytes;
 
-	struct table objs, files, fnkeys;
-	struct cgw_fn *fns;
-	size_t fns_cap;
+	struct table objs, files;
+	struct strtab fnkeys;       /* interned identities -> index into fns */
+	uint32_t *fnkey_fn;
+	size_t fnkey_cap;
+	struct cgw_fn *fns;         /* every identity, interned or borrowed */
+	uint32_t *fn_id;            /* output id, 0 = not written yet */
+	size_t nfns, fns_cap, fn_id_cap;
+	uint32_t next_fn_id;
 
 	unsigned npos, nevents;
 	enum cg_pos_kind kinds[CG_MAX_POS];
@@ -63,7 +68,7 @@ struct cgw *cgw_new(struct output *out)
 	w->buf = xmalloc(w->cap);
 	table_init(&w->objs);
 	table_init(&w->files);
-	table_init(&w->fnkeys);
+	strtab_init(&w->fnkeys);
 	return w;
 }
 
@@ -74,8 +79,10 @@ void cgw_free(struct cgw *w)
 	free(w->buf);
 	table_free(&w->objs);
 	table_free(&w->files);
-	table_free(&w->fnkeys);
+	strtab_free(&w->fnkeys);
+	free(w->fnkey_fn);
 	free(w->fns);
+	free(w->fn_id);
 	free(w);
 }
 
@@ -123,7 +130,9 @@ void cgw_part_begin(struct cgw *w)
 {
 	table_clear(&w->objs);
 	table_clear(&w->files);
-	table_clear(&w->fnkeys);
+	strtab_clear(&w->fnkeys);
+	w->nfns = 0;
+	w->next_fn_id = 0;
 	w->have_ob = w->have_fn = 0;
 	w->base_valid = 0;
 	memset(w->sums, 0, sizeof(w->sums));
@@ -140,6 +149,15 @@ void cgw_layout(struct cgw *w, unsigned npos, const enum cg_pos_kind *kinds, uns
 uint32_t cgw_obj(struct cgw *w, const char *name, size_t len) { return table_intern(&w->objs, name, len); }
 uint32_t cgw_file(struct cgw *w, const char *name, size_t len) { return table_intern(&w->files, name, len); }
 
+static uint32_t add_fn(struct cgw *w, const char *name, size_t len, uint32_t obj, uint32_t file)
+{
+	xgrow((void **)&w->fns, &w->fns_cap, w->nfns + 1, sizeof(*w->fns));
+	xgrow((void **)&w->fn_id, &w->fn_id_cap, w->nfns + 1, sizeof(*w->fn_id));
+	w->fns[w->nfns] = (struct cgw_fn){ name, len, obj, file };
+	w->fn_id[w->nfns] = 0;
+	return (uint32_t)w->nfns++;
+}
+
 uint32_t cgw_fn(struct cgw *w, const char *name, size_t len, uint32_t obj, uint32_t file)
 {
 	char stackkey[256];
@@ -149,18 +167,20 @@ uint32_t cgw_fn(struct cgw *w, const char *name, size_t len, uint32_t obj, uint3
 	key[len] = '\0';
 	memcpy(key + len + 1, &obj, sizeof(obj));
 	memcpy(key + len + 1 + sizeof(obj), &file, sizeof(file));
-	size_t before = w->fnkeys.names.count;
-	uint32_t i = table_intern(&w->fnkeys, key, klen);
+	int added;
+	uint32_t k = strtab_intern(&w->fnkeys, key, klen, &added);
 	if (key != stackkey)
 		free(key);
-	if (w->fnkeys.names.count != before) {
-		xgrow((void **)&w->fns, &w->fns_cap, (size_t)i + 1, sizeof(*w->fns));
-		w->fns[i].name = strtab_get(&w->fnkeys.names, i)->str;
-		w->fns[i].len = len;
-		w->fns[i].obj = obj;
-		w->fns[i].file = file;
+	if (added) {
+		xgrow((void **)&w->fnkey_fn, &w->fnkey_cap, (size_t)k + 1, sizeof(*w->fnkey_fn));
+		w->fnkey_fn[k] = add_fn(w, strtab_get(&w->fnkeys, k)->str, len, obj, file);
 	}
-	return i;
+	return w->fnkey_fn[k];
+}
+
+uint32_t cgw_fn_borrowed(struct cgw *w, const char *name, size_t len, uint32_t obj, uint32_t file)
+{
+	return add_fn(w, name, len, obj, file);
 }
 
 const struct cgw_fn *cgw_fn_get(const struct cgw *w, uint32_t fn) { return &w->fns[fn]; }
@@ -207,7 +227,24 @@ static void ref_file(struct cgw *w, const char *tag, uint32_t i)
 
 static void ref_fn(struct cgw *w, const char *tag, uint32_t i)
 {
-	put_ref(w, tag, &w->fnkeys, i, w->fns[i].name, w->fns[i].len);
+	char *o = reserve(w, 32 + w->fns[i].len), *s = o;
+	size_t tl = strlen(tag);
+	memcpy(o, tag, tl);
+	o += tl;
+	*o++ = '(';
+	int fresh = w->fn_id[i] == 0;
+	if (fresh)
+		w->fn_id[i] = ++w->next_fn_id;
+	o += fmt_dec(o, w->fn_id[i]);
+	*o++ = ')';
+	if (fresh) {
+		*o++ = ' ';
+		memcpy(o, w->fns[i].name, w->fns[i].len);
+		o += w->fns[i].len;
+	}
+	*o++ = '\n';
+	w->len += (size_t)(o - s);
+	w->bytes += (size_t)(o - s);
 }
 
 /* Makes FN the current function and FILE the current file. */

@@ -7,12 +7,20 @@
 
 uint64_t strtab_hash(const char *s, size_t len)
 {
-	/* FNV-1a: names are short, and this needs no tuning to be good enough. */
-	uint64_t h = 0xcbf29ce484222325ULL;
-	for (size_t i = 0; i < len; i++) {
-		h ^= (unsigned char)s[i];
-		h *= 0x100000001b3ULL;
+	/* Eight bytes at a time with a multiply-xorshift mix: names reach kilobytes with
+	 * --separate-callers, and a byte-at-a-time hash showed in profiles. */
+	uint64_t h = 0x9e3779b97f4a7c15ULL ^ len;
+	size_t i = 0;
+	for (; i + 8 <= len; i += 8) {
+		uint64_t w;
+		memcpy(&w, s + i, 8);
+		h = (h ^ w) * 0xff51afd7ed558ccdULL;
+		h ^= h >> 32;
 	}
+	uint64_t tail = 0;
+	memcpy(&tail, s + i, len - i);
+	h = (h ^ tail) * 0xc4ceb9fe1a85ec53ULL;
+	h ^= h >> 29;
 	return h;
 }
 

@@ -16,7 +16,7 @@ public class Prog {
 
     public static void main(String[] args) {
         long total = 0;
-        for (int k = 0; k < 30; k++) {
+        for (int k = 0; k < 300; k++) {
             total += fib(20);
             total += sumSquares(2000);
             total += words(200);

@@ -102,6 +102,12 @@ def main():
     foreign_instr = 0       # self cost lines in a JIT block at an address outside that block's map entry
     foreign_blocks = set()
     foreign_unmapped = 0    # ... of which outside every map entry
+    foreign_fi = 0          # ... of which after fi=/fe= switched to a file other than fl=
+    fl_id = cur_file = None
+    cur_part = 1
+    part_names = collections.defaultdict(set)   # part -> ??? names used in it
+    nonjit_at_map = collections.defaultdict(lambda: [0, 0, set()])  # entry -> [lines, cost, fns]
+    foreign_pairs = collections.Counter()  # (block's entry name, entry holding the line)
     last_pos = 0
     after_calls = False
     for ln in lines:
@@ -109,9 +115,17 @@ def main():
             continue
         c = ln[0]
         if c.isalpha():
+            if ln.startswith("part:"):
+                cur_part = int(ln[5:])
+                continue
             pm = POSLINE.match(ln)
             if pm:
                 tag, idn, nm = pm.groups()
+                if tag in ("fl", "fi", "fe") and idn is not None:
+                    if tag == "fl":
+                        fl_id = idn
+                    cur_file = idn
+                    continue
                 if tag in ("ob", "cob"):
                     if idn is not None and nm:
                         obj_ids[idn] = nm
@@ -142,6 +156,8 @@ def main():
                         o = pend_cob if pend_cob is not None else cur_ob
                         pend_cob = None
                     names.setdefault(f, set()).add(o)
+                    if o == "???":
+                        part_names[cur_part].add(f)
                 continue
             if ln.startswith("calls="):
                 after_calls = True
@@ -176,8 +192,20 @@ def main():
                 if not (s <= pos < s + n):
                     foreign_instr += 1
                     foreign_blocks.add(cur_fn)
-                    if not m.find(pos):
+                    if cur_file != fl_id:
+                        foreign_fi += 1
+                    h = m.find(pos)
+                    if h:
+                        foreign_pairs[(cur_fn_jit[2], h[0][2])] += 1
+                    else:
                         foreign_unmapped += 1
+        elif has_instr and m.ents:
+            h = m.find(pos)
+            if h:
+                nonjit_at_map[h[0]][0] += 1
+                nonjit_at_map[h[0]][1] += cost
+                if len(nonjit_at_map[h[0]][2]) < 3:
+                    nonjit_at_map[h[0]][2].add(cur_fn)
 
     # ---- classify names ----
     cand = {}
@@ -268,8 +296,27 @@ def main():
             chain_comp, chain_names))
     if has_instr:
         pr("self cost lines inside a JIT block but outside that block's map entry: %d" % foreign_instr)
-        pr("  in %d blocks; %d of those lines lie outside every map entry" % (
+        pr("  in %d blocks; %d of those lines lie outside every map entry;" % (
             len(foreign_blocks), foreign_unmapped))
+        pr("  %d of those lines follow a fi=/fe= naming a file other than the block's fl=" % foreign_fi)
+    if parts > 1:
+        seen = set()
+        for p in sorted(part_names):
+            here = {a for a in (cand.get(f) for f in part_names[p]) if a in in_range}
+            pr("part %d: %d in-range JIT addresses used, %d not used in an earlier part" % (
+                p, len(here), len(here - seen)))
+            seen |= here
+    if has_instr:
+        nj = {e: v for e, v in nonjit_at_map.items() if e in per_entry}
+        pr("self cost lines at addresses of JIT-hit map entries inside non-JIT blocks: %d (cost %d)" % (
+            sum(v[0] for v in nj.values()), sum(v[1] for v in nj.values())))
+        for e, v in sorted(nj.items(), key=lambda kv: -kv[1][0])[:4]:
+            pr("  %s: %d lines in %s" % (e[2], v[0], ", ".join(sorted(v[2]))))
+    if foreign_pairs:
+        pr("")
+        pr("JIT blocks holding code of another map entry (block entry -> entry of the code: cost lines), up to 6:")
+        for (a, b), k in foreign_pairs.most_common(6):
+            pr("  %s -> %s: %d" % (a, b, k))
     if frag:
         pr("")
         pr("fragmented map entries (entered at several addresses), up to 8:")

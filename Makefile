@@ -19,13 +19,14 @@ UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNITS     := $(UNIT_SRCS:tests/unit/%.c=$(B)/tests/%)
 
 .DELETE_ON_ERROR:
-.PHONY: all check unit e2e check-asan clean bench setup
+.PHONY: all check unit e2e check-asan clean bench setup samples
 
 all: $(B)/cgjit $(B)/cgcheck
 
 $(B)/obj/%.o: src/%.c $(wildcard src/*.h)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+	@echo "CC $<"
+	@$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
 $(B)/libcgjit.a: $(LIB_OBJS)
 	rm -f $@
@@ -48,6 +49,7 @@ unit: $(UNITS)
 	@set -e; for t in $(UNITS); do echo "== $$t"; $$t; done
 
 e2e: $(B)/cgjit $(B)/cgcheck
+	@CGCHECK=$(B)/cgcheck tests/tools/cgcheck-selftest.sh
 	@CGJIT=$(B)/cgjit CGCHECK=$(B)/cgcheck tests/e2e/run.sh
 
 check: unit e2e
@@ -57,6 +59,12 @@ check-asan:
 
 bench: $(B)/cgjit
 	scripts/bench
+
+setup:
+	scripts/setup
+
+samples:
+	scripts/make-samples
 
 clean:
 	rm -rf build build-asan

@@ -15,6 +15,7 @@
 #include "callgrind_writer.h"
 #include "diag.h"
 #include "io.h"
+#include "jitdump.h"
 #include "perfmap.h"
 #include "pseudo_name.h"
 #include "report.h"
@@ -83,6 +84,8 @@ struct run {
 	uint32_t cache_out;
 
 	struct scratch name;
+	const char *last_row_file;   /* cache: the last line-table file and its writer file */
+	uint32_t last_row_out;
 };
 
 static void scratch_put(struct scratch *b, const char *s, size_t n)
@@ -249,19 +252,34 @@ static struct owner owner_of(struct run *u, const struct fnres *x, const uint64_
 	return w;
 }
 
-/* POS with the line subposition set to the owning symbol's source line. */
-static const uint64_t *jit_pos(struct run *u, const uint64_t *pos, int64_t sym, uint64_t *buf)
+/* Where code at POS is shown. JIT code: the file and line of its row in the symbol's
+ * jitdump line table, else the symbol's first file and line (from the name); other code
+ * keeps its position and file. Returns the position to write (POS or BUF) and sets *FILE
+ * to a writer file. */
+static const uint64_t *place(struct run *u, int64_t sym, uint32_t out, const uint64_t *pos,
+			     uint32_t in_file, uint64_t *buf, uint32_t *file)
 {
-	if (sym < 0 || u->line < 0)
+	if (sym < 0) {
+		*file = out_file(u, in_file);
+		return pos;
+	}
+	const struct symbol *s = symtab_symbol(u->st, (uint32_t)sym);
+	*file = cgw_fn_get(u->w, out)->file;
+	uint64_t line = s->line;
+	const struct symline *row = u->instr >= 0 ? symtab_line(s, pos[u->instr]) : NULL;
+	if (row) {
+		line = row->line;
+		if (row->file != u->last_row_file) {
+			u->last_row_file = row->file;
+			u->last_row_out = cgw_file(u->w, row->file, row->file_len);
+		}
+		*file = u->last_row_out;
+	}
+	if (u->line < 0)
 		return pos;
 	memcpy(buf, pos, u->npos * sizeof(*pos));
-	buf[u->line] = symtab_symbol(u->st, (uint32_t)sym)->line;
+	buf[u->line] = line;
 	return buf;
-}
-
-static uint32_t owner_file(struct run *u, const struct owner *w, uint32_t in_file)
-{
-	return w->sym >= 0 ? cgw_fn_get(u->w, w->out)->file : out_file(u, in_file);
 }
 
 /* ---- moved lines and synthetic calls ---- */
@@ -350,8 +368,8 @@ static void on_cost(struct run *u, const struct cg_record *rec)
 	struct fnres xv = *resolve(u, rec->fn), *x = &xv;
 	struct owner w = owner_of(u, x, rec->pos);
 	uint64_t buf[CG_MAX_POS];
-	const uint64_t *pos = jit_pos(u, rec->pos, w.sym, buf);
-	uint32_t file = owner_file(u, &w, rec->file);
+	uint32_t file;
+	const uint64_t *pos = place(u, w.sym, w.out, rec->pos, rec->file, buf, &file);
 	int same = pos == rec->pos || memcmp(pos, rec->pos, u->npos * sizeof(*pos)) == 0;
 	cgw_cost(u->w, w.out, file, pos, rec->costs, rec->clean && same ? rec->text : NULL,
 		 rec->len, rec->prev_pos);
@@ -385,9 +403,9 @@ static void on_call(struct run *u, const struct cg_record *rec)
 		return;
 	}
 	uint64_t b1[CG_MAX_POS], b2[CG_MAX_POS];
-	const uint64_t *pos = jit_pos(u, rec->pos, w.sym, b1);
-	const uint64_t *target = jit_pos(u, rec->target, c->sym, b2);
-	uint32_t file = owner_file(u, &w, rec->file);
+	uint32_t file, tfile;
+	const uint64_t *pos = place(u, w.sym, w.out, rec->pos, rec->file, b1, &file);
+	const uint64_t *target = place(u, c->sym, callee, rec->target, rec->file, b2, &tfile);
 	cgw_call(u->w, w.out, file, callee, rec->count, target, pos, rec->costs, NULL);
 	if (w.out == x->out) {
 		memcpy(u->last_home_pos, pos, u->npos * sizeof(*pos));
@@ -403,58 +421,140 @@ static void on_jump(struct run *u, const struct cg_record *rec)
 	struct fnres tv = *resolve(u, rec->callee), *t = &tv;
 	struct owner tw = owner_of(u, t, rec->target);
 	uint64_t b1[CG_MAX_POS], b2[CG_MAX_POS];
-	const uint64_t *pos = jit_pos(u, rec->pos, w.sym, b1);
-	const uint64_t *target = jit_pos(u, rec->target, tw.sym, b2);
-	uint32_t tfile = owner_file(u, &tw, rec->callee_file);
-	if (cgw_jump(u->w, w.out, owner_file(u, &w, rec->file), tw.out, tfile, rec->conditional,
+	uint32_t file, tfile;
+	const uint64_t *pos = place(u, w.sym, w.out, rec->pos, rec->file, b1, &file);
+	const uint64_t *target = place(u, tw.sym, tw.out, rec->target, rec->callee_file, b2, &tfile);
+	if (cgw_jump(u->w, w.out, file, tw.out, tfile, rec->conditional,
 		     rec->followed, rec->count, target, pos) < 0)
 		u->rep->jumps_dropped++;
 }
 
 /* ---- symbols ---- */
 
+/* 1 if PATH starts with a jitdump magic (after zstd decompression), 0 if not, -1 on error. */
+static int is_jitdump(const char *path, struct diag *d)
+{
+	struct input *in = input_open(path, d);
+	if (!in)
+		return -1;
+	unsigned char m[4];
+	size_t got = 0;
+	while (got < 4) {
+		ssize_t r = input_read(in, m + got, 4 - got, d);
+		if (r <= 0)
+			break;
+		got += (size_t)r;
+	}
+	input_close(in);
+	if (d->set)
+		return -1;
+	return got == 4 && jitdump_is_magic(m);
+}
+
+static struct report_source *add_source(struct report *rep, const char *path, const char *kind)
+{
+	if (rep->nsources == REPORT_MAX_SOURCES)
+		return NULL;
+	struct report_source *rs = &rep->sources[rep->nsources++];
+	memset(rs, 0, sizeof(*rs));
+	snprintf(rs->path, sizeof(rs->path), "%s", path);
+	snprintf(rs->kind, sizeof(rs->kind), "%s", kind);
+	return rs;
+}
+
+static int load_one(struct run *u, const char *path)
+{
+	int dump = is_jitdump(path, u->d);
+	if (dump < 0)
+		return -1;
+	if (dump) {
+		struct jitdump_stats js;
+		if (jitdump_read(u->st, path, path, u->o->debug_bias, &js, u->d) < 0)
+			return -1;
+		struct report_source *rs = add_source(u->rep, path, "jitdump");
+		if (rs) {
+			rs->symbols = js.loads - js.bad_loads - js.zero_size;
+			rs->skipped = js.zero_size;
+			rs->jd = js;
+			rs->is_jitdump = 1;
+		}
+		return 0;
+	}
+	struct perfmap_stats ps;
+	if (perfmap_read(u->st, path, path, u->o->max_line, &ps, u->d) < 0)
+		return -1;
+	struct report_source *rs = add_source(u->rep, path, "perf-map");
+	if (rs) {
+		rs->lines = ps.lines;
+		rs->symbols = ps.entries;
+		rs->skipped = ps.zero_size;
+		rs->unterminated = ps.unterminated;
+	}
+	return 0;
+}
+
+static int exists(const char *path)
+{
+	return access(path, R_OK) == 0;
+}
+
+/* With no symbol file named: /tmp/perf-PID.map (or --map-dir), and jit-PID.dump in the
+ * profile's directory, the current directory, $JITDUMPDIR, /tmp and ~/.debug/jit/x/ (where
+ * node, wasmtime, CPython and perf's JVMTI agent put them: jit-formats.md 2.7). */
+static int discover(struct run *u)
+{
+	const struct augment_opts *o = u->o;
+	uint64_t pid = cg_reader_pid(u->r);
+	if (!pid)
+		return diag_at(u->d, o->profile, 0,
+			       "no perf map or jitdump given and the profile has no 'pid:' line to find "
+			       "them by; name them after the profile");
+	char path[4096];
+	int found = 0;
+	snprintf(path, sizeof(path), "%s/perf-%llu.map", o->map_dir ? o->map_dir : "/tmp",
+		 (unsigned long long)pid);
+	if (exists(path)) {
+		if (load_one(u, path) < 0)
+			return -1;
+		found++;
+	}
+	char dirs[5][2048];
+	size_t nd = 0;
+	const char *slash = strrchr(o->profile, '/');
+	snprintf(dirs[nd++], sizeof(dirs[0]), "%.*s", slash ? (int)(slash - o->profile) : 1,
+		 slash ? o->profile : ".");
+	snprintf(dirs[nd++], sizeof(dirs[0]), ".");
+	if (getenv("JITDUMPDIR"))
+		snprintf(dirs[nd++], sizeof(dirs[0]), "%s", getenv("JITDUMPDIR"));
+	snprintf(dirs[nd++], sizeof(dirs[0]), "%s", o->map_dir ? o->map_dir : "/tmp");
+	for (size_t i = 0; i < nd; i++) {
+		snprintf(path, sizeof(path), "%.2047s/jit-%llu.dump", dirs[i], (unsigned long long)pid);
+		if (exists(path)) {
+			if (load_one(u, path) < 0)
+				return -1;
+			found++;
+			break;
+		}
+	}
+	if (!found)
+		return diag_at(u->d, o->profile, 0,
+			       "no perf map or jitdump given, and neither %s/perf-%llu.map nor jit-%llu.dump "
+			       "(in the profile's directory, the current one, $JITDUMPDIR or %s) exists",
+			       o->map_dir ? o->map_dir : "/tmp", (unsigned long long)pid,
+			       (unsigned long long)pid, o->map_dir ? o->map_dir : "/tmp");
+	return 0;
+}
+
 static int load_symbols(struct run *u)
 {
 	const struct augment_opts *o = u->o;
-	char found[4096];
-	const char *const *files = o->symfiles;
-	size_t n = o->nsymfiles;
-	const char *one[1];
-	if (n == 0) {
-		uint64_t pid = cg_reader_pid(u->r);
-		if (!pid)
-			return diag_at(u->d, o->profile, 0,
-				       "no perf map given and the profile has no 'pid:' line to find "
-				       "/tmp/perf-PID.map by; name the map after the profile");
-		snprintf(found, sizeof(found), "%s/perf-%llu.map", o->map_dir ? o->map_dir : "/tmp",
-			 (unsigned long long)pid);
-		one[0] = found;
-		files = one;
-		n = 1;
-	}
-	for (size_t i = 0; i < n; i++) {
-		struct perfmap_stats ps;
-		if (perfmap_read(u->st, files[i], files[i], o->max_line, &ps, u->d) < 0) {
-			if (o->nsymfiles == 0) {
-				char why[sizeof(u->d->msg)];
-				snprintf(why, sizeof(why), "%s", u->d->msg);
-				u->d->set = 0;
-				return diag_at(u->d, o->profile, 0,
-					       "no perf map given, and the one found from the profile's pid: "
-					       "line cannot be used: %s", why);
-			}
+	if (o->nsymfiles == 0) {
+		if (discover(u) < 0)
 			return -1;
-		}
-		if (u->rep->nsources < REPORT_MAX_SOURCES) {
-			struct report_source *rs = &u->rep->sources[u->rep->nsources++];
-			snprintf(rs->path, sizeof(rs->path), "%s", files[i]);
-			snprintf(rs->kind, sizeof(rs->kind), "perf-map");
-			rs->lines = ps.lines;
-			rs->symbols = ps.entries;
-			rs->skipped = ps.zero_size;
-			rs->unterminated = ps.unterminated;
-		}
 	}
+	for (size_t i = 0; i < o->nsymfiles; i++)
+		if (load_one(u, o->symfiles[i]) < 0)
+			return -1;
 	symtab_finish(u->st);
 	const struct symtab_stats *ss = symtab_stats(u->st);
 	u->rep->symbols = ss->symbols;
@@ -469,6 +569,7 @@ static int load_symbols(struct run *u)
 static void begin_part(struct run *u)
 {
 	end_block(u);
+	u->last_row_file = NULL;
 	cgw_part_begin(u->w);
 	for (size_t i = 0; i < u->res_cap; i++)
 		u->res[i].done = 0;

@@ -4,18 +4,21 @@
 #define CGJIT_AUGMENT_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 struct diag;
 struct report;
 
 struct augment_opts {
 	const char *profile;        /* path, or "-" for stdin */
-	const char *const *symfiles;/* perf maps; none: /tmp/perf-PID.map from the pid: line */
+	const char *const *symfiles;/* perf maps and jitdumps (told apart by content); none:
+	                               found from the pid: line (README "Usage") */
 	size_t nsymfiles;
 	const char *output;         /* path or "-"; NULL: augment_default_output() */
 	const char *map_dir;        /* where to look for perf-PID.map; NULL: "/tmp" */
 	int keep_addresses;         /* keep same-named code blobs apart (address in the name) */
 	int no_verify;              /* skip the output totals check */
+	int64_t debug_bias;         /* jitdump debug-address bias, or JITDUMP_BIAS_AUTO (-1) */
 	size_t max_line;            /* longest accepted line, bytes */
 	const char *stats_path;     /* --stats FILE.yaml, written before the profile is renamed
 	                               into place (and removed if that fails); NULL: none */

@@ -7,15 +7,17 @@
 #include "augment.h"
 #include "cmd.h"
 #include "diag.h"
+#include "jitdump.h"
 #include "report.h"
 #include "report_text.h"
 
 static const char usage_text[] =
-	"usage: cgjit augment [options] PROFILE [PERF-MAP...]\n"
+	"usage: cgjit augment [options] PROFILE [PERF-MAP|JITDUMP...]\n"
 	"\n"
-	"Rewrites a callgrind profile so that JIT code has names, files and consistent\n"
+	"Rewrites a callgrind profile so that JIT code has names, files, lines and consistent\n"
 	"callers and callees. PROFILE may be plain or zstd-compressed, or - for stdin.\n"
-	"Without PERF-MAP, /tmp/perf-PID.map is used, PID from the profile's 'pid:' line.\n"
+	"Without symbol files, /tmp/perf-PID.map and jit-PID.dump (profile's directory, current\n"
+	"directory, $JITDUMPDIR, /tmp) are used, PID from the profile's 'pid:' line.\n"
 	"\n"
 	"  -o, --output FILE     where to write (default: callgrind.out.PID -> callgrind.out.jit.PID\n"
 	"                        beside the input; - for stdout; zstd if FILE ends in .zst)\n"
@@ -25,6 +27,7 @@ static const char usage_text[] =
 	"      --map-dir DIR     where to look for perf-PID.map (default /tmp)\n"
 	"      --max-line BYTES  longest accepted input line (default 64 MiB)\n"
 	"      --no-verify       skip the check that output self costs equal the input's\n"
+	"      --debug-bias N    subtract N from jitdump debug addresses (default: detect 0 or 0x40)\n"
 	"  -h, --help            this text\n";
 
 static int parse_size(const char *s, size_t *out)
@@ -39,7 +42,7 @@ static int parse_size(const char *s, size_t *out)
 
 int cmd_augment(int argc, char **argv)
 {
-	enum { OPT_STATS = 256, OPT_KEEP, OPT_MAPDIR, OPT_MAXLINE, OPT_NOVERIFY };
+	enum { OPT_STATS = 256, OPT_KEEP, OPT_MAPDIR, OPT_MAXLINE, OPT_NOVERIFY, OPT_BIAS };
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "quiet", no_argument, NULL, 'q' },
@@ -48,12 +51,14 @@ int cmd_augment(int argc, char **argv)
 		{ "map-dir", required_argument, NULL, OPT_MAPDIR },
 		{ "max-line", required_argument, NULL, OPT_MAXLINE },
 		{ "no-verify", no_argument, NULL, OPT_NOVERIFY },
+		{ "debug-bias", required_argument, NULL, OPT_BIAS },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct augment_opts o;
 	memset(&o, 0, sizeof(o));
 	o.max_line = (size_t)64 << 20;
+	o.debug_bias = JITDUMP_BIAS_AUTO;
 	int quiet = 0, c;
 	optind = 1;
 	opterr = 0;
@@ -65,6 +70,16 @@ int cmd_augment(int argc, char **argv)
 		case OPT_KEEP: o.keep_addresses = 1; break;
 		case OPT_MAPDIR: o.map_dir = optarg; break;
 		case OPT_NOVERIFY: o.no_verify = 1; break;
+		case OPT_BIAS: {
+			char *end;
+			unsigned long long v = strtoull(optarg, &end, 0);
+			if (end == optarg || *end || v > 0xffff) {
+				fprintf(stderr, "cgjit: --debug-bias takes a number of bytes from 0 to 0xffff (e.g. 0x40), got '%s'\n", optarg);
+				return 2;
+			}
+			o.debug_bias = (int64_t)v;
+			break;
+		}
 		case OPT_MAXLINE:
 			if (parse_size(optarg, &o.max_line) < 0) {
 				fprintf(stderr, "cgjit: --max-line takes a number of bytes from 1 to 2^40, got '%s'\n", optarg);

@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "jitdump.h"
+
 enum { REPORT_MAX_EVENTS = 64, REPORT_MAX_SOURCES = 64 };
 
 struct report_event {
@@ -19,11 +21,13 @@ struct report_event {
 
 struct report_source {
 	char path[512];
-	char kind[16];        /* "perf-map" */
+	char kind[16];        /* "perf-map" or "jitdump" */
 	uint64_t lines;       /* lines read (maps) */
 	uint64_t symbols;     /* entries added */
 	uint64_t skipped;     /* entries ignored (size 0) */
 	int unterminated;     /* last line had no newline */
+	int is_jitdump;
+	struct jitdump_stats jd;   /* jitdump counts, when is_jitdump */
 };
 
 struct report {

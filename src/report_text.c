@@ -20,6 +20,28 @@ void report_text_write(const struct report *r, FILE *f)
 		if (s->unterminated)
 			fprintf(f, ", last line unterminated (map still being written?)");
 		fputc('\n', f);
+		if (s->is_jitdump) {
+			const struct jitdump_stats *j = &s->jd;
+			fprintf(f, "             %" PRIu64 " loads, %" PRIu64 " moves, %" PRIu64 " of %" PRIu64
+				   " debug records used (%" PRIu64 " line rows), debug bias 0x%" PRIx64 " (%s), %" PRIu64
+				   " unwinding records skipped",
+				j->loads, j->moves, j->debug_used, j->debug_records, j->debug_entries,
+				(uint64_t)j->bias, j->bias_detected ? "detected" : "given", j->unwinding);
+			if (j->reused)
+				fprintf(f, ", %" PRIu64 " loads reuse addresses", j->reused);
+			fputc('\n', f);
+			if (j->bad_debug)
+				fprintf(f, "             %" PRIu64 " debug records dropped: first: %s\n", j->bad_debug,
+					j->bad_debug_reason);
+			if (j->bad_loads)
+				fprintf(f, "             %" PRIu64 " code loads refused (sizes do not fit the record)\n",
+					j->bad_loads);
+			if (j->truncated_bytes)
+				fprintf(f, "             warning: the last %" PRIu64 " bytes are a record cut off "
+					   "(dump copied while the JIT was writing?)\n", j->truncated_bytes);
+			if (j->unknown)
+				fprintf(f, "             %" PRIu64 " records of unknown kinds skipped\n", j->unknown);
+		}
 	}
 	fprintf(f, "  pseudo-functions  %" PRIu64 " in object ???, %" PRIu64 " named from symbols, %" PRIu64
 		   " left as addresses (not JIT code, or not in any map)\n",

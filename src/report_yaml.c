@@ -98,7 +98,24 @@ static int emit_report(yaml_emitter_t *e, const struct report *r)
 		ok = map_start(e) && kv_str(e, "path", s->path) && kv_str(e, "kind", s->kind) &&
 		     kv_u64(e, "lines", s->lines) && kv_u64(e, "symbols", s->symbols) &&
 		     kv_u64(e, "skipped_size_0", s->skipped) &&
-		     kv_str(e, "unterminated", s->unterminated ? "true" : "false") && map_end(e);
+		     kv_str(e, "unterminated", s->unterminated ? "true" : "false");
+		if (ok && s->is_jitdump) {
+			const struct jitdump_stats *j = &s->jd;
+			ok = kv_u64(e, "loads", j->loads) && kv_u64(e, "moves", j->moves) &&
+			     kv_u64(e, "debug_records", j->debug_records) &&
+			     kv_u64(e, "debug_records_used", j->debug_used) &&
+			     kv_u64(e, "debug_rows", j->debug_entries) &&
+			     kv_u64(e, "debug_records_dropped", j->bad_debug) &&
+			     kv_str(e, "debug_drop_reason", j->bad_debug_reason) &&
+			     kv_u64(e, "debug_bias", (uint64_t)j->bias) &&
+			     kv_str(e, "debug_bias_detected", j->bias_detected ? "true" : "false") &&
+			     kv_u64(e, "unwinding_records", j->unwinding) &&
+			     kv_u64(e, "loads_refused", j->bad_loads) &&
+			     kv_u64(e, "loads_reusing_addresses", j->reused) &&
+			     kv_u64(e, "unknown_records", j->unknown) &&
+			     kv_u64(e, "truncated_tail_bytes", j->truncated_bytes);
+		}
+		ok = ok && map_end(e);
 	}
 	ok = ok && seq(e, 0) && scalar(e, "events") && map_start(e);
 	for (unsigned i = 0; ok && i < r->nevents; i++) {

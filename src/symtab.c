@@ -17,6 +17,7 @@ struct symtab {
 	struct symtab_source *sources;
 	size_t nsources, sources_cap;
 	struct strtab names;
+	struct strtab files;
 	struct arena arena;
 	struct symtab_segment *segs;
 	size_t nsegs;
@@ -27,6 +28,7 @@ struct symtab *symtab_new(void)
 {
 	struct symtab *st = xcalloc(1, sizeof(*st));
 	strtab_init(&st->names);
+	strtab_init(&st->files);
 	return st;
 }
 
@@ -38,6 +40,7 @@ void symtab_free(struct symtab *st)
 	free(st->sources);
 	free(st->segs);
 	strtab_free(&st->names);
+	strtab_free(&st->files);
 	arena_free(&st->arena);
 	free(st);
 }
@@ -232,6 +235,28 @@ const struct symtab_segment *symtab_lookup(const struct symtab *st, uint64_t add
 }
 
 const struct symbol *symtab_symbol(const struct symtab *st, uint32_t i) { return &st->syms[i]; }
+struct symbol *symtab_last(struct symtab *st) { return st->nsyms ? &st->syms[st->nsyms - 1] : NULL; }
+void *symtab_alloc(struct symtab *st, size_t size) { return arena_alloc(&st->arena, size); }
+
+const char *symtab_intern_file(struct symtab *st, const char *s, size_t len)
+{
+	return strtab_get(&st->files, strtab_intern(&st->files, s, len, NULL))->str;
+}
+
+const struct symline *symtab_line(const struct symbol *sym, uint64_t addr)
+{
+	if (!sym->nlines)
+		return NULL;
+	size_t lo = 0, hi = sym->nlines;   /* the last row with addr <= ADDR */
+	while (hi - lo > 1) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (sym->lines[mid].addr <= addr)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return &sym->lines[lo];   /* before the first row: the first row */
+}
 size_t symtab_count(const struct symtab *st) { return st->nsyms; }
 const struct symtab_source *symtab_source(const struct symtab *st, uint32_t i) { return &st->sources[i]; }
 size_t symtab_source_count(const struct symtab *st) { return st->nsources; }

@@ -13,6 +13,15 @@
 
 struct diag;
 
+/* One row of a jitdump line table: from ADDR up to the next row's address, the code
+ * comes from FILE:LINE. */
+struct symline {
+	uint64_t addr;
+	const char *file;        /* interned in the symtab; NUL-terminated */
+	size_t file_len;
+	uint32_t line;
+};
+
 struct symbol {
 	uint64_t start, size;
 	const char *name;        /* as the runtime wrote it, trimmed; NUL-terminated */
@@ -20,9 +29,15 @@ struct symbol {
 	uint32_t name_id;        /* equal names share an id */
 	uint32_t source;         /* index of the map or dump it came from */
 	uint64_t source_line;    /* line (map) or byte offset (dump) of the entry */
-	const char *file;        /* source file from the name's convention, or NULL */
+	const char *file;        /* source file: the line table's first, else from the name's
+	                            convention, else NULL */
 	size_t file_len;
-	uint64_t line;           /* source line from the name's convention, or 0 */
+	uint64_t line;           /* first source line (same sources), or 0 */
+	const struct symline *lines;   /* jitdump line table sorted by address, or NULL */
+	uint32_t nlines;
+	const unsigned char *code;     /* jitdump code bytes (size bytes), or NULL */
+	uint64_t code_index;     /* jitdump code_index */
+	uint32_t generation;     /* jitdump: 0, or n for the n-th reuse of these addresses */
 };
 
 struct symtab_source {
@@ -62,6 +77,13 @@ void symtab_finish(struct symtab *st);
 /* The segment covering ADDR, or NULL. Valid until symtab_free(). */
 const struct symtab_segment *symtab_lookup(const struct symtab *st, uint64_t addr);
 const struct symbol *symtab_symbol(const struct symtab *st, uint32_t i);
+/* The symbol added last, for its adder to attach a line table and code bytes. */
+struct symbol *symtab_last(struct symtab *st);
+/* Copies LEN bytes of S into the symtab (file names, code bytes); returns the copy. */
+const char *symtab_intern_file(struct symtab *st, const char *s, size_t len);
+void *symtab_alloc(struct symtab *st, size_t size);
+/* The line row covering ADDR in SYM's table, or NULL if it has none. */
+const struct symline *symtab_line(const struct symbol *sym, uint64_t addr);
 size_t symtab_count(const struct symtab *st);
 const struct symtab_source *symtab_source(const struct symtab *st, uint32_t i);
 size_t symtab_source_count(const struct symtab *st);

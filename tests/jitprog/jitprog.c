@@ -14,7 +14,22 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
+
+/* VALGRIND_DISCARD_TRANSLATIONS tells valgrind that code was replaced (what a
+ * real JIT does). Without the header it is a no-op; valgrind's default
+ * --smc-check=all-non-file notices the writes to anonymous memory anyway. */
+#if defined(__has_include)
+#if __has_include(<valgrind/valgrind.h>)
+#include <valgrind/valgrind.h>
+#define HAVE_VALGRIND_H 1
+#endif
+#endif
+#ifndef HAVE_VALGRIND_H
+#define VALGRIND_DISCARD_TRANSLATIONS(addr, len) ((void)(addr), (void)(len))
+#endif
 
 #if !defined(__x86_64__) || !defined(__linux__)
 #error "jitprog generates x86-64 machine code and needs Linux"
@@ -35,11 +50,19 @@ enum {
 	OFF_H = 0x700, /* not in the perf map; tail-jumps into C code */
 	OFF_N = 0x800, /* in the perf map, never executed */
 	OFF_R = 0x900, /* called once by main: calls A reps times */
+	OFF_M = 0xa00, /* --move: loaded here, called, then moved to OFF_M2 */
+	OFF_M2 = 0xb00,
+	OFF_X = 0xc00, /* --reuse: X loaded here and called; then Y replaces it */
+	SLOT_SIZE = 0x100,
 	C_INTERIOR = 4,
 	G_INTERIOR = 8,
 	A_LOOP_COUNT = 100, /* calls A->B per call of A */
 	CALLBACK_ARG = 4,   /* calls callback->B per call of D */
 	E_DEPTH = 5,        /* E(5): 1 call from D plus 5 recursive calls */
+	M_CALLS_BEFORE = 100, /* --move: calls of M at OFF_M, then at OFF_M2 */
+	M_CALLS_AFTER = 200,
+	X_CALLS = 100,        /* --reuse: calls of X, then of Y at the same address */
+	Y_CALLS = 300,
 };
 
 /* ---- a minimal assembler: bytes at a cursor, rel32/rel8 to region offsets ---- */
@@ -179,7 +202,9 @@ int jitprog_tail_target(void)
 	return tail_hits;
 }
 
-enum { FN_A, FN_B, FN_C, FN_D, FN_E, FN_F, FN_G, FN_H, FN_N, FN_R, FN_COUNT };
+enum { FN_A, FN_B, FN_C, FN_D, FN_E, FN_F, FN_G, FN_H, FN_N, FN_R, FN_COUNT,
+       /* only with --move / --reuse: */
+       FN_M = FN_COUNT, FN_X, FN_Y, FN_ALL };
 
 static void assemble(struct code *c)
 {
@@ -312,8 +337,50 @@ static void assemble(struct code *c)
 		emit1(c, 0xcc);
 }
 
-/* Perf map names, one per convention cgjit must keep byte for byte (README). */
-static const char *const map_name[FN_COUNT] = {
+/* --move: M(x) = x + 1 after a short spin. Position independent, so moving
+ * its bytes moves the function. */
+static void assemble_m(struct code *c)
+{
+	begin(c, FN_M, OFF_M);
+	spin_ecx(c, 10);
+	emitn(c, (const uint8_t[]){0x8d, 0x47, 0x01}, 3); /* lea eax, [rdi+1] */
+	emit1(c, 0xc3);                                   /* ret */
+	finish(c, FN_M);
+}
+
+/* --reuse: X() = 1 after a short spin (15 bytes) ... */
+static void assemble_x(struct code *c)
+{
+	begin(c, FN_X, OFF_X);
+	spin_ecx(c, 5);
+	emitn(c, (const uint8_t[]){0xb8, 0x01, 0x00, 0x00, 0x00}, 5); /* mov eax, 1 */
+	emit1(c, 0xc3);                                               /* ret */
+	finish(c, FN_X);
+}
+
+/* ... and Y() = 9+8+...+1 + 1 = 46 (17 bytes), written over X at the same
+ * address once X is dead. Different instruction boundaries: X has
+ * instructions at +0 +5 +7 +9 +14, Y at +0 +2 +7 +9 +11 +13 +16. */
+static void assemble_y(struct code *c)
+{
+	c->pos = OFF_X;
+	for (size_t i = 0; i < SLOT_SIZE; i++)
+		emit1(c, 0xcc);
+	begin(c, FN_Y, OFF_X);
+	emitn(c, (const uint8_t[]){0x31, 0xc0}, 2); /* xor eax, eax */
+	mov_ecx(c, 9);
+	size_t l = c->pos;
+	emitn(c, (const uint8_t[]){0x01, 0xc8}, 2);       /* add eax, ecx */
+	emitn(c, (const uint8_t[]){0xff, 0xc9}, 2);       /* dec ecx */
+	jcc8_back(c, 0x75, l);                            /* jnz */
+	emitn(c, (const uint8_t[]){0x83, 0xc0, 0x01}, 3); /* add eax, 1 */
+	emit1(c, 0xc3);                                   /* ret */
+	finish(c, FN_Y);
+}
+
+/* Perf map names, one per convention cgjit must keep byte for byte (README).
+ * The same names are used in the jitdump. */
+static const char *const map_name[FN_ALL] = {
 	[FN_A] = "jit_A(/src/a.raku:10)",                /* MoarVM: name(file:line) */
 	[FN_B] = "JS:*jit_B /src/b.js:3:7",              /* V8: JS:* + space + file:line:col */
 	[FN_C] = "int jit.Cls.c(int, java.lang.String)", /* OpenJDK: spaces, comma, parens */
@@ -324,6 +391,9 @@ static const char *const map_name[FN_COUNT] = {
 	[FN_H] = NULL,                                   /* deliberately not in the map */
 	[FN_N] = "jit_never_called(/src/n.raku:1)",      /* in the map, never executed */
 	[FN_R] = "wasm[0]::function[3]::run_reps",       /* wasmtime: brackets */
+	[FN_M] = "jit_M",                                /* --move: moved to OFF_M2 */
+	[FN_X] = "jit_X",                                /* --reuse: the first code at OFF_X */
+	[FN_Y] = "jit_Y",                                /* --reuse: the second code at OFF_X */
 };
 
 struct opts {
@@ -333,6 +403,9 @@ struct opts {
 	int prefix_0x;     /* OpenJDK style 0x%016lx fields */
 	const char *code_out; /* write the region's bytes here (for objdump -b binary) */
 	uint64_t base;
+	const char *jitdump_dir; /* --jitdump: also write DIR/jit-PID.dump */
+	int move;          /* --move: load M, call it, move it, call it again */
+	int reuse;         /* --reuse: load X, call it, replace it by Y at the same address */
 };
 
 static void map_line(FILE *f, const struct opts *o, uint64_t start, uint64_t size,
@@ -401,6 +474,199 @@ static void write_overlap_map(const struct opts *o, const struct code *c)
 	close_map(f, path);
 }
 
+/* Appends one line to the main map (a runtime appends as it compiles). */
+static void append_map_line(const struct opts *o, uint64_t start, uint64_t size, const char *name)
+{
+	char path[4096];
+	int n = snprintf(path, sizeof path, "%s/perf-%ld.map", o->dir, (long)getpid());
+	FILE *f = n > 0 && (size_t)n < sizeof path ? fopen(path, "a") : NULL;
+	if (!f) {
+		fprintf(stderr, "jitprog: cannot append to '%s'\n", path);
+		exit(1);
+	}
+	map_line(f, o, start, size, name);
+	if (fclose(f) != 0) {
+		fprintf(stderr, "jitprog: error writing '%s'\n", path);
+		exit(1);
+	}
+}
+
+/* ---- jitdump: DIR/jit-PID.dump, laid out as wasmtime's jitdump agent writes it
+ * (crates/jit-debug/src/perf_jitdump.rs): 40-byte header, then records without
+ * padding, all fields in native (little-endian) byte order, timestamps from
+ * CLOCK_MONOTONIC in ns, vma = code_addr, code_index from 0, and a 1 KiB
+ * PROT_READ|PROT_EXEC mapping of the file as the marker perf inject looks for.
+ * Record order: see README. ---- */
+
+enum { JIT_CODE_LOAD = 0, JIT_CODE_MOVE = 1, JIT_CODE_DEBUG_INFO = 2 };
+
+struct jitdump {
+	FILE *f;
+	char path[4096];
+	uint64_t next_index; /* code_index of the next CODE_LOAD */
+	size_t len;          /* bytes of the record being built */
+	uint8_t buf[4096];
+};
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void jd_put(struct jitdump *j, const void *p, size_t n)
+{
+	if (n > sizeof j->buf - j->len) {
+		fprintf(stderr, "jitprog: jitdump record too long\n");
+		exit(1);
+	}
+	memcpy(j->buf + j->len, p, n);
+	j->len += n;
+}
+
+static void jd_u32(struct jitdump *j, uint32_t v) { jd_put(j, &v, 4); }
+static void jd_u64(struct jitdump *j, uint64_t v) { jd_put(j, &v, 8); }
+static void jd_str(struct jitdump *j, const char *s) { jd_put(j, s, strlen(s) + 1); }
+
+/* Writes and flushes the bytes in buf, so the file is complete at any time. */
+static void jd_flush(struct jitdump *j)
+{
+	if (fwrite(j->buf, 1, j->len, j->f) != j->len || fflush(j->f) != 0) {
+		fprintf(stderr, "jitprog: error writing '%s'\n", j->path);
+		exit(1);
+	}
+	j->len = 0;
+}
+
+/* Record prefix: u32 id, u32 total_size (filled in by jd_end), u64 timestamp. */
+static void jd_begin(struct jitdump *j, uint32_t id)
+{
+	j->len = 0;
+	jd_u32(j, id);
+	jd_u32(j, 0);
+	jd_u64(j, now_ns());
+}
+
+static void jd_end(struct jitdump *j)
+{
+	uint32_t total = (uint32_t)j->len;
+	memcpy(j->buf + 4, &total, 4);
+	jd_flush(j);
+}
+
+static uint32_t tid(void)
+{
+	return (uint32_t)syscall(SYS_gettid);
+}
+
+static void jd_open(struct jitdump *j, const char *dir)
+{
+	int n = snprintf(j->path, sizeof j->path, "%s/jit-%ld.dump", dir, (long)getpid());
+	if (n < 0 || (size_t)n >= sizeof j->path) {
+		fprintf(stderr, "jitprog: jitdump directory name too long\n");
+		exit(1);
+	}
+	j->f = fopen(j->path, "w+"); /* readable too: the marker mmap needs it */
+	if (!j->f) {
+		fprintf(stderr, "jitprog: cannot write '%s': %s\n", j->path, strerror(errno));
+		exit(1);
+	}
+	/* The marker: perf inject finds the dump through this mmap event. Kept
+	 * mapped until exit, never touched. */
+	if (mmap(NULL, 1024, PROT_READ | PROT_EXEC, MAP_PRIVATE, fileno(j->f), 0) == MAP_FAILED) {
+		fprintf(stderr, "jitprog: mmap of '%s': %s\n", j->path, strerror(errno));
+		exit(1);
+	}
+	j->next_index = 0;
+	j->len = 0;
+	jd_u32(j, 0x4A695444); /* magic "JiTD"; on disk (little-endian): "DTiJ" */
+	jd_u32(j, 1);          /* version */
+	jd_u32(j, 40);         /* total_size of this header */
+	jd_u32(j, 62);         /* elf_mach: EM_X86_64 */
+	jd_u32(j, 0);          /* pad1 */
+	jd_u32(j, (uint32_t)getpid());
+	jd_u64(j, now_ns()); /* timestamp */
+	jd_u64(j, 0);        /* flags */
+	jd_flush(j);
+	printf("jitdump %s\n", j->path);
+}
+
+/* One line-table entry: address = code_addr + off. */
+struct dbg_entry {
+	uint64_t off;
+	uint32_t line;
+	char file[32];
+};
+
+/* The made-up source positions of function K (README, "Jitdump"): entries at
+ * +0, +4, +8 (as far as the function reaches), lines 10*(K+1) + 0, 1, 2, file
+ * /src/jit_<letter>.wat; D's third entry is in /src/inline_D.wat. R has none
+ * (no DEBUG_INFO record, as with wasmtime's current agent). */
+static size_t debug_entries(int k, size_t size, struct dbg_entry *e)
+{
+	static const char letters[] = "ABCDEFGHNRMXY";
+	if (k == FN_R)
+		return 0;
+	size_t n = 0;
+	for (size_t off = 0; off < size && n < 3; off += 4, n++) {
+		e[n].off = off;
+		e[n].line = (uint32_t)(10 * (k + 1) + (int)n);
+		snprintf(e[n].file, sizeof e[n].file, "/src/jit_%c.wat", letters[k]);
+	}
+	if (k == FN_D && n == 3)
+		snprintf(e[2].file, sizeof e[2].file, "/src/inline_D.wat");
+	return n;
+}
+
+/* DEBUG_INFO (if the function has entries), then CODE_LOAD for function K as
+ * it is now in the region. Returns the code_index. */
+static uint64_t jd_load(struct jitdump *j, const struct code *c, int k)
+{
+	uint64_t addr = c->rt + c->start[k];
+	size_t size = c->end[k] - c->start[k];
+	struct dbg_entry e[3];
+	size_t n = debug_entries(k, size, e);
+	if (n) {
+		jd_begin(j, JIT_CODE_DEBUG_INFO);
+		jd_u64(j, addr); /* code_addr */
+		jd_u64(j, n);    /* nr_entry */
+		for (size_t i = 0; i < n; i++) {
+			jd_u64(j, addr + e[i].off);
+			jd_u32(j, e[i].line);
+			jd_u32(j, 0); /* discrim */
+			jd_str(j, e[i].file);
+		}
+		jd_end(j);
+	}
+	uint64_t index = j->next_index++;
+	jd_begin(j, JIT_CODE_LOAD);
+	jd_u32(j, (uint32_t)getpid());
+	jd_u32(j, tid());
+	jd_u64(j, addr); /* vma */
+	jd_u64(j, addr); /* code_addr */
+	jd_u64(j, size); /* code_size */
+	jd_u64(j, index);
+	jd_str(j, map_name[k]);
+	jd_put(j, c->mem + c->start[k], size);
+	jd_end(j);
+	return index;
+}
+
+static void jd_move(struct jitdump *j, uint64_t old_addr, uint64_t new_addr, uint64_t size,
+		    uint64_t index)
+{
+	jd_begin(j, JIT_CODE_MOVE);
+	jd_u32(j, (uint32_t)getpid());
+	jd_u32(j, tid());
+	jd_u64(j, new_addr); /* vma */
+	jd_u64(j, old_addr);
+	jd_u64(j, new_addr);
+	jd_u64(j, size);
+	jd_u64(j, index);
+	jd_end(j);
+}
+
 static void write_code(const char *path, const struct code *c)
 {
 	FILE *f = fopen(path, "wb");
@@ -414,12 +680,17 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: jitprog [-d DIR] [-n REPS] [-a ADDR] [--overlap-map] [--prefix-0x]\n"
+		"               [--code-out FILE] [--jitdump DIR] [--move] [--reuse]\n"
 		"  -d, --map-dir DIR   write perf-PID.map into DIR (default $PERFMAP_DIR, else /tmp)\n"
 		"  -n, --reps N        call A N times (default 10, at most 1000000)\n"
 		"  -a, --base ADDR     map the code at ADDR (hex, default 0x10000000)\n"
 		"  -o, --overlap-map   also write perf-PID.overlap.map with stale/duplicate entries\n"
 		"  -x, --prefix-0x     write map fields as 0x%%016lx (OpenJDK style)\n"
-		"  -c, --code-out FILE write the %#lx-byte code region to FILE\n", REGION_SIZE);
+		"  -c, --code-out FILE write the %#lx-byte code region to FILE\n"
+		"  -j, --jitdump DIR   also write DIR/jit-PID.dump (jitdump, wasmtime layout)\n"
+		"  -m, --move          also run M, move it to another address, run it there\n"
+		"  -r, --reuse         also run X, replace it by Y at the same address, run Y\n",
+		REGION_SIZE);
 }
 
 static void parse_opts(int argc, char **argv, struct opts *o)
@@ -431,6 +702,9 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		{"overlap-map", no_argument, NULL, 'o'},
 		{"prefix-0x", no_argument, NULL, 'x'},
 		{"code-out", required_argument, NULL, 'c'},
+		{"jitdump", required_argument, NULL, 'j'},
+		{"move", no_argument, NULL, 'm'},
+		{"reuse", no_argument, NULL, 'r'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -441,9 +715,12 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 	o->prefix_0x = 0;
 	o->code_out = NULL;
 	o->base = DEFAULT_BASE;
+	o->jitdump_dir = NULL;
+	o->move = 0;
+	o->reuse = 0;
 	int ch;
 	char *end;
-	while ((ch = getopt_long(argc, argv, "d:n:a:oxc:h", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "d:n:a:oxc:j:mrh", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'd':
 			o->dir = optarg;
@@ -470,6 +747,15 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 			break;
 		case 'c':
 			o->code_out = optarg;
+			break;
+		case 'j':
+			o->jitdump_dir = optarg;
+			break;
+		case 'm':
+			o->move = 1;
+			break;
+		case 'r':
+			o->reuse = 1;
 			break;
 		case 'h':
 			usage(stdout);
@@ -505,6 +791,68 @@ static uint8_t *map_region(uint64_t base)
 	return p;
 }
 
+typedef int (*jit_fn)(int);
+
+static jit_fn fn_at(void *p)
+{
+	jit_fn f;
+	memcpy(&f, &p, sizeof f); /* object pointer -> function pointer, no cast warning */
+	return f;
+}
+
+static void print_fn(const struct code *c, const char *label, int k, const char *note)
+{
+	printf("fn %s 0x%llx-0x%llx %s%s\n", label, (unsigned long long)(c->rt + c->start[k]),
+	       (unsigned long long)(c->rt + c->end[k]), map_name[k] ? map_name[k] : "(not in map)",
+	       note);
+}
+
+/* --move: M runs at OFF_M, then its bytes are copied to OFF_M2 (the old place is
+ * filled with int3) and it runs there. Returns the sum of M's results. */
+static int run_move(struct code *c, const struct opts *o, struct jitdump *jd, uint64_t m_index)
+{
+	size_t size = c->end[FN_M] - c->start[FN_M];
+	jit_fn f = fn_at(c->mem + OFF_M);
+	int s = 0;
+	for (int i = 0; i < M_CALLS_BEFORE; i++)
+		s += f(i); /* M at OFF_M */
+	memcpy(c->mem + OFF_M2, c->mem + OFF_M, size);
+	memset(c->mem + OFF_M, 0xcc, size);
+	VALGRIND_DISCARD_TRANSLATIONS(c->mem + OFF_M, size);
+	VALGRIND_DISCARD_TRANSLATIONS(c->mem + OFF_M2, size);
+	if (jd)
+		jd_move(jd, c->rt + OFF_M, c->rt + OFF_M2, size, m_index);
+	append_map_line(o, c->rt + OFF_M2, size, map_name[FN_M]);
+	printf("move M 0x%llx -> 0x%llx\n", (unsigned long long)(c->rt + OFF_M),
+	       (unsigned long long)(c->rt + OFF_M2));
+	fflush(stdout);
+	f = fn_at(c->mem + OFF_M2);
+	for (int i = 0; i < M_CALLS_AFTER; i++)
+		s += f(i); /* M at OFF_M2 */
+	return s;
+}
+
+/* --reuse: X runs at OFF_X; then Y is written over it and runs at the same
+ * address. Returns 1 if both computed what they should. */
+static int run_reuse(struct code *c, const struct opts *o, struct jitdump *jd)
+{
+	jit_fn f = fn_at(c->mem + OFF_X);
+	int sx = 0, sy = 0;
+	for (int i = 0; i < X_CALLS; i++)
+		sx += f(i); /* X */
+	assemble_y(c);
+	VALGRIND_DISCARD_TRANSLATIONS(c->mem + OFF_X, SLOT_SIZE);
+	if (jd)
+		jd_load(jd, c, FN_Y);
+	append_map_line(o, c->rt + c->start[FN_Y], c->end[FN_Y] - c->start[FN_Y], map_name[FN_Y]);
+	print_fn(c, "Y", FN_Y, " (reuses X's address)");
+	fflush(stdout);
+	f = fn_at(c->mem + OFF_X);
+	for (int i = 0; i < Y_CALLS; i++)
+		sy += f(i); /* Y, same address */
+	return sx == X_CALLS && sy == 46 * Y_CALLS;
+}
+
 int main(int argc, char **argv)
 {
 	struct opts o;
@@ -514,36 +862,68 @@ int main(int argc, char **argv)
 	c.mem = map_region(o.base);
 	c.rt = (uint64_t)(uintptr_t)c.mem;
 	assemble(&c);
+	if (o.move)
+		assemble_m(&c);
+	if (o.reuse)
+		assemble_x(&c);
 
 	char path[4096];
 	FILE *f = open_map(&o, ".map", path, sizeof path);
 	map_entries(f, &o, &c);
+	if (o.move)
+		map_line(f, &o, c.rt + c.start[FN_M], c.end[FN_M] - c.start[FN_M], map_name[FN_M]);
+	if (o.reuse)
+		map_line(f, &o, c.rt + c.start[FN_X], c.end[FN_X] - c.start[FN_X], map_name[FN_X]);
 	close_map(f, path);
 	if (o.overlap_map)
 		write_overlap_map(&o, &c);
 	if (o.code_out)
 		write_code(o.code_out, &c);
 
+	/* The jitdump: every function of the perf map (so not H), in region order,
+	 * then M and X; later the move of M and the load of Y. */
+	static struct jitdump jd_store;
+	struct jitdump *jd = NULL;
+	uint64_t m_index = 0;
+	if (o.jitdump_dir) {
+		jd = &jd_store;
+		jd_open(jd, o.jitdump_dir);
+		for (int k = 0; k < FN_COUNT; k++)
+			if (map_name[k])
+				jd_load(jd, &c, k);
+		if (o.move)
+			m_index = jd_load(jd, &c, FN_M);
+		if (o.reuse)
+			jd_load(jd, &c, FN_X);
+	}
+
 	printf("pid %ld\nbase 0x%llx\n", (long)getpid(), (unsigned long long)c.rt);
 	static const char letters[] = "ABCDEFGHNR";
 	for (int k = 0; k < FN_COUNT; k++)
-		printf("fn %c 0x%llx-0x%llx %s\n", letters[k],
-		       (unsigned long long)(c.rt + c.start[k]), (unsigned long long)(c.rt + c.end[k]),
-		       map_name[k] ? map_name[k] : "(not in map)");
+		print_fn(&c, (const char[]){letters[k], 0}, k, "");
+	if (o.move)
+		print_fn(&c, "M", FN_M, "");
+	if (o.reuse)
+		print_fn(&c, "X", FN_X, "");
 	fflush(stdout);
 
-	/* Object pointer -> function pointer through memcpy: no cast warnings. */
-	int (*fr)(int);
-	void *pr = c.mem + OFF_R;
-	memcpy(&fr, &pr, sizeof fr);
-	void *pb = c.mem + OFF_B;
-	memcpy(&jit_b, &pb, sizeof jit_b);
+	jit_fn fr = fn_at(c.mem + OFF_R);
+	jit_b = fn_at(c.mem + OFF_B);
 
 	/* A returns what C+4 computes (it ends in a tail jump): 10+9+...+1 = 55 */
 	int bad = fr((int)o.reps) != 55 * (int)o.reps;
 	/* B(0..3) = 1+4+7+10 */
 	if (o.reps && (callback_sum != 22 || tail_hits != (int)o.reps))
 		bad = 1;
+	/* M(i) = i + 1: 1+...+100 before the move, 1+...+200 after */
+	if (o.move && run_move(&c, &o, jd, m_index) != 5050 + 20100)
+		bad = 1;
+	if (o.reuse && !run_reuse(&c, &o, jd))
+		bad = 1;
+	if (jd && fclose(jd->f) != 0) {
+		fprintf(stderr, "jitprog: error writing '%s'\n", jd->path);
+		bad = 1;
+	}
 	printf("reps %lu result %s\n", o.reps, bad ? "WRONG" : "ok");
 	return bad;
 }

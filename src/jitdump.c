@@ -1,0 +1,482 @@
+/* jitdump.c - jitdump reader: records -> loads (with debug rows and code) -> symtab.
+ * Reads the file once, in record order; keeps the loads until the end because the
+ * debug-address bias is decided over the whole dump (jit-formats.md 0.7, 2.8). */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "diag.h"
+#include "io.h"
+#include "jitdump.h"
+#include "symtab.h"
+#include "xalloc.h"
+
+enum {
+	JIT_CODE_LOAD = 0, JIT_CODE_MOVE = 1, JIT_CODE_DEBUG_INFO = 2, JIT_CODE_CLOSE = 3,
+	JIT_CODE_UNWINDING_INFO = 4,
+	HEADER_SIZE = 40, PREFIX = 16, MAX_RECORD = 256 << 20, BIAS = 0x40,
+};
+#define MAGIC 0x4A695444u
+#define MAGIC_SWAPPED 0x4454694Au
+
+struct row {
+	uint64_t addr;
+	uint32_t line;
+	const char *file;
+	size_t file_len;
+};
+
+struct load {
+	uint64_t start, size, index, offset;
+	const char *name;        /* symtab memory */
+	size_t name_len;
+	const unsigned char *code;
+	struct row *rows;
+	size_t nrows;
+};
+
+struct jd {
+	struct input *in;
+	const char *path;
+	struct symtab *st;
+	struct jitdump_stats *stats;
+	struct diag *d;
+	int swap;
+	uint64_t off;             /* file offset of the next byte */
+	unsigned char *rec;
+	size_t rec_cap;
+	struct load *loads;
+	size_t nloads, loads_cap;
+	struct row *pending;      /* rows of the last DEBUG_INFO, for the next load */
+	size_t npending, pending_cap;
+	uint64_t pending_offset;
+	int have_pending;
+};
+
+int jitdump_is_magic(const unsigned char *p)
+{
+	uint32_t m;
+	memcpy(&m, p, 4);
+	return m == MAGIC || m == MAGIC_SWAPPED;
+}
+
+static uint32_t u32(const struct jd *j, const unsigned char *p)
+{
+	uint32_t v;
+	memcpy(&v, p, 4);
+	return j->swap ? __builtin_bswap32(v) : v;
+}
+
+static uint64_t u64(const struct jd *j, const unsigned char *p)
+{
+	uint64_t v;
+	memcpy(&v, p, 8);
+	return j->swap ? __builtin_bswap64(v) : v;
+}
+
+/* Reads up to N bytes; returns how many (less only at the end), or -1. */
+static ssize_t read_upto(struct jd *j, void *buf, size_t n)
+{
+	size_t got = 0;
+	while (got < n) {
+		ssize_t r = input_read(j->in, (char *)buf + got, n - got, j->d);
+		if (r < 0)
+			return -1;
+		if (r == 0)
+			break;
+		got += (size_t)r;
+	}
+	j->off += got;
+	return (ssize_t)got;
+}
+
+static int read_header(struct jd *j)
+{
+	unsigned char h[HEADER_SIZE];
+	ssize_t n = read_upto(j, h, HEADER_SIZE);
+	if (n < 0)
+		return -1;
+	if (n < 4 || !jitdump_is_magic(h))
+		return diag_byte(j->d, j->path, 0, "not a jitdump file: expected the magic 'JiTD' or 'DTiJ'");
+	uint32_t m;
+	memcpy(&m, h, 4);
+	j->swap = m == MAGIC_SWAPPED;
+	j->stats->big_endian = (m == MAGIC) != (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__);
+	if (n < HEADER_SIZE)
+		return diag_byte(j->d, j->path, (uint64_t)n, "the file ends inside the %d-byte jitdump header",
+				 HEADER_SIZE);
+	j->stats->version = u32(j, h + 4);
+	uint32_t total = u32(j, h + 8);
+	j->stats->elf_mach = u32(j, h + 12);
+	j->stats->pid = u32(j, h + 20);
+	j->stats->flags = u64(j, h + 32);
+	if (j->stats->version < 1 || j->stats->version > 2)
+		return diag_byte(j->d, j->path, 4, "jitdump version %u is not supported (versions 1 and 2 are)",
+				 j->stats->version);
+	if (total < HEADER_SIZE || total > 4096)
+		return diag_byte(j->d, j->path, 8, "header size %u: expected 40 to 4096 bytes", total);
+	/* A longer header (a newer writer) is skipped up to its total_size. */
+	for (uint32_t left = total - HEADER_SIZE; left > 0;) {
+		unsigned char skip[256];
+		size_t k = left < sizeof(skip) ? left : sizeof(skip);
+		ssize_t r = read_upto(j, skip, k);
+		if (r < 0)
+			return -1;
+		if ((size_t)r < k)
+			return diag_byte(j->d, j->path, j->off, "the file ends inside the %u-byte header", total);
+		left -= (uint32_t)k;
+	}
+	return 0;
+}
+
+__attribute__((format(printf, 2, 3)))
+static void bad_debug(struct jd *j, const char *fmt, ...)
+{
+	if (j->stats->bad_debug++)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(j->stats->bad_debug_reason, sizeof(j->stats->bad_debug_reason), fmt, ap);
+	va_end(ap);
+}
+
+/* DEBUG_INFO: code_addr, nr_entry, entries {addr, line, discrim, name\0}. Parsed by
+ * nr_entry within the record (V8 pads records to 8 bytes). */
+static void on_debug(struct jd *j, const unsigned char *r, size_t size, uint64_t offset)
+{
+	j->stats->debug_records++;
+	j->have_pending = 0;
+	j->npending = 0;
+	if (size < 32) {
+		bad_debug(j, "record at byte %llu is %llu bytes, shorter than its 32-byte start",
+			  (unsigned long long)offset, (unsigned long long)size);
+		return;
+	}
+	uint64_t n = u64(j, r + 24);
+	if (n > (size - 32) / 17) {
+		bad_debug(j, "record at byte %llu claims %llu entries, more than fit in it",
+			  (unsigned long long)offset, (unsigned long long)n);
+		return;
+	}
+	size_t p = 32;
+	const char *prev = NULL;
+	size_t prev_len = 0;
+	for (uint64_t i = 0; i < n; i++) {
+		if (size - p < 17) {
+			bad_debug(j, "record at byte %llu: entry %llu runs past the record",
+				  (unsigned long long)offset, (unsigned long long)i);
+			return;
+		}
+		uint64_t addr = u64(j, r + p);
+		uint32_t line = u32(j, r + p + 8);
+		const unsigned char *name = r + p + 16;
+		const unsigned char *nul = memchr(name, 0, size - p - 16);
+		if (!nul) {
+			bad_debug(j, "record at byte %llu: entry %llu has no terminated file name",
+				  (unsigned long long)offset, (unsigned long long)i);
+			return;
+		}
+		size_t len = (size_t)(nul - name);
+		const char *file;
+		if (len == 1 && name[0] == 0xff) {   /* "same file as the previous entry" */
+			if (!prev) {
+				bad_debug(j, "record at byte %llu: entry %llu repeats a file name but is first",
+					  (unsigned long long)offset, (unsigned long long)i);
+				return;
+			}
+			file = prev;
+			len = prev_len;
+		} else {
+			for (size_t k = 0; k < len; k++)
+				if (name[k] < 0x20 || name[k] == 0x7f) {
+					bad_debug(j, "record at byte %llu: entry %llu has a garbage file name",
+						  (unsigned long long)offset, (unsigned long long)i);
+					return;
+				}
+			file = symtab_intern_file(j->st, (const char *)name, len);
+		}
+		xgrow((void **)&j->pending, &j->pending_cap, j->npending + 1, sizeof(*j->pending));
+		j->pending[j->npending++] = (struct row){ addr, line, file, len };
+		prev = file;
+		prev_len = len;
+		p += 16 + (size_t)(nul - name) + 1;
+	}
+	j->have_pending = 1;
+	j->pending_offset = offset;
+}
+
+static struct load *new_load(struct jd *j)
+{
+	xgrow((void **)&j->loads, &j->loads_cap, j->nloads + 1, sizeof(*j->loads));
+	struct load *l = &j->loads[j->nloads++];
+	memset(l, 0, sizeof(*l));
+	return l;
+}
+
+/* Attaches the pending debug rows to L if they lie in its code (allowing the +0x40 bias
+ * of V8 and LLVM past the end); a record whose rows do not is garbage and dropped. */
+static void attach_rows(struct jd *j, struct load *l)
+{
+	if (!j->have_pending)
+		return;
+	j->have_pending = 0;
+	for (size_t i = 0; i < j->npending; i++) {
+		uint64_t a = j->pending[i].addr;
+		if (a < l->start || a - l->start > l->size + BIAS) {
+			bad_debug(j, "record at byte %llu: entry address 0x%llx lies outside its function",
+				  (unsigned long long)j->pending_offset, (unsigned long long)a);
+			return;
+		}
+	}
+	l->rows = symtab_alloc(j->st, j->npending * sizeof(*l->rows) + 1);
+	memcpy(l->rows, j->pending, j->npending * sizeof(*l->rows));
+	l->nrows = j->npending;
+	j->stats->debug_used++;
+	j->stats->debug_entries += j->npending;
+}
+
+/* CODE_LOAD: pid, tid, vma, code_addr, code_size, code_index, name\0, code. The code is the
+ * record's last code_size bytes (as perf takes it). */
+static void on_load(struct jd *j, const unsigned char *r, size_t size, uint64_t offset)
+{
+	j->stats->loads++;
+	uint64_t code_size = size >= 56 ? u64(j, r + 40) : 0;
+	if (size < 57 || code_size > size - 57) {
+		j->stats->bad_loads++;
+		j->have_pending = 0;
+		return;
+	}
+	size_t name_end = size - (size_t)code_size;
+	const unsigned char *nul = memchr(r + 56, 0, name_end - 56);
+	if (!nul) {
+		j->stats->bad_loads++;
+		j->have_pending = 0;
+		return;
+	}
+	if (code_size == 0) {
+		j->stats->zero_size++;
+		j->have_pending = 0;
+		return;
+	}
+	struct load *l = new_load(j);
+	l->start = u64(j, r + 32);
+	l->size = code_size;
+	l->index = u64(j, r + 48);
+	l->offset = offset;
+	size_t len = (size_t)(nul - (r + 56));
+	while (len && (r[56 + len - 1] == ' ' || r[56 + len - 1] == '\t'))
+		len--;
+	char *name = symtab_alloc(j->st, len + 1);
+	memcpy(name, r + 56, len);
+	name[len] = '\0';
+	l->name = name;
+	l->name_len = len;
+	unsigned char *code = symtab_alloc(j->st, (size_t)code_size);
+	memcpy(code, r + name_end, (size_t)code_size);
+	l->code = code;
+	attach_rows(j, l);
+}
+
+/* CODE_MOVE: the function with code_index now also lives at new_code_addr. Its old range
+ * keeps the name too: callgrind's costs there came from the same code, before the move. */
+static void on_move(struct jd *j, const unsigned char *r, size_t size, uint64_t offset)
+{
+	j->stats->moves++;
+	if (size < 64)
+		return;
+	uint64_t old = u64(j, r + 32), to = u64(j, r + 40), index = u64(j, r + 56);
+	for (size_t i = j->nloads; i-- > 0;) {
+		if (j->loads[i].index != index || j->loads[i].start != old)
+			continue;
+		struct load src = j->loads[i];
+		struct load *l = new_load(j);
+		*l = src;
+		l->start = to;
+		l->offset = offset;
+		if (src.nrows) {
+			l->rows = symtab_alloc(j->st, src.nrows * sizeof(*l->rows));
+			for (size_t k = 0; k < src.nrows; k++) {
+				l->rows[k] = src.rows[k];
+				l->rows[k].addr = src.rows[k].addr - old + to;
+			}
+		}
+		return;
+	}
+}
+
+static int read_records(struct jd *j)
+{
+	for (;;) {
+		unsigned char pre[PREFIX];
+		uint64_t at = j->off;
+		ssize_t n = read_upto(j, pre, PREFIX);
+		if (n < 0)
+			return -1;
+		if (n == 0)
+			return 0;
+		if (n < PREFIX) {
+			j->stats->truncated_bytes = (uint64_t)n;
+			return 0;
+		}
+		uint32_t id = u32(j, pre), size = u32(j, pre + 4);
+		if (size < PREFIX)
+			return diag_byte(j->d, j->path, at, "record size %u is smaller than the 16-byte prefix", size);
+		if (size > MAX_RECORD)
+			return diag_byte(j->d, j->path, at, "record size %u is larger than the limit of %d bytes",
+					 size, MAX_RECORD);
+		xgrow((void **)&j->rec, &j->rec_cap, size, 1);
+		memcpy(j->rec, pre, PREFIX);
+		n = read_upto(j, j->rec + PREFIX, size - PREFIX);
+		if (n < 0)
+			return -1;
+		if ((size_t)n < size - PREFIX) {
+			/* A JIT still writing when the dump was copied: keep what came before. */
+			j->stats->truncated_bytes = PREFIX + (uint64_t)n;
+			return 0;
+		}
+		switch (id) {
+		case JIT_CODE_LOAD: on_load(j, j->rec, size, at); break;
+		case JIT_CODE_MOVE: on_move(j, j->rec, size, at); break;
+		case JIT_CODE_DEBUG_INFO: on_debug(j, j->rec, size, at); break;
+		case JIT_CODE_CLOSE: j->stats->closes++; break;
+		case JIT_CODE_UNWINDING_INFO: j->stats->unwinding++; break;
+		default: j->stats->unknown++; break;
+		}
+	}
+}
+
+/* V8 and LLVM add 0x40 to every debug address; perf's own agent and QEMU do not. The rows
+ * of a function decide: biased if none lies in its first 0x40 bytes and some lies past its
+ * end, or if all start exactly 0x40 in. */
+static int64_t detect_bias(const struct jd *j)
+{
+	uint64_t biased = 0, plain = 0;
+	for (size_t i = 0; i < j->nloads; i++) {
+		const struct load *l = &j->loads[i];
+		if (!l->nrows)
+			continue;
+		uint64_t lo = UINT64_MAX, hi = 0;
+		for (size_t k = 0; k < l->nrows; k++) {
+			lo = l->rows[k].addr < lo ? l->rows[k].addr : lo;
+			hi = l->rows[k].addr > hi ? l->rows[k].addr : hi;
+		}
+		if (lo - l->start < BIAS)
+			plain++;
+		else if (lo - l->start == BIAS || hi - l->start >= l->size)
+			biased++;
+	}
+	return biased > plain ? BIAS : 0;
+}
+
+static int cmp_row(const void *a, const void *b)
+{
+	const struct row *x = a, *y = b;
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+static int add_symbols(struct jd *j, uint32_t src, int64_t bias)
+{
+	/* Interval partitioning by start address: no two loads of one generation overlap, so
+	 * each generation can become one ELF file with its sections at the runtime addresses. */
+	size_t n = j->nloads, ngen = 0, gen_cap = 0;
+	uint64_t *gen_end = NULL;
+	uint32_t *gen = xcalloc(n + 1, sizeof(*gen));
+	size_t *order = xmalloc((n + 1) * sizeof(*order));
+	for (size_t i = 0; i < n; i++)
+		order[i] = i;
+	{
+		/* bottom-up merge sort of the indices by start: stable, O(n log n) */
+		const struct load *base = j->loads;
+		size_t *tmp = xmalloc((n + 1) * sizeof(*tmp));
+		for (size_t w = 1; w < n; w *= 2) {
+			for (size_t lo = 0; lo < n; lo += 2 * w) {
+				size_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
+				size_t a = lo, b = mid, k = lo;
+				while (a < mid && b < hi)
+					tmp[k++] = base[order[b]].start < base[order[a]].start ? order[b++] : order[a++];
+				while (a < mid)
+					tmp[k++] = order[a++];
+				while (b < hi)
+					tmp[k++] = order[b++];
+			}
+			memcpy(order, tmp, n * sizeof(*order));
+		}
+		free(tmp);
+	}
+	for (size_t k = 0; k < n; k++) {
+		const struct load *l = &j->loads[order[k]];
+		size_t g = 0;
+		while (g < ngen && gen_end[g] > l->start)
+			g++;
+		if (g == ngen) {
+			xgrow((void **)&gen_end, &gen_cap, ngen + 1, sizeof(*gen_end));
+			ngen++;
+		}
+		gen_end[g] = l->start + l->size;
+		gen[order[k]] = (uint32_t)g;
+		if (g > 0)
+			j->stats->reused++;
+	}
+	free(gen_end);
+	free(order);
+	int rc = 0;
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		struct load *l = &j->loads[i];
+		if (symtab_add(j->st, src, l->start, l->size, l->name, l->name_len, l->offset, j->d) < 0) {
+			rc = -1;
+			break;
+		}
+		struct symbol *s = symtab_last(j->st);
+		s->code = l->code;
+		s->code_index = l->index;
+		s->generation = gen[i];
+		if (!l->nrows)
+			continue;
+		for (size_t k = 0; k < l->nrows; k++) {
+			uint64_t into = l->rows[k].addr - l->start;
+			l->rows[k].addr = l->start + (into >= (uint64_t)bias ? into - (uint64_t)bias : 0);
+		}
+		qsort(l->rows, l->nrows, sizeof(*l->rows), cmp_row);
+		struct symline *lines = symtab_alloc(j->st, l->nrows * sizeof(*lines));
+		for (size_t k = 0; k < l->nrows; k++)
+			lines[k] = (struct symline){ l->rows[k].addr, l->rows[k].file, l->rows[k].file_len,
+						     l->rows[k].line };
+		s->lines = lines;
+		s->nlines = (uint32_t)l->nrows;
+		s->file = lines[0].file;
+		s->file_len = lines[0].file_len;
+		s->line = lines[0].line;
+	}
+	free(gen);
+	return rc;
+}
+
+int jitdump_read(struct symtab *st, const char *path, const char *object, int64_t bias,
+		 struct jitdump_stats *stats, struct diag *d)
+{
+	memset(stats, 0, sizeof(*stats));
+	struct jd j;
+	memset(&j, 0, sizeof(j));
+	j.path = path;
+	j.st = st;
+	j.stats = stats;
+	j.d = d;
+	j.in = input_open(path, d);
+	if (!j.in)
+		return -1;
+	int rc = read_header(&j);
+	if (rc == 0)
+		rc = read_records(&j);
+	if (rc == 0) {
+		stats->bias_detected = bias == JITDUMP_BIAS_AUTO;
+		stats->bias = bias == JITDUMP_BIAS_AUTO ? detect_bias(&j) : bias;
+		uint32_t src = symtab_add_source(st, path, object, 1);
+		rc = add_symbols(&j, src, stats->bias);
+	}
+	input_close(j.in);
+	free(j.rec);
+	free(j.loads);
+	free(j.pending);
+	return rc;
+}

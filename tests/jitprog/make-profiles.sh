@@ -1,9 +1,13 @@
 #!/bin/sh
-# make-profiles.sh OUTDIR - build jitprog and profile it under callgrind in every
-# variant cgjit must handle. Writes one directory per variant:
+# make-profiles.sh OUTDIR [VARIANT...] - build jitprog and profile it under
+# callgrind in every variant cgjit must handle (or only the VARIANTs named, e.g.
+# "jitdump-instr jitdump-line"). Writes one directory per variant:
 #   OUTDIR/<variant>/callgrind.out.<pid>[.<n>]  the profile(s)
 #   OUTDIR/<variant>/perf-<pid>.map             the perf map of the same run
 #   OUTDIR/<variant>/perf-<pid>.overlap.map     the same plus stale/duplicate lines
+#   OUTDIR/<variant>/jit-<pid>.dump             jitdump variants only (jitdump-*):
+#                                               the jitdump of the same run, made
+#                                               with --move --reuse (no overlap map)
 #   OUTDIR/<variant>/jitprog.out                jitprog's stdout (pid, base, layout)
 #   OUTDIR/<variant>/COMMAND                    the command that made them
 # Environment: JITPROG_REPS (default 200) = how often main calls A;
@@ -11,13 +15,22 @@
 # Runs one valgrind at a time; each run takes well under 3 s.
 set -eu
 
-if [ $# -ne 1 ]; then
-	echo "usage: $0 OUTDIR" >&2
+if [ $# -lt 1 ]; then
+	echo "usage: $0 OUTDIR [VARIANT...]" >&2
 	exit 2
 fi
 here=$(cd "$(dirname "$0")" && pwd)
 mkdir -p "$1"
 out=$(cd "$1" && pwd)
+shift
+only=" $* "
+all_variants=" instr line jumps callers2 nocompress cachesim parts parts-files recs10 jitdump-instr jitdump-line "
+for v in $only; do
+	case $all_variants in
+	*" $v "*) ;;
+	*) echo "$0: unknown variant '$v' (known:$all_variants)" >&2; exit 2 ;;
+	esac
+done
 reps=${JITPROG_REPS:-200}
 valgrind=${VALGRIND:-valgrind}
 
@@ -27,17 +40,24 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/jitprog.XXXXXX")
 trap 'rm -rf "$work"' EXIT INT TERM
 make -s -C "$here" OUT="$work/jitprog"
 
-# variant name, then callgrind options
+# jitprog's options besides -n (a run with --jitdump writes into the variant's
+# directory: "--jitdump ." in COMMAND)
+jp_args="--overlap-map"
+
+# variant name, then callgrind options; jitprog gets -n $reps $jp_args
 run() {
 	name=$1
 	shift
+	[ "$only" = "  " ] || case $only in *" $name "*) ;; *) return 0 ;; esac
 	d=$out/$name
 	rm -rf "$d"
 	mkdir -p "$d"
-	echo "PERFMAP_DIR=. valgrind --tool=callgrind $* ./jitprog -n $reps --overlap-map" >"$d/COMMAND"
+	# shellcheck disable=SC2086 # jp_args holds several words
+	set -- "$@" ./jitprog -n "$reps" $jp_args
+	echo "PERFMAP_DIR=. valgrind --tool=callgrind $*" | sed 's/--jitdump [^ ]*/--jitdump ./' >"$d/COMMAND"
 	if ! (cd "$work" && PERFMAP_DIR=$d "$valgrind" --tool=callgrind \
 		--callgrind-out-file="$d/callgrind.out.%p" "$@" \
-		./jitprog -n "$reps" --overlap-map >"$d/jitprog.out" 2>"$work/log"); then
+		>"$d/jitprog.out" 2>"$work/log"); then
 		cat "$work/log" >&2
 		echo "$0: variant '$name' failed" >&2
 		exit 1
@@ -49,6 +69,13 @@ run() {
 	ls "$d"/callgrind.out."$pid"* >/dev/null 2>&1 || { echo "$0: $name: no callgrind.out.$pid" >&2; exit 1; }
 	grep -q "^pid: $pid\$" "$d/callgrind.out.$pid" || { echo "$0: $name: pid mismatch" >&2; exit 1; }
 	[ "$base" = 0x10000000 ] || echo "$0: warning: $name: code at $base, README addresses do not apply" >&2
+	case " $jp_args " in
+	*" --jitdump "*)
+		[ "$(head -c 4 "$d/jit-$pid.dump" 2>/dev/null)" = DTiJ ] || { echo "$0: $name: no jit-$pid.dump" >&2; exit 1; }
+		grep -q '^move M ' "$d/jitprog.out" && grep -q '^fn Y ' "$d/jitprog.out" ||
+			{ echo "$0: $name: jitprog did not move M or reuse X's address" >&2; exit 1; }
+		;;
+	esac
 	printf '%-16s pid %s  %s\n' "$name" "$pid" "$(cd "$d" && ls callgrind.out.* | tr '\n' ' ')"
 }
 
@@ -61,8 +88,15 @@ run cachesim   --dump-instr=yes --cache-sim=yes --branch-sim=yes
 run parts      --dump-instr=yes --dump-every-bb=30000 --combine-dumps=yes
 # R (0x10000900) is entered once, so dumps taken inside the JIT phase leave its
 # call record open: later parts must show it as calls=0
-grep -q '^calls=0 0x10000900 ' "$out"/parts/callgrind.out.* ||
+[ ! -d "$out/parts" ] || grep -q '^calls=0 0x10000900 ' "$out"/parts/callgrind.out.* ||
 	echo "$0: warning: parts: no 'calls=0 0x10000900' record" >&2
 # extras beyond the basic set
 run parts-files --dump-instr=yes --dump-every-bb=30000
 run recs10     --dump-instr=yes --separate-recs=10
+
+# jitdump variants: jitprog also writes jit-<pid>.dump, moves M (CODE_MOVE) and
+# replaces X by Y at the same address (a second CODE_LOAD at X's code_addr)
+jp_args="--jitdump $out/jitdump-instr --move --reuse"
+run jitdump-instr --dump-instr=yes
+jp_args="--jitdump $out/jitdump-line --move --reuse"
+run jitdump-line

@@ -1,0 +1,322 @@
+/* Unit tests for jitdump.c: every record kind, both byte orders, longer headers, bias
+ * detection and override, and each corruption: short header, lying sizes, garbage file
+ * names, truncated tails, unknown records. Dumps are built byte by byte here. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "diag.h"
+#include "helpers.h"
+#include "jitdump.h"
+#include "symtab.h"
+
+struct dump {
+	unsigned char b[1 << 16];
+	size_t n;
+	int be;
+};
+
+static void put(struct dump *d, uint64_t v, int bytes)
+{
+	for (int i = 0; i < bytes; i++) {
+		int shift = d->be ? 8 * (bytes - 1 - i) : 8 * i;
+		d->b[d->n++] = (unsigned char)(v >> shift);
+	}
+}
+
+static void put_str(struct dump *d, const char *s)
+{
+	size_t k = strlen(s) + 1;
+	memcpy(d->b + d->n, s, k);
+	d->n += k;
+}
+
+static void header(struct dump *d, int be, uint32_t total)
+{
+	memset(d, 0, sizeof(*d));
+	d->be = be;
+	put(d, 0x4A695444, 4);
+	put(d, 1, 4);
+	put(d, total, 4);
+	put(d, 62, 4);
+	put(d, 0, 4);
+	put(d, 4242, 4);
+	put(d, 123, 8);
+	put(d, 0, 8);
+	while (d->n < total)
+		d->b[d->n++] = 0xee;
+}
+
+/* Patches the u32 total_size of the record that starts at AT. */
+static void end_record(struct dump *d, size_t at)
+{
+	struct dump tmp = { .be = d->be };
+	put(&tmp, d->n - at, 4);
+	memcpy(d->b + at + 4, tmp.b, 4);
+}
+
+static void load(struct dump *d, uint64_t addr, uint64_t size, uint64_t index, const char *name)
+{
+	size_t at = d->n;
+	put(d, 0, 4);
+	put(d, 0, 4);
+	put(d, 1000 + index, 8);
+	put(d, 4242, 4);
+	put(d, 4243, 4);
+	put(d, addr, 8);
+	put(d, addr, 8);
+	put(d, size, 8);
+	put(d, index, 8);
+	put_str(d, name);
+	for (uint64_t i = 0; i < size; i++)
+		d->b[d->n++] = (unsigned char)(0x90 + i);
+	end_record(d, at);
+}
+
+struct entry {
+	uint64_t addr;
+	uint32_t line;
+	const char *file;
+};
+
+static void debug(struct dump *d, uint64_t addr, const struct entry *e, size_t n, size_t pad)
+{
+	size_t at = d->n;
+	put(d, 2, 4);
+	put(d, 0, 4);
+	put(d, 999, 8);
+	put(d, addr, 8);
+	put(d, n, 8);
+	for (size_t i = 0; i < n; i++) {
+		put(d, e[i].addr, 8);
+		put(d, e[i].line, 4);
+		put(d, 0, 4);
+		put_str(d, e[i].file);
+	}
+	for (size_t i = 0; i < pad; i++)
+		d->b[d->n++] = 0;
+	end_record(d, at);
+}
+
+static void simple(struct dump *d, uint32_t id, size_t body)
+{
+	size_t at = d->n;
+	put(d, id, 4);
+	put(d, 0, 4);
+	put(d, 5, 8);
+	for (size_t i = 0; i < body; i++)
+		d->b[d->n++] = 0;
+	end_record(d, at);
+}
+
+static struct symtab *st;
+static struct jitdump_stats js;
+static struct diag dg;
+
+static int read_dump(const struct dump *d, int64_t bias)
+{
+	char *p = tmp_file_n((const char *)d->b, d->n);
+	symtab_free(st);
+	st = symtab_new();
+	memset(&dg, 0, sizeof(dg));
+	int rc = jitdump_read(st, p, "obj", bias, &js, &dg);
+	if (rc == 0)
+		symtab_finish(st);
+	unlink(p);
+	free(p);
+	return rc;
+}
+
+static const struct symbol *sym_at(uint64_t addr)
+{
+	const struct symtab_segment *s = symtab_lookup(st, addr);
+	return s ? symtab_symbol(st, s->sym) : NULL;
+}
+
+static void test_jitdump__records_both_byte_orders(void **state)
+{
+	(void)state;
+	for (int be = 0; be <= 1; be++) {
+		struct dump d;
+		header(&d, be, 40);
+		struct entry e[] = { { 0x1000, 10, "/src/a.wat" }, { 0x1004, 11, "\xff" }, { 0x1008, 12, "/src/b.wat" } };
+		debug(&d, 0x1000, e, 3, 0);
+		load(&d, 0x1000, 16, 0, "wasm[0]::function[1]");
+		simple(&d, 4, 40);    /* UNWINDING_INFO */
+		simple(&d, 77, 8);    /* unknown id */
+		load(&d, 0x2000, 8, 1, "second");
+		simple(&d, 3, 0);     /* CODE_CLOSE */
+		assert_int_equal(read_dump(&d, JITDUMP_BIAS_AUTO), 0);
+		assert_int_equal(js.big_endian, be);
+		assert_int_equal(js.pid, 4242);
+		assert_int_equal(js.loads, 2);
+		assert_int_equal(js.debug_used, 1);
+		assert_int_equal(js.unwinding, 1);
+		assert_int_equal(js.unknown, 1);
+		assert_int_equal(js.closes, 1);
+		assert_int_equal(js.bias, 0);
+		const struct symbol *s = sym_at(0x100f);
+		assert_non_null(s);
+		assert_string_equal(s->name, "wasm[0]::function[1]");
+		assert_int_equal(s->code[0], 0x90);
+		assert_int_equal(s->code[15], 0x9f);
+		assert_string_equal(s->file, "/src/a.wat");
+		assert_int_equal(s->line, 10);
+		assert_int_equal(symtab_line(s, 0x1005)->line, 11);
+		assert_string_equal(symtab_line(s, 0x1005)->file, "/src/a.wat");   /* \xff repeats */
+		assert_string_equal(symtab_line(s, 0x100f)->file, "/src/b.wat");
+		assert_string_equal(sym_at(0x2000)->name, "second");
+		assert_null(sym_at(0x2008));
+	}
+}
+
+static void test_jitdump__bias_detected_and_overridden(void **state)
+{
+	(void)state;
+	struct dump d;
+	header(&d, 0, 40);
+	/* V8: entries at code_addr + 0x40 onwards, padded to 8 bytes. */
+	struct entry e[] = { { 0x1040, 3, "/x.js" }, { 0x1050, 4, "/x.js" }, { 0x1070, 5, "/x.js" } };
+	debug(&d, 0x1000, e, 3, 5);
+	load(&d, 0x1000, 0x40, 0, "JS:*f /x.js:3:1");
+	assert_int_equal(read_dump(&d, JITDUMP_BIAS_AUTO), 0);
+	assert_int_equal(js.bias, 0x40);
+	assert_true(js.bias_detected);
+	const struct symbol *s = sym_at(0x1000);
+	assert_int_equal(symtab_line(s, 0x1000)->line, 3);
+	assert_int_equal(symtab_line(s, 0x1010)->line, 4);
+	assert_int_equal(symtab_line(s, 0x1035)->line, 5);
+	assert_int_equal(read_dump(&d, 0), 0);   /* --debug-bias=0 */
+	assert_int_equal(js.bias, 0);
+	assert_false(js.bias_detected);
+	assert_int_equal(symtab_line(sym_at(0x1000), 0x1010)->line, 3);
+}
+
+static void test_jitdump__garbage_debug_dropped(void **state)
+{
+	(void)state;
+	struct dump d;
+	header(&d, 0, 40);
+	/* node 20: a file name of garbage with an embedded NUL desynchronises the entries. */
+	struct entry e[] = { { 0x1000, 1, "\xc2\x96" }, { 0xd18000000, 2, "ok" } };
+	debug(&d, 0x1000, e, 2, 0);
+	load(&d, 0x1000, 16, 0, "f");
+	struct entry e2[] = { { 0x2000, 1, "bad\x01name" } };
+	debug(&d, 0x2000, e2, 1, 0);
+	load(&d, 0x2000, 16, 1, "g");
+	assert_int_equal(read_dump(&d, JITDUMP_BIAS_AUTO), 0);
+	assert_int_equal(js.bad_debug, 2);
+	assert_int_equal(js.debug_used, 0);
+	assert_non_null(strstr(js.bad_debug_reason, "outside its function"));
+	assert_int_equal(sym_at(0x1000)->nlines, 0);
+	assert_string_equal(sym_at(0x2000)->name, "g");
+}
+
+static void test_jitdump__lying_sizes(void **state)
+{
+	(void)state;
+	struct dump d;
+	header(&d, 0, 40);
+	struct entry e[] = { { 0x1000, 1, "a" } };
+	debug(&d, 0x1000, e, 1, 0);
+	/* nr_entry says a million entries */
+	memset(d.b + 40 + 24, 0xff, 4);
+	load(&d, 0x1000, 16, 0, "f");
+	/* a load whose code_size is larger than the record */
+	size_t at = d.n;
+	load(&d, 0x3000, 16, 1, "h");
+	d.b[at + 40] = 0xff;
+	assert_int_equal(read_dump(&d, JITDUMP_BIAS_AUTO), 0);
+	assert_int_equal(js.bad_debug, 1);
+	assert_non_null(strstr(js.bad_debug_reason, "more than fit"));
+	assert_int_equal(js.bad_loads, 1);
+	assert_null(sym_at(0x3000));
+	/* a record size below the prefix is an error with the byte offset */
+	header(&d, 0, 40);
+	simple(&d, 0, 0);
+	d.b[44] = 8;
+	assert_int_equal(read_dump(&d, JITDUMP_BIAS_AUTO), -1);
+	assert_non_null(strstr(dg.msg, ": byte 40: record size 8 is smaller than the 16-byte prefix"));
+	header(&d, 0, 40);
+	simple(&d, 0, 0);
+	memset(d.b + 44, 0x7f, 4);   /* 2 GiB */
+	assert_int_equal(read_dump(&d, JITDUMP_BIAS_AUTO), -1);
+	assert_non_null(strstr(dg.msg, "larger than the limit"));
+}
+
+static void test_jitdump__truncated_tail_and_headers(void **state)
+{
+	(void)state;
+	struct dump d;
+	header(&d, 0, 48);   /* a longer header is skipped */
+	load(&d, 0x1000, 16, 0, "kept");
+	load(&d, 0x2000, 16, 1, "cut");
+	d.n -= 5;            /* the JIT was still writing */
+	assert_int_equal(read_dump(&d, JITDUMP_BIAS_AUTO), 0);
+	assert_int_equal(js.loads, 1);
+	assert_true(js.truncated_bytes > 0);
+	assert_string_equal(sym_at(0x1000)->name, "kept");
+	assert_null(sym_at(0x2000));
+	header(&d, 0, 40);
+	d.n = 20;
+	assert_int_equal(read_dump(&d, JITDUMP_BIAS_AUTO), -1);
+	assert_non_null(strstr(dg.msg, ": byte 20: the file ends inside the 40-byte jitdump header"));
+	header(&d, 0, 40);
+	d.b[4] = 9;
+	assert_int_equal(read_dump(&d, JITDUMP_BIAS_AUTO), -1);
+	assert_non_null(strstr(dg.msg, "jitdump version 9 is not supported"));
+	header(&d, 0, 40);
+	d.b[0] = 'X';
+	assert_int_equal(read_dump(&d, JITDUMP_BIAS_AUTO), -1);
+	assert_non_null(strstr(dg.msg, "not a jitdump file"));
+}
+
+static void test_jitdump__move_and_reuse(void **state)
+{
+	(void)state;
+	struct dump d;
+	header(&d, 0, 40);
+	load(&d, 0x1000, 16, 7, "moved");
+	size_t at = d.n;
+	put(&d, 1, 4);
+	put(&d, 0, 4);
+	put(&d, 9, 8);
+	put(&d, 1, 4);
+	put(&d, 1, 4);
+	put(&d, 0, 8);
+	put(&d, 0x1000, 8);
+	put(&d, 0x5000, 8);
+	put(&d, 16, 8);
+	put(&d, 7, 8);
+	end_record(&d, at);
+	load(&d, 0x1000, 16, 8, "reused");   /* new code at the old address */
+	assert_int_equal(read_dump(&d, JITDUMP_BIAS_AUTO), 0);
+	assert_int_equal(js.moves, 1);
+	assert_string_equal(sym_at(0x5004)->name, "moved");
+	assert_string_equal(sym_at(0x1004)->name, "reused");   /* the later load wins */
+	assert_int_equal(js.reused, 1);
+	assert_int_equal(sym_at(0x1004)->generation + symtab_symbol(st, 0)->generation, 1);
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	symtab_free(st);
+	st = NULL;
+	return 0;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_jitdump__records_both_byte_orders),
+		cmocka_unit_test(test_jitdump__bias_detected_and_overridden),
+		cmocka_unit_test(test_jitdump__garbage_debug_dropped),
+		cmocka_unit_test(test_jitdump__lying_sizes),
+		cmocka_unit_test(test_jitdump__truncated_tail_and_headers),
+		cmocka_unit_test(test_jitdump__move_and_reuse),
+	};
+	return cmocka_run_group_tests(tests, NULL, teardown);
+}

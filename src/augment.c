@@ -5,6 +5,7 @@
  * fragments of one function are folded, moved lines get a synthetic call, and the writer
  * re-encodes names and positions. Memory: names, symbols, one line, one block's pending
  * synthetic calls. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,7 @@
 #include "callgrind_reader.h"
 #include "callgrind_writer.h"
 #include "diag.h"
+#include "elf_writer.h"
 #include "io.h"
 #include "jitdump.h"
 #include "perfmap.h"
@@ -84,6 +86,9 @@ struct run {
 	uint32_t cache_out;
 
 	struct scratch name;
+	struct output **elf_out;     /* ELF files written, committed with the profile */
+	const char **elf_name;       /* ... and their paths (symtab memory) */
+	size_t nelf, elf_cap, elf_name_cap;
 	const char *last_row_file;   /* cache: the last line-table file and its writer file */
 	uint32_t last_row_out;
 };
@@ -141,7 +146,7 @@ static int put_suffix(struct run *u, struct scratch *b, const char *suffix, size
 static uint32_t jit_identity(struct run *u, uint32_t sym, const char *suffix, size_t slen)
 {
 	const struct symbol *s = symtab_symbol(u->st, sym);
-	const char *object = symtab_source(u->st, s->source)->object;
+	const char *object = s->object ? s->object : symtab_source(u->st, s->source)->object;
 	u->name.len = 0;
 	put_symbol_name(u, &u->name, sym);
 	put_suffix(u, &u->name, suffix, slen);
@@ -451,6 +456,84 @@ static int is_jitdump(const char *path, struct diag *d)
 	return got == 4 && jitdump_is_magic(m);
 }
 
+/* The ELF file for generation GEN of DUMP's code: DIR/<dump name without .zst>.elf, with
+ * ".gN" before ".elf" for the N-th reuse of addresses; DIR made absolute, because
+ * kcachegrind looks for the ob= path as written. */
+static int elf_path(struct run *u, const char *dump, uint32_t gen, char *out, size_t n)
+{
+	char dir[4096];
+	const char *want = u->o->elf_dir;
+	char outdir[4096];
+	if (!want) {
+		const char *o = u->rep->output;
+		const char *slash = strrchr(o, '/');
+		if (!strcmp(o, "-") || !slash)
+			snprintf(outdir, sizeof(outdir), ".");
+		else
+			snprintf(outdir, sizeof(outdir), "%.*s", slash == o ? 1 : (int)(slash - o), o);
+		want = outdir;
+	}
+	if (!realpath(want, dir))
+		return diag_at(u->d, want, 0, "cannot use as the directory for ELF files: %s", strerror(errno));
+	const char *base = strrchr(dump, '/');
+	base = base ? base + 1 : dump;
+	size_t len = strlen(base);
+	if (len > 4 && !strcmp(base + len - 4, ".zst"))
+		len -= 4;
+	int k = gen ? snprintf(out, n, "%s/%.*s.g%u.elf", dir, (int)len, base, gen)
+		    : snprintf(out, n, "%s/%.*s.elf", dir, (int)len, base);
+	if (k < 0 || (size_t)k >= n)
+		return diag_at(u->d, dump, 0, "the ELF file name for it is longer than %zu bytes", n);
+	return 0;
+}
+
+static int cmp_func_addr(const void *a, const void *b)
+{
+	const struct elf_func *x = a, *y = b;
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/* One ELF per address-reuse generation of the symbols FIRST.. (one dump's), opened now and
+ * committed with the profile. Generations > 0 get their own ob= name. */
+static int write_elfs(struct run *u, const char *dump, size_t first, uint32_t machine)
+{
+	size_t end = symtab_count(u->st);
+	uint32_t ngen = 0;
+	for (size_t i = first; i < end; i++)
+		if (symtab_symbol(u->st, (uint32_t)i)->generation + 1 > ngen)
+			ngen = symtab_symbol(u->st, (uint32_t)i)->generation + 1;
+	struct elf_func *f = xmalloc((end - first + 1) * sizeof(*f));
+	int rc = 0;
+	for (uint32_t g = 0; g < ngen && rc == 0; g++) {
+		char path[4096];
+		if (elf_path(u, dump, g, path, sizeof(path)) < 0)
+			return free(f), -1;
+		const char *object = symtab_intern_file(u->st, path, strlen(path));
+		size_t n = 0;
+		for (size_t i = first; i < end; i++) {
+			struct symbol *s = (struct symbol *)symtab_symbol(u->st, (uint32_t)i);
+			if (s->generation != g || !s->code)
+				continue;
+			if (g)
+				s->object = object;
+			f[n++] = (struct elf_func){ s->start, s->size, s->name, s->code, s->lines, s->nlines };
+		}
+		qsort(f, n, sizeof(*f), cmp_func_addr);
+		struct output *o = output_open(path, u->d);
+		if (!o)
+			return free(f), -1;
+		xgrow((void **)&u->elf_out, &u->elf_cap, u->nelf + 1, sizeof(*u->elf_out));
+		xgrow((void **)&u->elf_name, &u->elf_name_cap, u->nelf + 1, sizeof(*u->elf_name));
+		u->elf_name[u->nelf] = object;
+		u->elf_out[u->nelf++] = o;
+		rc = elf_write(o, (uint16_t)machine, f, n, u->d);
+		if (rc == 0 && u->rep->elf_files++ == 0)
+			snprintf(u->rep->elf_first, sizeof(u->rep->elf_first), "%s", path);
+	}
+	free(f);
+	return rc;
+}
+
 static struct report_source *add_source(struct report *rep, const char *path, const char *kind)
 {
 	if (rep->nsources == REPORT_MAX_SOURCES)
@@ -469,7 +552,13 @@ static int load_one(struct run *u, const char *path)
 		return -1;
 	if (dump) {
 		struct jitdump_stats js;
-		if (jitdump_read(u->st, path, path, u->o->debug_bias, &js, u->d) < 0)
+		char elf[4096];
+		if (!u->o->no_elf && elf_path(u, path, 0, elf, sizeof(elf)) < 0)
+			return -1;
+		size_t first = symtab_count(u->st);
+		if (jitdump_read(u->st, path, u->o->no_elf ? path : elf, u->o->debug_bias, &js, u->d) < 0)
+			return -1;
+		if (!u->o->no_elf && write_elfs(u, path, first, js.elf_mach) < 0)
 			return -1;
 		struct report_source *rs = add_source(u->rep, path, "jitdump");
 		if (rs) {
@@ -716,13 +805,29 @@ int augment_run(const struct augment_opts *o, struct report *rep, struct diag *d
 		rep->bytes_out = cgw_bytes(u.w);
 		if (o->stats_path && report_yaml_write(rep, o->stats_path, d) < 0)
 			goto done;
-		rc = output_commit(out, d);
+		/* ELF files first, the profile that names them last; undo on failure. */
+		size_t committed = 0;
+		for (; committed < u.nelf; committed++) {
+			struct output *e = u.elf_out[committed];
+			u.elf_out[committed] = NULL;
+			if (output_commit(e, d) < 0)
+				break;
+		}
+		rc = committed == u.nelf ? output_commit(out, d) : -1;
 		out = NULL;
-		if (rc < 0 && o->stats_path && strcmp(o->stats_path, "-") != 0)
-			unlink(o->stats_path);
+		if (rc < 0) {
+			if (o->stats_path && strcmp(o->stats_path, "-") != 0)
+				unlink(o->stats_path);
+			for (size_t i = 0; i < committed; i++)
+				unlink(u.elf_name[i]);
+		}
 	}
 done:
 	output_abort(out);
+	for (size_t i = 0; i < u.nelf; i++)
+		output_abort(u.elf_out[i]);
+	free(u.elf_out);
+	free(u.elf_name);
 	cgw_free(u.w);
 	cg_reader_free(u.r);
 	symtab_free(u.st);

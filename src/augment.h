@@ -19,6 +19,9 @@ struct augment_opts {
 	int keep_addresses;         /* keep same-named code blobs apart (address in the name) */
 	int no_verify;              /* skip the output totals check */
 	int64_t debug_bias;         /* jitdump debug-address bias, or JITDUMP_BIAS_AUTO (-1) */
+	const char *elf_dir;        /* where the ELF files of jitdump code go; NULL: beside the
+	                               output (the current directory for stdout) */
+	int no_elf;                 /* no ELF files; JIT functions' ob= is the dump's path */
 	size_t max_line;            /* longest accepted line, bytes */
 	const char *stats_path;     /* --stats FILE.yaml, written before the profile is renamed
 	                               into place (and removed if that fails); NULL: none */

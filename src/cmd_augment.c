@@ -28,6 +28,8 @@ static const char usage_text[] =
 	"      --max-line BYTES  longest accepted input line (default 64 MiB)\n"
 	"      --no-verify       skip the check that output self costs equal the input's\n"
 	"      --debug-bias N    subtract N from jitdump debug addresses (default: detect 0 or 0x40)\n"
+	"      --elf DIR         write the ELF files with jitdump code there (default: beside the output)\n"
+	"      --no-elf          no ELF files; JIT functions' object is the dump's path\n"
 	"  -h, --help            this text\n";
 
 static int parse_size(const char *s, size_t *out)
@@ -42,7 +44,8 @@ static int parse_size(const char *s, size_t *out)
 
 int cmd_augment(int argc, char **argv)
 {
-	enum { OPT_STATS = 256, OPT_KEEP, OPT_MAPDIR, OPT_MAXLINE, OPT_NOVERIFY, OPT_BIAS };
+	enum { OPT_STATS = 256, OPT_KEEP, OPT_MAPDIR, OPT_MAXLINE, OPT_NOVERIFY, OPT_BIAS, OPT_ELF,
+	       OPT_NOELF };
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "quiet", no_argument, NULL, 'q' },
@@ -52,6 +55,8 @@ int cmd_augment(int argc, char **argv)
 		{ "max-line", required_argument, NULL, OPT_MAXLINE },
 		{ "no-verify", no_argument, NULL, OPT_NOVERIFY },
 		{ "debug-bias", required_argument, NULL, OPT_BIAS },
+		{ "elf", required_argument, NULL, OPT_ELF },
+		{ "no-elf", no_argument, NULL, OPT_NOELF },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -70,6 +75,8 @@ int cmd_augment(int argc, char **argv)
 		case OPT_KEEP: o.keep_addresses = 1; break;
 		case OPT_MAPDIR: o.map_dir = optarg; break;
 		case OPT_NOVERIFY: o.no_verify = 1; break;
+		case OPT_ELF: o.elf_dir = optarg; break;
+		case OPT_NOELF: o.no_elf = 1; break;
 		case OPT_BIAS: {
 			char *end;
 			unsigned long long v = strtoull(optarg, &end, 0);

@@ -133,19 +133,23 @@ static const char *output_name(const struct output *o)
 	return o->final ? o->final : o->name ? o->name : "<stdout>";
 }
 
-/* One pending temporary file at a time: enough for a command-line run. */
-static char pending_tmp[4096];
-static volatile sig_atomic_t pending_set;
+/* Temporary files not yet renamed, kept in signal-safe slots so that SIGINT/SIGTERM/SIGHUP
+ * remove them before the process dies. A run has a few at most (profile, ELF files, stats);
+ * beyond the slots a file is still removed on every path but a signal. */
+enum { TMP_SLOTS = 64 };
+static char pending_tmp[TMP_SLOTS][4096];
+static volatile sig_atomic_t pending_set[TMP_SLOTS];
 
 static void on_signal(int sig)
 {
-	if (pending_set)
-		unlink(pending_tmp);
+	for (int i = 0; i < TMP_SLOTS; i++)
+		if (pending_set[i])
+			unlink(pending_tmp[i]);
 	signal(sig, SIG_DFL);
 	raise(sig);
 }
 
-static void track_tmp(const char *path)
+static void track_tmp(const char *path, int on)
 {
 	static int installed;
 	if (!installed) {
@@ -158,10 +162,18 @@ static void track_tmp(const char *path)
 		sigaction(SIGHUP, &sa, NULL);
 		installed = 1;
 	}
-	pending_set = 0;
-	if (path && strlen(path) < sizeof(pending_tmp)) {
-		strcpy(pending_tmp, path);
-		pending_set = 1;
+	if (strlen(path) >= sizeof(pending_tmp[0]))
+		return;
+	for (int i = 0; i < TMP_SLOTS; i++) {
+		if (on && !pending_set[i]) {
+			strcpy(pending_tmp[i], path);
+			pending_set[i] = 1;
+			return;
+		}
+		if (!on && pending_set[i] && strcmp(pending_tmp[i], path) == 0) {
+			pending_set[i] = 0;
+			return;
+		}
 	}
 }
 
@@ -208,7 +220,7 @@ struct output *output_open(const char *path, struct diag *d)
 			return NULL;
 		}
 		fchmod(o->fd, 0644 & ~(mode_t)0);
-		track_tmp(o->tmp);
+		track_tmp(o->tmp, 1);
 	}
 	if (ends_with(path, ".zst")) {
 		o->z = zstd_out_new(o->fd, output_name(o));
@@ -246,7 +258,7 @@ int output_commit(struct output *o, struct diag *d)
 	if (rc < 0 && o->tmp)
 		unlink(o->tmp);
 	if (o->tmp)
-		track_tmp(NULL);
+		track_tmp(o->tmp, 0);
 	zstd_out_free(o->z);
 	free(o->final);
 	free(o->tmp);
@@ -263,7 +275,7 @@ void output_abort(struct output *o)
 		close(o->fd);
 	if (o->tmp) {
 		unlink(o->tmp);
-		track_tmp(NULL);
+		track_tmp(o->tmp, 0);
 	}
 	zstd_out_free(o->z);
 	free(o->final);

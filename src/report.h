@@ -47,6 +47,8 @@ struct report {
 	uint64_t synthetic_calls;     /* calls added to account for moved lines */
 	uint64_t jumps_dropped;       /* jump records across objects after renaming */
 	uint64_t bytes_in, bytes_out;
+	unsigned elf_files;           /* ELF files written for jitdump code */
+	char elf_first[512];          /* the first one's path */
 	unsigned nevents;
 	struct report_event events[REPORT_MAX_EVENTS];
 	unsigned nsources;

@@ -57,6 +57,9 @@ void report_text_write(const struct report *r, FILE *f)
 	if (r->map_overlaps)
 		fprintf(f, "  map overlaps      %" PRIu64 " entries shadowed by later ones (%" PRIu64
 			   " by another name); the later entry wins\n", r->map_overlaps, r->map_conflicts);
+	if (r->elf_files)
+		fprintf(f, "  machine code      %u ELF file%s with the JIT code for kcachegrind and objdump: %s%s\n",
+			r->elf_files, r->elf_files > 1 ? "s" : "", r->elf_first, r->elf_files > 1 ? ", ..." : "");
 	if (!r->instr_positions)
 		fprintf(f, "  note: no instruction positions; JIT code is named per function "
 			   "(record with --dump-instr=yes for per-instruction attribution)\n");

@@ -91,7 +91,7 @@ static int emit_report(yaml_emitter_t *e, const struct report *r)
 		 kv_u64(e, "synthetic_calls", r->synthetic_calls) &&
 		 kv_u64(e, "renamed_caller_contexts", r->renamed_callers) &&
 		 kv_u64(e, "jumps_dropped", r->jumps_dropped) &&
-		 kv_u64(e, "bytes_out", r->bytes_out);
+		 kv_u64(e, "bytes_out", r->bytes_out) && kv_u64(e, "elf_files", r->elf_files);
 	ok = ok && scalar(e, "sources") && seq(e, 1);
 	for (unsigned i = 0; ok && i < r->nsources; i++) {
 		const struct report_source *s = &r->sources[i];

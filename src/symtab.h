@@ -38,6 +38,7 @@ struct symbol {
 	const unsigned char *code;     /* jitdump code bytes (size bytes), or NULL */
 	uint64_t code_index;     /* jitdump code_index */
 	uint32_t generation;     /* jitdump: 0, or n for the n-th reuse of these addresses */
+	const char *object;      /* ob= name when it differs from the source's, or NULL */
 };
 
 struct symtab_source {

@@ -3,13 +3,20 @@
 # cgjit's code: cgcheck (kcachegrind's identity rules) and callgrind_annotate read the
 # files, and the expected JIT costs are computed here from the input and the maps.
 #
-# usage: check-augment.pl CGCHECK IN OUT MAP...   (IN and OUT plain text)
-# Prints one "ok"/"not ok" line per check; exits 1 if any failed.
+# usage: check-augment.pl [--bias N] CGCHECK IN OUT MAP-OR-JITDUMP...   (IN and OUT plain text)
+# Prints one "ok"/"not ok" line per check; exits 1 if any failed. With a jitdump it also
+# checks the line of every JIT cost line against the dump's DEBUG_INFO rows (debug
+# addresses minus --bias) and the ELF files' code against the dump's CODE_LOAD bytes.
 use strict;
 use warnings;
+use FindBin;
+use lib $FindBin::Bin;
+use JitDump;
 
+my $bias = 0;
+if (@ARGV && $ARGV[0] eq '--bias') { shift; $bias = hex(shift); }
 my ($cgcheck, $in, $out, @maps) = @ARGV;
-die "usage: $0 CGCHECK IN OUT MAP...\n" unless @maps;
+die "usage: $0 [--bias N] CGCHECK IN OUT MAP...\n" unless @maps;
 my $failed = 0;
 my $name = $out;
 
@@ -27,9 +34,19 @@ sub run {
 	return ($? >> 8, @lines);
 }
 
-# Map entries in order; the later entry wins for an address (cgjit's documented rule).
-my @syms;    # [start, end, name, order]
+# Map entries in order; the later entry wins for an address (cgjit's documented rule), and
+# a jitdump entry wins over a map entry.
+my @syms;    # [start, end, name, order, load]
+my @loads;
 for my $m (@maps) {
+	my $magic = '';
+	if (open(my $z, '-|', 'zstd', '-q', '-dcf', $m)) { binmode $z; read($z, $magic, 4); close $z; }
+	if ($magic eq 'DTiJ' || $magic eq 'JiTD') {
+		my @l = JitDump::read_dump($m);
+		push @loads, @l;
+		push @syms, [$_->{start}, $_->{start} + $_->{size}, $_->{name}, 1e9 + scalar @syms, $_] for @l;
+		next;
+	}
 	open(my $fh, '<', $m) or die "$m: $!";
 	while (my $l = <$fh>) {
 		$l =~ s/\r?\n$//;
@@ -52,6 +69,20 @@ sub owner {
 	return $owner_cache{$a} = $best ? $best->[2] : undef;
 }
 my %map_base = map { (my $b = $_) =~ s{.*/}{}; $b => 1 } @maps;
+sub is_jit_object {
+	my ($o) = @_;
+	$o =~ s{.*/}{};
+	return $map_base{$o} || $o =~ /^jit-\d+\.dump(?:\.g\d+)?\.elf$/;
+}
+sub owner_sym {   # the winning entry for an address
+	my ($a) = @_;
+	my $best;
+	for my $s (@by_start) {
+		last if $s->[0] > $a;
+		$best = $s if $a < $s->[1] && (!$best || $s->[3] > $best->[3]);
+	}
+	return $best;
+}
 
 sub addv { my ($acc, $c) = @_; my @c = split / /, $c; $acc->[$_] += $c[$_] for 0 .. $#c; }
 sub vstr { my ($v) = @_; my @v = @$v; pop @v while @v > 1 && !$v[-1]; return join(' ', map { $_ // 0 } @v); }
@@ -102,8 +133,7 @@ my %annot_expect;   # "file:name" -> first-event self, summed over parts
 for (@list_out) {
 	chomp;
 	my ($part, $fn, $file, $obj, $c) = split /\t/;
-	(my $ob = $obj) =~ s{.*/}{};
-	next unless $map_base{$ob};
+	next unless is_jit_object($obj);
 	my $base = $fn;
 	if (!$symname{$base}) {
 		for (my $i = rindex($fn, "'"); $i > 0; $i = rindex($fn, "'", $i - 1)) {
@@ -112,7 +142,7 @@ for (@list_out) {
 	}
 	addv($actual{"$part\t$base"} //= [], $c);
 	my ($first) = split / /, $c;
-	$annot_expect{($file eq '???' ? '???' : $file) . ":$fn"} += $first;
+	$annot_expect{$fn} += $first;
 }
 my @diff;
 for my $k (sort(keys %expected), sort(keys %actual)) {
@@ -136,17 +166,25 @@ my ($first_event, @summaries);
 my ($arc, @ann) = run('callgrind_annotate', '--inclusive=no', '--threshold=100', "--show=$first_event", $out);
 my %annot;
 for (@ann) {
-	next unless /^\s*([\d,]+)(?: \(\s*[\d.]+%\))?\s+(.*?) \[([^\]]*)\]\s*$/;
+	# entries for fi= files come without the [object]
+	next unless /^\s*([\d,]+)(?: \(\s*[\d.]+%\))?\s+(.*?)(?: \[([^\]]*)\])?\s*$/;
 	my ($cost, $key, $obj) = ($1, $2, $3);
-	(my $ob = $obj) =~ s{.*/}{};
-	next unless $map_base{$ob};
+	next if defined $obj && !is_jit_object($obj);
 	$cost =~ tr/,//d;
 	$annot{$key} += $cost;
+}
+# callgrind_annotate keys a function by file:name and splits it per fi= file (jitdump
+# line tables): add up the entries "FILE:name" of each JIT function over its files.
+my %annot_by_fn;
+for my $fn (keys %annot_expect) {
+	for my $k (keys %annot) {
+		$annot_by_fn{$fn} += $annot{$k} if substr($k, -length($fn) - 1) eq ":$fn";
+	}
 }
 my @adiff;
 for my $k (keys %annot_expect) {
 	next unless $annot_expect{$k};
-	my $got = $annot{$k} // 'missing';
+	my $got = $annot_by_fn{$k} // 'missing';
 	push @adiff, "$k: cgcheck $annot_expect{$k}, callgrind_annotate $got" if $got ne $annot_expect{$k};
 }
 check($arc == 0 && !@adiff && (scalar(keys %annot) > 0 || $no_jit), "callgrind_annotate shows the JIT functions with the same self costs ("
@@ -189,9 +227,8 @@ my @over;
 for (@incl) {
 	chomp;
 	my ($part, $fn, $file, $obj, $c) = split /\t/;
-	(my $ob = $obj) =~ s{.*/}{};
 	my $key = "$part\t$fn\t$file\t$obj";
-	if ($map_base{$ob}) {
+	if (is_jit_object($obj)) {
 		my $base = $fn;
 		for (my $i = rindex($fn, "'"); !$symname{$base} && $i > 0; $i = rindex($fn, "'", $i - 1)) {
 			$base = substr($fn, 0, $i);
@@ -207,5 +244,53 @@ for (@incl) {
 	}
 }
 check(!@over, "no function's inclusive cost exceeds the total, unless the input's already did" . (@over ? ": @over[0..($#over > 3 ? 3 : $#over)]" : ""));
+
+# 7. with a jitdump: every cost line of JIT code shows the file and line of its address
+# in the DEBUG_INFO rows of the load that owns it (rows shifted by --bias)
+if (@loads && @addrs && grep { @{$_->{rows}} } @loads) {
+	my (undef, @lines) = run($cgcheck, '--lines', $out);
+	my ($n, @bad) = (0);
+	for (@lines) {
+		chomp;
+		my ($part, $addr, $line, $file, $fn, $obj) = split /\t/;
+		next unless is_jit_object($obj);
+		my $s = owner_sym(hex($addr));
+		next unless $s && $s->[4] && @{$s->[4]{rows}};
+		my @rows = sort { $a->[0] <=> $b->[0] }
+			   map { [$_->[0] - $s->[0] >= $bias ? $_->[0] - $bias : $s->[0], $_->[1], $_->[2]] } @{$s->[4]{rows}};
+		my $row = $rows[0];
+		for (@rows) { $row = $_ if $_->[0] <= hex($addr); }
+		$n++;
+		push @bad, "$addr in $fn: $file:$line, the dump says $row->[2]:$row->[1]"
+			if $row->[1] != $line || $row->[2] ne $file;
+	}
+	check(!@bad && $n > 0, "$n JIT cost lines carry the file and line of the dump's DEBUG_INFO rows"
+	      . (@bad ? ": " . join('; ', @bad[0 .. ($#bad > 3 ? 3 : $#bad)]) : ""));
+}
+
+# 8. with a jitdump: objdump -d of the ELF files (the ob= of the JIT functions) at each
+# load's address shows exactly the bytes of its CODE_LOAD
+if (@loads) {
+	my %elf;
+	for (@list_out) { my (undef, undef, undef, $obj) = split /\t/; $elf{$obj} = 1 if $obj =~ /\.elf$/; }
+	my %seen;
+	my ($n, @bad) = (0);
+	for my $l (@loads) {
+		next if $seen{"$l->{start}:$l->{size}:$l->{name}"}++;
+		my $want = unpack('H*', $l->{code});
+		my $found = 0;
+		for my $e (sort keys %elf) {
+			my ($rc, @d) = run('objdump', '-d', '-z', sprintf('--start-address=0x%x', $l->{start}),
+					   sprintf('--stop-address=0x%x', $l->{start} + $l->{size}), $e);
+			my $got = join('', map { /^\s*[0-9a-f]+:\t((?:[0-9a-f]{2} )+)/ ? $1 : '' } @d);
+			$got =~ tr/ //d;
+			if ($got eq $want) { $found = 1; last; }
+		}
+		$n++;
+		push @bad, sprintf("%s at 0x%x", $l->{name}, $l->{start}) unless $found;
+	}
+	check(!@bad && $n > 0 && scalar(keys %elf) > 0, "objdump -d of the ELF files shows each of $n CODE_LOADs' bytes at its address"
+	      . (@bad ? ": missing " . join('; ', @bad[0 .. ($#bad > 3 ? 3 : $#bad)]) : ""));
+}
 
 exit($failed ? 1 : 0);

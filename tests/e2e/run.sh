@@ -18,8 +18,14 @@ expect() { if eval "$1"; then ok "$2"; else notok "$2"; fi; }
 
 is_zstd() { [ "$(head -c 4 "$1" | od -An -tx1 | tr -d ' \n')" = "28b52ffd" ]; }
 
-# augment_and_check NAME PROFILE MAP...: augment, then run check-augment.pl on the result.
+# augment_and_check [--bias N] NAME PROFILE SYMBOLFILE...: augment, then run
+# check-augment.pl on the result.
 augment_and_check() {
+	local bias=()
+	if [ "$1" = --bias ]; then
+		bias=(--bias "$2")
+		shift 2
+	fi
 	local name=$1 profile=$2
 	shift 2
 	local plain=$profile out=$tmp/$name.out
@@ -27,7 +33,7 @@ augment_and_check() {
 		plain=$tmp/$name.in
 		zstd -q -dc "$profile" >"$plain"
 	fi
-	if ! "$CGJIT" augment -q -o "$out" "$profile" "$@" 2>"$tmp/err"; then
+	if ! "$CGJIT" augment -q -o "$out" --elf "$tmp" "$profile" "$@" 2>"$tmp/err"; then
 		notok "$name: cgjit augment failed: $(cat "$tmp/err")"
 		return
 	fi
@@ -36,7 +42,7 @@ augment_and_check() {
 		"ok - "*) ok "${line#ok - }" ;;
 		*) notok "${line#not ok - }" ;;
 		esac
-	done < <(perl "$top/tests/e2e/check-augment.pl" "$CGCHECK" "$plain" "$out" "$@" 2>/dev/null)
+	done < <(perl "$top/tests/e2e/check-augment.pl" "${bias[@]}" "$CGCHECK" "$plain" "$out" "$@" 2>/dev/null)
 }
 
 echo "# real profiles: tests/jitprog (every callgrind variant)"
@@ -46,6 +52,11 @@ for dir in "$top"/tests/jitprog/profiles/*/; do
 	for p in "$dir"callgrind.out.*; do
 		augment_and_check "jitprog-$v-$(basename "$p")" "$p" "$map"
 	done
+	for dump in "$dir"jit-*.dump; do
+		[ -e "$dump" ] || continue
+		augment_and_check "jitprog-$v-jitdump" "$(ls "$dir"callgrind.out.* | head -1)" "$dump"
+		augment_and_check "jitprog-$v-jitdump+map" "$(ls "$dir"callgrind.out.* | head -1)" "$map" "$dump"
+	done
 done
 p=$(ls "$top"/tests/jitprog/profiles/instr/callgrind.out.* | head -1)
 augment_and_check jitprog-overlap "$p" "$(ls "$top"/tests/jitprog/profiles/instr/perf-*.overlap.map)"
@@ -53,8 +64,14 @@ augment_and_check jitprog-overlap "$p" "$(ls "$top"/tests/jitprog/profiles/instr
 echo "# real profiles: samples/ (MoarVM, node, JVM)"
 for dir in "$top"/samples/*/; do
 	ls "$dir"callgrind.out.* >/dev/null 2>&1 || continue
+	syms=()
+	for f in "$dir"perf-*.map "$dir"jit-*.dump "$dir"jit-*.dump.zst; do
+		[ -e "$f" ] && syms+=("$f")
+	done
+	bias=()
+	[ -f "$dir"DEBUG_BIAS ] && bias=(--bias "$(cat "$dir"DEBUG_BIAS)")
 	for p in "$dir"callgrind.out.*; do
-		augment_and_check "$(basename "$dir")-$(basename "$p")" "$p" "$dir"perf-*.map
+		augment_and_check "${bias[@]}" "$(basename "$dir")-$(basename "$p")" "$p" "${syms[@]}"
 	done
 done
 

@@ -190,6 +190,8 @@ enum { NEXT_SELF, NEXT_CALL, NEXT_JUMP };
 
 static bool opt_list, opt_totals, opt_incl, opt_addrs;
 static bool opt_self_calls;   /* --inclusive counts calls to itself too */
+static bool opt_lines;        /* --lines: address, line and file of every self cost line */
+static int line_idx = -1;     /* index of the line subposition, -1 if none */
 static bool instr_first;  /* positions: starts with instr (absolute addresses in ???) */
 static int g_parts;      /* parts are numbered over all files */
 static unsigned g_gen;   /* id table generation, bumped at every part */
@@ -458,7 +460,10 @@ static void set_positions(const char *s)
 	size_t l;
 	maybe_new_part();
 	instr_first = false;
+	line_idx = -1;
 	for (npos = 0; next_word(&s, &w, &l);) {
+		if (l == 4 && !strncmp(w, "line", 4))
+			line_idx = npos;
 		if (npos == 0 && l == 5 && !strncmp(w, "instr", 5))
 			instr_first = true;
 		bool known = (l == 5 && !strncmp(w, "instr", 5)) || (l == 4 && !strncmp(w, "line", 4)) ||
@@ -595,6 +600,9 @@ static void cost_line(const char *line)
 			cur->self[i] += cost[i];
 			P.selfsum[i] += cost[i];
 		}
+		if (opt_lines && instr_first && line_idx > 0)
+			printf("%d\t0x%llx\t%llu\t%s\t%s\t%s\n", P.num, (unsigned long long)newpos[0],
+			       (unsigned long long)newpos[line_idx], show(P.file), show(cur->name), show(cur->obj));
 		/* --addrs: self cost per absolute address in object ??? (for range sums) */
 		if (opt_addrs && instr_first && !S[cur->obj][0]) {
 			printf("%d\t0x%llx\t%s\t", P.num, (unsigned long long)newpos[0], show(cur->name));
@@ -777,6 +785,7 @@ static void usage(FILE *o)
 		"  --list        part name file object self-costs call-sites calls-count\n"
 		"  --addrs       part address function self-costs, per self cost line in object ???\n"
 		"  --inclusive-all  as --inclusive, counting calls to itself too\n"
+		"  --lines       part address line file function object, per self cost line (instr line)\n"
 		"  --totals      part event sum-of-self-costs\n"
 		"  --inclusive   part name file object self+calls-to-others\n"
 		"  --max-errors N  print at most N problems (default 1000, 0 = all)\n"
@@ -802,6 +811,8 @@ int main(int argc, char **argv)
 			opt_addrs = true;
 		else if (!strcmp(argv[i], "--inclusive-all"))
 			opt_incl = opt_self_calls = true;
+		else if (!strcmp(argv[i], "--lines"))
+			opt_lines = true;
 		else if (!strcmp(argv[i], "--max-errors") && i + 1 < argc &&
 			 parse_num((s = argv[i + 1], &s), &g_maxshow) && !*s)
 			i++;

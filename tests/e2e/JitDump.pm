@@ -1,0 +1,67 @@
+# JitDump.pm - a small, independent jitdump reader for the end-to-end checks (it shares no
+# code with src/jitdump.c). Returns the code loads in file order; a CODE_MOVE adds a copy
+# of the moved load at its new address; DEBUG_INFO rows belong to the next load.
+package JitDump;
+use strict;
+use warnings;
+
+sub read_dump {
+	my ($path) = @_;
+	my $data;
+	if (open(my $z, '-|', 'zstd', '-q', '-dcf', $path)) {
+		local $/;
+		binmode $z;
+		$data = <$z>;
+		close $z;
+	}
+	die "$path: cannot read\n" unless defined $data && length($data) >= 40;
+	my $m = unpack('V', substr($data, 0, 4));
+	my $le = $m == 0x4A695444;
+	die "$path: not a jitdump\n" unless $le || $m == 0x4454694A;
+	my ($u32, $u64) = $le ? ('V', 'Q<') : ('N', 'Q>');
+	my $total = unpack($u32, substr($data, 8, 4));
+	my ($off, @loads, $rows) = ($total);
+	while ($off + 16 <= length($data)) {
+		my ($id, $size) = (unpack($u32, substr($data, $off, 4)), unpack($u32, substr($data, $off + 4, 4)));
+		last if $size < 16 || $off + $size > length($data);
+		my $r = substr($data, $off, $size);
+		if ($id == 0 && $size >= 57) {
+			my ($addr, $csize, $index) = (unpack($u64, substr($r, 32, 8)), unpack($u64, substr($r, 40, 8)),
+						      unpack($u64, substr($r, 48, 8)));
+			my $nul = index($r, "\0", 56);
+			if ($csize > 0 && $csize <= $size - 57 && $nul >= 0 && $nul < $size - $csize) {
+				(my $name = substr($r, 56, $nul - 56)) =~ s/\s+$//;
+				push @loads, { start => $addr, size => $csize, name => $name, index => $index,
+					       code => substr($r, $size - $csize), rows => $rows // [] };
+			}
+			$rows = undef;
+		} elsif ($id == 1 && $size >= 64) {
+			my ($old, $new, $index) = map { unpack($u64, substr($r, $_, 8)) } 32, 40, 56;
+			for my $l (reverse @loads) {
+				next unless $l->{index} == $index && $l->{start} == $old;
+				push @loads, { %$l, start => $new,
+					       rows => [map { [$_->[0] - $old + $new, $_->[1], $_->[2]] } @{$l->{rows}}] };
+				last;
+			}
+		} elsif ($id == 2 && $size >= 32) {
+			my $n = unpack($u64, substr($r, 24, 8));
+			my ($p, @rows, $prev) = (32);
+			for (1 .. $n) {
+				last if $p + 17 > $size;
+				my ($a, $line) = (unpack($u64, substr($r, $p, 8)), unpack($u32, substr($r, $p + 8, 4)));
+				my $nul = index($r, "\0", $p + 16);
+				last if $nul < 0;
+				my $file = substr($r, $p + 16, $nul - $p - 16);
+				$file = $prev if $file eq "\xff";
+				push @rows, [$a, $line, $file];
+				$prev = $file;
+				$p = $nul + 1;
+			}
+			$rows = \@rows;
+		}
+		$off += $size;
+	}
+	return @loads;
+}
+
+1;

@@ -20,9 +20,12 @@ range a CODE_MOVE moved such code to.
 import bisect
 import collections
 import re
+import signal
 import struct
 import subprocess
 import sys
+
+signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # quiet under | head
 
 IDS = {0: "CODE_LOAD", 1: "CODE_MOVE", 2: "DEBUG_INFO", 3: "CLOSE", 4: "UNWINDING_INFO"}
 HEX16 = re.compile(r"^0x([0-9a-f]{16})$")
@@ -38,7 +41,9 @@ def read_bytes(path):
 
 
 def printable(b):
-    """True if b is a plausible file name: valid UTF-8, no control bytes."""
+    """True if b is a plausible file name: not empty, valid UTF-8, no control bytes."""
+    if not b:
+        return False
     try:
         s = b.decode("utf-8")
     except UnicodeDecodeError:
@@ -99,6 +104,7 @@ def parse(data):
                 ents.append((a, line, disc, body[p + 16:end]))
                 p = end + 1
             r["entries"], r["used"], r["overrun"] = ents, p, overrun
+            r["raw"], r["fmt"] = body, e
         elif rid == 4 and size >= 40:
             r["unwind_size"], r["eh_hdr_size"], r["mapped_size"] = struct.unpack(e + "QQQ", body[16:40])
         recs.append(r)
@@ -106,14 +112,68 @@ def parse(data):
     return hdr, recs, trailing
 
 
+def kind(name):
+    """Name prefix for the summaries: "JS:~" (V8 tier marks kept), "Builtin:", "py::"..."""
+    s = show(name)
+    m = re.match(r"^(JS:[~^*+]?|[A-Za-z]+::?)", s)
+    return m.group(1) if m else "(other)"
+
+
+def fixed_stride(d, ld):
+    """For a DEBUG_INFO that does not parse: if its entries have one fixed size
+    (total_size - 32 = nr_entry * stride + padding < 8), re-read it with that
+    stride. Returns (stride, entries in [code_addr, code_addr + size + 0x40])."""
+    nr = d["nr"]
+    if not nr or not ld:
+        return None
+    stride = (d["size"] - 32) // nr
+    if stride < 17 or d["size"] - 32 - stride * nr >= 8:
+        return None
+    data = d["raw"]
+    fmt = d["fmt"]
+    inr = 0
+    fields = set()
+    for i in range(nr):
+        a = struct.unpack(fmt + "Q", data[32 + i * stride:40 + i * stride])[0]
+        inr += ld["addr"] <= a <= ld["addr"] + ld["csize"] + 0x40
+        fields.add(data[32 + i * stride + 16:32 + (i + 1) * stride])
+    return stride, inr, fields
+
+
 def profile_names(path):
-    """Distinct pseudo-function names (0x+16 hex, object ???) of a profile."""
+    """Distinct pseudo-function names (0x+16 hex, object ???) of a profile, the
+    self cost (first event) of each (summed over parts), and the total self cost."""
     data = read_bytes(path).decode("utf-8", "replace")
     obj_ids, fn_ids = {}, {}
     cur_ob, pend_cob = None, None
     out = set()
+    npos = 1
+    self_cost = collections.Counter()
+    total = 0
+    cur = None
+    after_calls = False
     for ln in data.split("\n"):
-        if not ln or not ln[0].isalpha():
+        if not ln:
+            continue
+        c = ln[0]
+        if c.isdigit() or c in "+-*":
+            if after_calls:
+                after_calls = False
+                continue
+            f = ln.split()
+            if len(f) > npos:
+                v = int(f[npos], 0)
+                total += v
+                if cur is not None:
+                    self_cost[cur] += v
+            continue
+        if ln.startswith("positions:"):
+            npos = len(ln.split()) - 1
+            continue
+        if ln.startswith(("calls=", "jump=", "jcnd=")):
+            after_calls = True
+            continue
+        if not c.isalpha():
             continue
         m = POSLINE.match(ln)
         if not m:
@@ -136,9 +196,12 @@ def profile_names(path):
         else:
             o = pend_cob if pend_cob is not None else cur_ob
             pend_cob = None
-        if o == "???" and f and HEX16.match(f.split("'", 1)[0]):
+        jit = o == "???" and f and HEX16.match(f.split("'", 1)[0])
+        if jit:
             out.add(f)
-    return out
+        if tag == "fn":
+            cur = f if jit else None
+    return out, self_cost, total
 
 
 def main():
@@ -188,12 +251,16 @@ def main():
            % (len(set(r["tid"] for r in loads)), sum(1 for r in loads if r["pid"] != hdr["pid"])))
         names = collections.Counter(r["name"] for r in loads)
         kinds = collections.Counter()
-        for n in names:
-            s = show(n)
-            m = re.match(r"^([A-Za-z]+):", s)
-            kinds[m.group(1) + ":" if m and " " not in m.group(1) else "(other)"] += names[n]
+        span = {}
+        for r in loads:
+            k = kind(r["name"])
+            kinds[k] += 1
+            lo, hi = span.get(k, (r["addr"], r["addr"]))
+            span[k] = (min(lo, r["addr"]), max(hi, r["addr"] + r["csize"]))
         pr("          distinct names %d; by prefix: %s"
            % (len(names), ", ".join("%s %d" % kv for kv in kinds.most_common())))
+        for k, _ in kinds.most_common():
+            pr("            %-18s code_addr %x .. %x" % (k, span[k][0], span[k][1]))
         by_addr = collections.defaultdict(list)
         for r in loads:
             by_addr[r["addr"]].append(r)
@@ -255,12 +322,41 @@ def main():
                 bad.append((d, ld, garbage, outside, slack))
         pr("          first entry's address - code_addr: %s" %
            ", ".join("%s in %d" % kv for kv in first.most_common()))
+        good = [(d, nxt[d["off"]]) for d in dbgs
+                if d["off"] in nxt and d not in [b[0] for b in bad]]
+        ge = [(e[0] - ld["addr"], ld["csize"]) for d, ld in good for e in d["entries"]]
+        pr("          in the %d well-formed records: %d entries, offsets from code_addr %s; "
+           "below +0x40: %d; at or past code_size + 0x40: %d"
+           % (len(good), len(ge), "+0x%x..+0x%x" % (min(o for o, _ in ge), max(o for o, _ in ge))
+              if ge else "-", sum(1 for o, _ in ge if o < 0x40), sum(1 for o, n in ge if o >= n + 0x40)))
         pr("          distinct file names %d; \"\\xff\" repeat markers %d" % (len(files), repeat))
         pr("          parse by nr_entry: bytes left in the record (padding) %s" %
            ", ".join("%d in %d" % kv for kv in
                      sorted(collections.Counter(d["size"] - d["used"] for d in dbgs).items())))
         pr("          records with a garbage file name, an entry outside [code_addr, "
            "code_addr+size+0x40], an overrun or > 7 bytes left: %d" % len(bad))
+        strides = collections.Counter()
+        for d, ld, garbage, outside, slack in bad:
+            fs = fixed_stride(d, ld)
+            m = re.search(r" (\S+):\d+:\d+$", show(ld["name"])) if ld else None
+            want = 16 + len(m.group(1).encode()) + 1 if m else None
+            # the name field's bytes past the first 16, against the script path's
+            tail = ""
+            if fs and m:
+                path = m.group(1).encode() + b"\0"
+                tails = set(f[16:] for f in fs[2])
+                tail = (", every name field = 16 other bytes + the script path's bytes 16.."
+                        if len(path) > 16 and tails == {path[16:]} else
+                        ", all name fields alike" if len(fs[2]) == 1 else ", name fields differ")
+            strides[("stride %d" % fs[0] if fs else "no fixed stride") +
+                    (", all entries in range" if fs and fs[1] == d["nr"] else
+                     ", %d/%d entries in range" % (fs[1], d["nr"]) if fs else "") +
+                    (", = 16 + strlen(script path in the load's name) + 1" if fs and fs[0] == want else
+                     ", != 16 + strlen(script path) + 1" if fs and want else "") + tail] += 1
+        if bad:
+            pr("          those re-read with entries of one fixed size (total_size - 32 = nr_entry * stride + pad):")
+            for k, v in strides.most_common():
+                pr("            %d: %s" % (v, k))
         for d, ld, garbage, outside, slack in bad[:6]:
             pr("            before %s: %d entries, %d garbage names, %d outside, %s, %d bytes left"
                % (show(ld["name"]) if ld else "(no load)", len(d["entries"]), len(garbage),
@@ -299,17 +395,35 @@ def main():
                 i -= 1
             return False
 
-        names = profile_names(args[1])
+        names, self_cost, total = profile_names(args[1])
         addrs = collections.defaultdict(set)
         for n in names:
             addrs[int(n.split("'", 1)[0], 16)].add(n)
         ins = [a for a in addrs if inside(a)]
+        owner = {}
+        for r in loads:
+            if r["csize"]:
+                owner[(r["addr"], r["addr"] + r["csize"])] = kind(r["name"])
+        for r in moves:
+            if r["csize"]:
+                owner[(r["new"], r["new"] + r["csize"])] = "(moved)"
+        by_kind = collections.Counter()
+        for a in ins:
+            for (lo, hi), k in owner.items():
+                if lo <= a < hi:
+                    by_kind[k] += len(addrs[a])
+                    break
         pr("profile:  %s" % args[1].rsplit("/", 1)[-1])
         pr("          0x pseudo-function names in object ???: %d (%d addresses); inside a CODE_LOAD/"
            "CODE_MOVE range: %d names (%d addresses: %d at a range start, %d interior); outside: %d names"
            % (len(names), len(addrs), sum(len(addrs[a]) for a in ins), len(ins),
               sum(1 for a in ins if a in load_starts), sum(1 for a in ins if a not in load_starts),
               sum(len(v) for a, v in addrs.items() if a not in ins)))
+        pr("          inside names by the owning CODE_LOAD's name prefix: %s"
+           % ", ".join("%s %d" % kv for kv in by_kind.most_common()))
+        jit_self = sum(self_cost[n] for a in ins for n in addrs[a])
+        pr("          self cost (first event) of the inside names: %d of %d (%.2f%%)"
+           % (jit_self, total, 100.0 * jit_self / total if total else 0))
 
     if records:
         pr("records in file order:")

@@ -31,6 +31,11 @@ sub read_dump {
 			my $nul = index($r, "\0", 56);
 			if ($csize > 0 && $csize <= $size - 57 && $nul >= 0 && $nul < $size - $csize) {
 				(my $name = substr($r, 56, $nul - 56)) =~ s/\s+$//;
+				# rows are kept only if every one lies in this function, allowing the
+				# 0x40 bias past its end, and no file name has control bytes (cgjit's
+				# documented rule for garbage DEBUG_INFO, node 20)
+				$rows = undef if $rows && grep { $_->[0] < $addr || $_->[0] - $addr > $csize + 0x40
+								    || $_->[2] =~ /[\x00-\x1f\x7f]/ } @$rows;
 				push @loads, { start => $addr, size => $csize, name => $name, index => $index,
 					       code => substr($r, $size - $csize), rows => $rows // [] };
 			}

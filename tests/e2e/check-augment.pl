@@ -114,6 +114,7 @@ if (@addrs) {
 	for (@addrs) {
 		chomp;
 		my ($part, $addr, $fn, $c) = split /\t/;
+		next if $c eq 'call';
 		my $o = owner(hex($addr));
 		# A line outside every range stays with the JIT function its block was entered at.
 		$o //= owner(hex($1)) if $fn =~ /^0x([0-9a-f]{16})/;

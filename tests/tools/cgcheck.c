@@ -583,6 +583,9 @@ static void cost_line(const char *line)
 		problem("%d cost values but only %d events", k, P.nev);
 	cur->body = true;
 	if (P.next == NEXT_CALL) { /* inclusive cost of a call */
+		/* --addrs: call sites too, marked, for bounds on moved calls */
+		if (opt_addrs && instr_first && !S[cur->obj][0])
+			printf("%d\t0x%llx\t%s\tcall\n", P.num, (unsigned long long)newpos[0], show(cur->name));
 		P.next = NEXT_SELF;
 		if (P.cfn >= 0) {
 			Func *callee = &F[P.cfn];
@@ -784,6 +787,7 @@ static void usage(FILE *o)
 		"Output lines are TAB separated, per part; functions sorted by name:\n"
 		"  --list        part name file object self-costs call-sites calls-count\n"
 		"  --addrs       part address function self-costs, per self cost line in object ???\n"
+		"                (and 'call' instead of costs for each call's source line)\n"
 		"  --inclusive-all  as --inclusive, counting calls to itself too\n"
 		"  --lines       part address line file function object, per self cost line (instr line)\n"
 		"  --totals      part event sum-of-self-costs\n"

@@ -8,6 +8,7 @@
 
 #include "diag.h"
 #include "io.h"
+#include "jitname.h"
 #include "jitdump.h"
 #include "symtab.h"
 #include "xalloc.h"
@@ -48,7 +49,9 @@ struct jd {
 	size_t rec_cap;
 	struct load *loads;
 	size_t nloads, loads_cap;
-	struct row *pending;      /* rows of the last DEBUG_INFO, for the next load */
+	unsigned char *dbg;       /* the last DEBUG_INFO record, for the next load */
+	size_t dbg_size, dbg_cap;
+	struct row *pending;      /* its rows, while they are read */
 	size_t npending, pending_cap;
 	uint64_t pending_offset;
 	int have_pending;
@@ -141,67 +144,14 @@ static void bad_debug(struct jd *j, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* DEBUG_INFO: code_addr, nr_entry, entries {addr, line, discrim, name\0}. Parsed by
- * nr_entry within the record (V8 pads records to 8 bytes). */
+/* DEBUG_INFO is kept as raw bytes until the next CODE_LOAD, whose range and name decide
+ * how its entries are read. */
 static void on_debug(struct jd *j, const unsigned char *r, size_t size, uint64_t offset)
 {
 	j->stats->debug_records++;
-	j->have_pending = 0;
-	j->npending = 0;
-	if (size < 32) {
-		bad_debug(j, "record at byte %llu is %llu bytes, shorter than its 32-byte start",
-			  (unsigned long long)offset, (unsigned long long)size);
-		return;
-	}
-	uint64_t n = u64(j, r + 24);
-	if (n > (size - 32) / 17) {
-		bad_debug(j, "record at byte %llu claims %llu entries, more than fit in it",
-			  (unsigned long long)offset, (unsigned long long)n);
-		return;
-	}
-	size_t p = 32;
-	const char *prev = NULL;
-	size_t prev_len = 0;
-	for (uint64_t i = 0; i < n; i++) {
-		if (size - p < 17) {
-			bad_debug(j, "record at byte %llu: entry %llu runs past the record",
-				  (unsigned long long)offset, (unsigned long long)i);
-			return;
-		}
-		uint64_t addr = u64(j, r + p);
-		uint32_t line = u32(j, r + p + 8);
-		const unsigned char *name = r + p + 16;
-		const unsigned char *nul = memchr(name, 0, size - p - 16);
-		if (!nul) {
-			bad_debug(j, "record at byte %llu: entry %llu has no terminated file name",
-				  (unsigned long long)offset, (unsigned long long)i);
-			return;
-		}
-		size_t len = (size_t)(nul - name);
-		const char *file;
-		if (len == 1 && name[0] == 0xff) {   /* "same file as the previous entry" */
-			if (!prev) {
-				bad_debug(j, "record at byte %llu: entry %llu repeats a file name but is first",
-					  (unsigned long long)offset, (unsigned long long)i);
-				return;
-			}
-			file = prev;
-			len = prev_len;
-		} else {
-			for (size_t k = 0; k < len; k++)
-				if (name[k] < 0x20 || name[k] == 0x7f) {
-					bad_debug(j, "record at byte %llu: entry %llu has a garbage file name",
-						  (unsigned long long)offset, (unsigned long long)i);
-					return;
-				}
-			file = symtab_intern_file(j->st, (const char *)name, len);
-		}
-		xgrow((void **)&j->pending, &j->pending_cap, j->npending + 1, sizeof(*j->pending));
-		j->pending[j->npending++] = (struct row){ addr, line, file, len };
-		prev = file;
-		prev_len = len;
-		p += 16 + (size_t)(nul - name) + 1;
-	}
+	xgrow((void **)&j->dbg, &j->dbg_cap, size, 1);
+	memcpy(j->dbg, r, size);
+	j->dbg_size = size;
 	j->have_pending = 1;
 	j->pending_offset = offset;
 }
@@ -214,20 +164,129 @@ static struct load *new_load(struct jd *j)
 	return l;
 }
 
-/* Attaches the pending debug rows to L if they lie in its code (allowing the +0x40 bias
- * of V8 and LLVM past the end); a record whose rows do not is garbage and dropped. */
+static void add_row(struct jd *j, uint64_t addr, uint32_t line, const char *file, size_t len)
+{
+	xgrow((void **)&j->pending, &j->pending_cap, j->npending + 1, sizeof(*j->pending));
+	j->pending[j->npending++] = (struct row){ addr, line, file, len };
+}
+
+static int in_function(const struct load *l, uint64_t a)
+{
+	return a >= l->start && a - l->start <= l->size + BIAS;   /* V8/LLVM bias past the end */
+}
+
+/* Entries {addr, line, discrim, name\0} read one after another by nr_entry (V8 pads the
+ * record to 8 bytes). Returns 0, or -1 with REASON set. */
+static int rows_by_nul(struct jd *j, const struct load *l, char *reason, size_t rn)
+{
+	const unsigned char *r = j->dbg;
+	size_t size = j->dbg_size, p = 32;
+	unsigned long long off = (unsigned long long)j->pending_offset;
+	j->npending = 0;
+	if (size < 32)
+		return snprintf(reason, rn, "record at byte %llu is shorter than its 32-byte start", off), -1;
+	uint64_t n = u64(j, r + 24);
+	if (n > (size - 32) / 17)
+		return snprintf(reason, rn, "record at byte %llu claims %llu entries, more than fit in it",
+				off, (unsigned long long)n), -1;
+	const char *prev = NULL;
+	size_t prev_len = 0;
+	for (uint64_t i = 0; i < n; i++) {
+		if (size - p < 17)
+			return snprintf(reason, rn, "record at byte %llu: entry %llu runs past the record", off,
+					(unsigned long long)i), -1;
+		uint64_t addr = u64(j, r + p);
+		const unsigned char *name = r + p + 16;
+		const unsigned char *nul = memchr(name, 0, size - p - 16);
+		if (!nul)
+			return snprintf(reason, rn, "record at byte %llu: entry %llu has no terminated file name",
+					off, (unsigned long long)i), -1;
+		size_t len = (size_t)(nul - name), field = len;
+		const char *file;
+		if (len == 1 && name[0] == 0xff) {   /* "same file as the previous entry" */
+			if (!prev)
+				return snprintf(reason, rn, "record at byte %llu: its first entry repeats a file name",
+						off), -1;
+			file = prev;
+			len = prev_len;
+		} else {
+			for (size_t k = 0; k < len; k++)
+				if (name[k] < 0x20 || name[k] == 0x7f)
+					return snprintf(reason, rn, "record at byte %llu: entry %llu has a garbage file name",
+							off, (unsigned long long)i), -1;
+			file = symtab_intern_file(j->st, (const char *)name, len);
+		}
+		if (!in_function(l, addr))
+			return snprintf(reason, rn, "record at byte %llu: entry address 0x%llx lies outside its function",
+					off, (unsigned long long)addr), -1;
+		add_row(j, addr, u32(j, r + p + 8), file, len);
+		prev = file;
+		prev_len = len;
+		p += 16 + field + 1;
+	}
+	return 0;
+}
+
+/* node 20 writes some DEBUG_INFO records (those of the script's own functions) with every
+ * file-name field of the full name's length but its first 16 bytes overwritten, NULs
+ * included (jit-formats.md 2.8; seen in samples/node-jitdump): read by NUL, the entries
+ * fall out of step. Read at that fixed stride instead; when every address lies in the
+ * function and each field, past its first 16 bytes, is the file in the function's V8 name
+ * ("JS:*f /path/a.js:1:2") and as long, the rows are lines of that file. */
+static int rows_by_stride(struct jd *j, const struct load *l)
+{
+	const unsigned char *r = j->dbg;
+	size_t size = j->dbg_size;
+	j->npending = 0;
+	if (size < 32)
+		return -1;
+	uint64_t n = u64(j, r + 24);
+	struct jitname jn;
+	if (n == 0 || n > (size - 32) / 17 || jitname_parse(l->name, l->name_len, &jn) != JN_V8)
+		return -1;
+	for (size_t pad = 0; pad < 8; pad++) {
+		size_t body = size - 32 - pad;
+		if (body % n || body / n < 17 + 16)
+			continue;
+		size_t stride = body / n, field = stride - 16;
+		int ok = 1;
+		for (uint64_t i = 0; ok && i < n; i++) {
+			const unsigned char *e = r + 32 + i * stride, *name = e + 16;
+			if (!in_function(l, u64(j, e)) || name[field - 1] != 0) {
+				ok = 0;
+				break;
+			}
+			/* the field holds the whole path's length; past the first 16 bytes it is
+			 * the path itself */
+			if (field - 1 != jn.file_len || field - 1 <= 16 + 3 ||
+			    memcmp(jn.file + 16, name + 16, field - 1 - 16) != 0) {
+				ok = 0;
+				break;
+			}
+			add_row(j, u64(j, e), u32(j, e + 8), symtab_intern_file(j->st, jn.file, jn.file_len),
+				jn.file_len);
+		}
+		if (ok)
+			return 0;
+		j->npending = 0;
+	}
+	return -1;
+}
+
+/* Attaches the pending DEBUG_INFO to L; a record that cannot be read so that every entry
+ * lies in L's code is garbage: dropped and counted. */
 static void attach_rows(struct jd *j, struct load *l)
 {
 	if (!j->have_pending)
 		return;
 	j->have_pending = 0;
-	for (size_t i = 0; i < j->npending; i++) {
-		uint64_t a = j->pending[i].addr;
-		if (a < l->start || a - l->start > l->size + BIAS) {
-			bad_debug(j, "record at byte %llu: entry address 0x%llx lies outside its function",
-				  (unsigned long long)j->pending_offset, (unsigned long long)a);
+	char reason[sizeof(j->stats->bad_debug_reason)];
+	if (rows_by_nul(j, l, reason, sizeof(reason)) < 0) {
+		if (rows_by_stride(j, l) < 0) {
+			bad_debug(j, "%s", reason);
 			return;
 		}
+		j->stats->debug_recovered++;
 	}
 	l->rows = symtab_alloc(j->st, j->npending * sizeof(*l->rows) + 1);
 	memcpy(l->rows, j->pending, j->npending * sizeof(*l->rows));
@@ -478,5 +537,6 @@ int jitdump_read(struct symtab *st, const char *path, const char *object, int64_
 	free(j.rec);
 	free(j.loads);
 	free(j.pending);
+	free(j.dbg);
 	return rc;
 }

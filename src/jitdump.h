@@ -29,6 +29,7 @@ struct jitdump_stats {
 	uint64_t pid;
 	uint64_t loads, moves, debug_records, debug_used, debug_entries, unwinding, closes;
 	uint64_t unknown;          /* records of unknown id, skipped */
+	uint64_t debug_recovered;  /* ... read at a fixed stride (node 20's overwritten names) */
 	uint64_t bad_debug;        /* DEBUG_INFO records dropped */
 	char bad_debug_reason[160];/* why the first one was dropped */
 	uint64_t bad_loads;        /* CODE_LOAD records refused (name not terminated, ...) */

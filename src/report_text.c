@@ -30,6 +30,10 @@ void report_text_write(const struct report *r, FILE *f)
 			if (j->reused)
 				fprintf(f, ", %" PRIu64 " loads reuse addresses", j->reused);
 			fputc('\n', f);
+			if (j->debug_recovered)
+				fprintf(f, "             %" PRIu64 " debug records with overwritten file names read at "
+					   "their fixed stride (node 20), file from the function's name\n",
+					j->debug_recovered);
 			if (j->bad_debug)
 				fprintf(f, "             %" PRIu64 " debug records dropped: first: %s\n", j->bad_debug,
 					j->bad_debug_reason);

@@ -105,6 +105,7 @@ static int emit_report(yaml_emitter_t *e, const struct report *r)
 			     kv_u64(e, "debug_records", j->debug_records) &&
 			     kv_u64(e, "debug_records_used", j->debug_used) &&
 			     kv_u64(e, "debug_rows", j->debug_entries) &&
+			     kv_u64(e, "debug_records_recovered", j->debug_recovered) &&
 			     kv_u64(e, "debug_records_dropped", j->bad_debug) &&
 			     kv_str(e, "debug_drop_reason", j->bad_debug_reason) &&
 			     kv_u64(e, "debug_bias", (uint64_t)j->bias) &&

@@ -20,7 +20,7 @@ sub read_dump {
 	die "$path: not a jitdump\n" unless $le || $m == 0x4454694A;
 	my ($u32, $u64) = $le ? ('V', 'Q<') : ('N', 'Q>');
 	my $total = unpack($u32, substr($data, 8, 4));
-	my ($off, @loads, $rows) = ($total);
+	my ($off, @loads, $rows, $dbg) = ($total);
 	while ($off + 16 <= length($data)) {
 		my ($id, $size) = (unpack($u32, substr($data, $off, 4)), unpack($u32, substr($data, $off + 4, 4)));
 		last if $size < 16 || $off + $size > length($data);
@@ -34,8 +34,26 @@ sub read_dump {
 				# rows are kept only if every one lies in this function, allowing the
 				# 0x40 bias past its end, and no file name has control bytes (cgjit's
 				# documented rule for garbage DEBUG_INFO, node 20)
-				$rows = undef if $rows && grep { $_->[0] < $addr || $_->[0] - $addr > $csize + 0x40
-								    || $_->[2] =~ /[\x00-\x1f\x7f]/ } @$rows;
+				my $bad = sub { grep { $_->[0] < $addr || $_->[0] - $addr > $csize + 0x40
+							|| $_->[2] =~ /[\x00-\x1f\x7f]/ } @{$_[0]} };
+				if ($rows && $bad->($rows)) {
+					# node 20: name fields of the full path's length, first 16 bytes
+					# overwritten; read at the fixed stride, file from the V8 name
+					my $file = $name =~ /^\w+:\S*\s(\S+?):\d+(?::\d+)?$/ ? $1 : undef;
+					my @fixed;
+					for my $pad (0 .. 7) {
+						my $body = length($dbg) - 32 - $pad;
+						my $n = unpack($u64, substr($dbg, 24, 8));
+						next unless $file && $n && $body % $n == 0 && $body / $n == 16 + length($file) + 1;
+						my $st = $body / $n;
+						@fixed = map { my $e = 32 + $_ * $st;
+							       [unpack($u64, substr($dbg, $e, 8)), unpack($u32, substr($dbg, $e + 8, 4)), $file,
+								substr($dbg, $e + 32, length($file) - 16)] } 0 .. $n - 1;
+						@fixed = () if grep { $_->[3] ne substr($file, 16) } @fixed;
+						last if @fixed;
+					}
+					$rows = @fixed && !$bad->(\@fixed) ? [map { [@$_[0 .. 2]] } @fixed] : undef;
+				}
 				push @loads, { start => $addr, size => $csize, name => $name, index => $index,
 					       code => substr($r, $size - $csize), rows => $rows // [] };
 			}
@@ -49,6 +67,7 @@ sub read_dump {
 				last;
 			}
 		} elsif ($id == 2 && $size >= 32) {
+			$dbg = $r;
 			my $n = unpack($u64, substr($r, 24, 8));
 			my ($p, @rows, $prev) = (32);
 			for (1 .. $n) {

@@ -214,6 +214,43 @@ static void test_jitdump__garbage_debug_dropped(void **state)
 	assert_string_equal(sym_at(0x2000)->name, "g");
 }
 
+static void test_jitdump__node_overwritten_names_recovered(void **state)
+{
+	(void)state;
+	/* node 20: each file-name field has the full path's length, its first 16 bytes
+	 * overwritten with NULs and pointer bytes; the record is padded to 8 bytes. */
+	static const char path[] = "/tmp/sample.XXXXXX/prog.js";   /* 26 bytes */
+	struct dump d;
+	header(&d, 0, 40);
+	size_t at = d.n;
+	put(&d, 2, 4);
+	put(&d, 0, 4);
+	put(&d, 999, 8);
+	put(&d, 0x1000, 8);
+	put(&d, 3, 8);
+	for (int i = 0; i < 3; i++) {
+		put(&d, 0x1040 + 8 * (uint64_t)i, 8);
+		put(&d, 5 + (uint32_t)i, 4);
+		put(&d, 0, 4);
+		static const unsigned char junk[16] = { 0x0e, 'Y', 0, 0, 0, 0, 0, 0, 0xa0, 0xa3, '#', 0xf9, 'D', 0xf8, 0x9b, 'u' };
+		memcpy(d.b + d.n, junk, 16);
+		d.n += 16;
+		put_str(&d, path + 16);
+	}
+	while ((d.n - at) % 8)
+		d.b[d.n++] = 0;
+	end_record(&d, at);
+	load(&d, 0x1000, 0x40, 0, "JS:*fib /tmp/sample.XXXXXX/prog.js:3:13");
+	assert_int_equal(read_dump(&d, JITDUMP_BIAS_AUTO), 0);
+	assert_int_equal(js.debug_recovered, 1);
+	assert_int_equal(js.bad_debug, 0);
+	assert_int_equal(js.bias, 0x40);
+	const struct symbol *s = sym_at(0x1000);
+	assert_int_equal(s->nlines, 3);
+	assert_string_equal(symtab_line(s, 0x1008)->file, path);
+	assert_int_equal(symtab_line(s, 0x1008)->line, 6);
+}
+
 static void test_jitdump__lying_sizes(void **state)
 {
 	(void)state;
@@ -314,6 +351,7 @@ int main(void)
 		cmocka_unit_test(test_jitdump__records_both_byte_orders),
 		cmocka_unit_test(test_jitdump__bias_detected_and_overridden),
 		cmocka_unit_test(test_jitdump__garbage_debug_dropped),
+		cmocka_unit_test(test_jitdump__node_overwritten_names_recovered),
 		cmocka_unit_test(test_jitdump__lying_sizes),
 		cmocka_unit_test(test_jitdump__truncated_tail_and_headers),
 		cmocka_unit_test(test_jitdump__move_and_reuse),

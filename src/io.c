@@ -20,6 +20,8 @@ struct input {
 	char *name;
 	int fd;
 	int own_fd;
+	const unsigned char *mem;    /* input_open_mem: the bytes and how many are left */
+	size_t mem_left;
 	struct zstd_in *z;
 	unsigned char prefix[4];
 	size_t prefix_len, prefix_pos;
@@ -78,8 +80,32 @@ struct input *input_open(const char *path, struct diag *d)
 	return in;
 }
 
+
+struct input *input_open_mem(const void *data, size_t n, const char *name)
+{
+	struct input *in = xcalloc(1, sizeof(*in));
+	in->name = xstrndup(name, strlen(name));
+	in->fd = -1;
+	in->mem = data;
+	in->mem_left = n;
+	if (n >= 4 && zstd_is_magic(data)) {
+		/* zstd reads from a descriptor: hand it the bytes through a pipe-free path by
+		 * giving the whole buffer as the prefix. */
+		in->z = zstd_in_new(-1, data, n, in->name);
+		in->mem_left = 0;
+	}
+	return in;
+}
+
 ssize_t input_read(struct input *in, void *buf, size_t n, struct diag *d)
 {
+	if (in->mem && !in->z) {
+		size_t k = n < in->mem_left ? n : in->mem_left;
+		memcpy(buf, in->mem, k);
+		in->mem += k;
+		in->mem_left -= k;
+		return (ssize_t)k;
+	}
 	if (in->z)
 		return zstd_in_read(in->z, buf, n, d);
 	if (in->prefix_pos < in->prefix_len) {

@@ -16,6 +16,9 @@ struct output;
 
 /* Opens PATH ("-" = stdin). The name used in messages is PATH. Returns NULL with D set. */
 struct input *input_open(const char *path, struct diag *d);
+/* Reads from the N bytes at DATA (not copied: they must outlive the input), with the same
+ * zstd detection; NAME is used in messages. For fuzz drivers and tests. */
+struct input *input_open_mem(const void *data, size_t n, const char *name);
 /* Reads up to N decompressed bytes. Returns the count, 0 at a clean end, -1 with D set
  * (read error, or a zstd stream cut short / corrupt). */
 ssize_t input_read(struct input *in, void *buf, size_t n, struct diag *d);

@@ -55,6 +55,10 @@ ssize_t zstd_in_read(struct zstd_in *z, void *buf, size_t n, struct diag *d)
 		if (z->in.pos == z->in.size) {
 			if (z->eof)
 				break;
+			if (z->fd < 0) {   /* everything came as the prefix (input_open_mem) */
+				z->eof = 1;
+				continue;
+			}
 			ssize_t r;
 			do
 				r = read(z->fd, z->buf, z->cap);

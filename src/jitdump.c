@@ -515,15 +515,26 @@ int jitdump_read(struct symtab *st, const char *path, const char *object, int64_
 		 struct jitdump_stats *stats, struct diag *d)
 {
 	memset(stats, 0, sizeof(*stats));
+	struct input *in = input_open(path, d);
+	if (!in)
+		return -1;
+	int rc = jitdump_read_input(st, in, object, bias, stats, d);
+	input_close(in);
+	return rc;
+}
+
+int jitdump_read_input(struct symtab *st, struct input *in, const char *object, int64_t bias,
+		       struct jitdump_stats *stats, struct diag *d)
+{
+	memset(stats, 0, sizeof(*stats));
 	struct jd j;
 	memset(&j, 0, sizeof(j));
-	j.path = path;
+	j.path = input_name(in);
 	j.st = st;
 	j.stats = stats;
 	j.d = d;
-	j.in = input_open(path, d);
-	if (!j.in)
-		return -1;
+	j.in = in;
+	const char *path = j.path;
 	int rc = read_header(&j);
 	if (rc == 0)
 		rc = read_records(&j);
@@ -533,7 +544,6 @@ int jitdump_read(struct symtab *st, const char *path, const char *object, int64_
 		uint32_t src = symtab_add_source(st, path, object, 1);
 		rc = add_symbols(&j, src, stats->bias);
 	}
-	input_close(j.in);
 	free(j.rec);
 	free(j.loads);
 	free(j.pending);

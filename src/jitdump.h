@@ -49,4 +49,8 @@ int jitdump_is_magic(const unsigned char *p);
 int jitdump_read(struct symtab *st, const char *path, const char *object, int64_t bias,
 		 struct jitdump_stats *stats, struct diag *d);
 
+/* The same from an open input (not closed here); its name is used in messages. */
+int jitdump_read_input(struct symtab *st, struct input *in, const char *object, int64_t bias,
+		       struct jitdump_stats *stats, struct diag *d);
+
 #endif

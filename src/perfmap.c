@@ -58,6 +58,16 @@ int perfmap_read(struct symtab *st, const char *path, const char *object, size_t
 	struct input *in = input_open(path, d);
 	if (!in)
 		return -1;
+	int rc = perfmap_read_input(st, in, object, max_line, stats, d);
+	input_close(in);
+	return rc;
+}
+
+int perfmap_read_input(struct symtab *st, struct input *in, const char *object, size_t max_line,
+		       struct perfmap_stats *stats, struct diag *d)
+{
+	const char *path = input_name(in);
+	memset(stats, 0, sizeof(*stats));
 	uint32_t src = symtab_add_source(st, path, object, 0);
 	struct line_reader lr;
 	line_reader_init(&lr, in, max_line);
@@ -102,6 +112,5 @@ int perfmap_read(struct symtab *st, const char *path, const char *object, size_t
 		stats->unterminated = lr.missing_newline;
 	}
 	line_reader_free(&lr);
-	input_close(in);
 	return rc;
 }

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 struct diag;
+struct input;
 struct symtab;
 
 struct perfmap_stats {
@@ -25,6 +26,10 @@ struct perfmap_stats {
  * MAX_LINE bounds a line. Returns 0, or -1 with D set. */
 int perfmap_read(struct symtab *st, const char *path, const char *object, size_t max_line,
 		 struct perfmap_stats *stats, struct diag *d);
+
+/* The same from an open input (not closed here); its name is used in messages. */
+int perfmap_read_input(struct symtab *st, struct input *in, const char *object, size_t max_line,
+		       struct perfmap_stats *stats, struct diag *d);
 
 /* Parses one line (without its newline) into START, SIZE and the trimmed NAME.
  * Returns 0, or -1 with *WHAT set to what was expected. */

@@ -68,3 +68,63 @@ samples:
 
 clean:
 	rm -rf build build-asan
+
+# --- fuzzing --- (tests/fuzz/, scripts/fuzz; kept self-contained)
+# `make fuzz [FUZZ_SECONDS=60]` builds one libFuzzer binary per parser with clang (src/*.c
+# compiled in, ASan+UBSan) in build-fuzz/ and runs each for FUZZ_SECONDS over its stored
+# corpus; new inputs go to build-fuzz/corpus/<target>, findings to build-fuzz/artifacts/,
+# each run's log to build-fuzz/<target>.log (read by scripts/fuzz). `make fuzz-merge`
+# minimizes stored + new inputs back into tests/fuzz/corpus/<target>. `make fuzz-replay`
+# replays every corpus and tests/fuzz/crashes/<target>-* with $(CC) (part of `check`).
+FUZZ_TARGETS := callgrind perfmap jitdump augment
+FUZZ_SECONDS ?= 60
+FUZZ_CC      ?= clang
+FUZZ_B       := build-fuzz
+FUZZ_FLAGS   := -max_len=65536 -timeout=10 -rss_limit_mb=2048
+FUZZ_CFLAGS   = -std=c11 -D_DEFAULT_SOURCE $(filter-out -Werror,$(WARN)) -g -O1 \
+                -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+                -fno-omit-frame-pointer -Isrc $(shell pkg-config --cflags $(PKGS))
+FUZZ_BINS    := $(FUZZ_TARGETS:%=$(FUZZ_B)/fuzz_%)
+FUZZ_REPLAYS := $(FUZZ_TARGETS:%=$(B)/fuzz/replay_%)
+
+.PHONY: fuzz fuzz-build fuzz-merge fuzz-replay fuzz-clean
+
+$(FUZZ_B)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(LIB_SRCS) $(wildcard src/*.h)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $< $(LIB_SRCS) $(LDLIBS_LIB)
+
+fuzz-build: $(FUZZ_BINS)
+
+fuzz: $(FUZZ_BINS)
+	@fail=0; for t in $(FUZZ_TARGETS); do \
+		mkdir -p $(FUZZ_B)/corpus/$$t $(FUZZ_B)/artifacts; \
+		echo "== fuzz_$$t for $(FUZZ_SECONDS)s (log: $(FUZZ_B)/$$t.log)"; \
+		if ! $(FUZZ_B)/fuzz_$$t $(FUZZ_FLAGS) -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
+			-artifact_prefix=$(FUZZ_B)/artifacts/$$t- \
+			$(FUZZ_B)/corpus/$$t tests/fuzz/corpus/$$t >$(FUZZ_B)/$$t.log 2>&1; then \
+			tail -n 40 $(FUZZ_B)/$$t.log; echo "fuzz_$$t: FAILED (reproducer in $(FUZZ_B)/artifacts/)"; fail=1; \
+		else grep -h '^Done ' $(FUZZ_B)/$$t.log; fi; \
+	done; exit $$fail
+
+fuzz-merge: $(FUZZ_BINS)
+	@set -e; for t in $(FUZZ_TARGETS); do \
+		rm -rf $(FUZZ_B)/merged/$$t; mkdir -p $(FUZZ_B)/merged/$$t $(FUZZ_B)/corpus/$$t; \
+		$(FUZZ_B)/fuzz_$$t $(FUZZ_FLAGS) -merge=1 $(FUZZ_B)/merged/$$t \
+			tests/fuzz/corpus/$$t $(FUZZ_B)/corpus/$$t >$(FUZZ_B)/$$t.merge.log 2>&1; \
+		rm -rf tests/fuzz/corpus/$$t; mv $(FUZZ_B)/merged/$$t tests/fuzz/corpus/$$t; \
+		echo "fuzz_$$t: $$(ls tests/fuzz/corpus/$$t | wc -l) inputs, $$(du -sk tests/fuzz/corpus/$$t | cut -f1) KiB"; \
+	done
+
+$(B)/fuzz/replay_%: tests/fuzz/replay.c tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(B)/libcgjit.a $(wildcard src/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -Isrc -o $@ tests/fuzz/replay.c tests/fuzz/fuzz_$*.c $(B)/libcgjit.a $(LDLIBS_LIB)
+
+fuzz-replay: $(FUZZ_REPLAYS)
+	@set -e; for t in $(FUZZ_TARGETS); do \
+		printf 'fuzz-replay %s: ' $$t; \
+		$(B)/fuzz/replay_$$t tests/fuzz/corpus/$$t $$(ls -d tests/fuzz/crashes/$$t-* 2>/dev/null); \
+	done
+
+fuzz-clean:
+	rm -rf $(FUZZ_B)
+# --- end fuzzing ---

@@ -116,6 +116,37 @@ expect '[ $? = 1 ] && grep -q "/dev/full: write error: No space left" "$tmp/err"
 	"a full disk is a clear error (and a device is written in place, never replaced)"
 expect '[ -z "$(ls -A "$tmp" | grep cgjit-tmp)" ]' "no temporary file left behind"
 
+echo "# interrupted runs and full disks leave nothing behind"
+for sig in TERM INT; do
+	rm -f "$tmp/fifo" "$tmp/sig.out"
+	mkfifo "$tmp/fifo"
+	(head -c 400 "$bad/good.cg"; sleep 3) >"$tmp/fifo" &
+	feeder=$!
+	"$CGJIT" augment -q "$tmp/fifo" "$bad/good.map" -o "$tmp/sig.out" 2>/dev/null &
+	victim=$!
+	sleep 0.5
+	kill -"$sig" "$victim"
+	wait "$victim"
+	rc=$?
+	kill "$feeder" 2>/dev/null
+	wait "$feeder" 2>/dev/null
+	expect '[ "$rc" -gt 128 ] && [ ! -e "$tmp/sig.out" ] && ! ls -A "$tmp" | grep -q cgjit-tmp' \
+		"SIG$sig in the middle of a run: no output, no temporary file (exit $rc)"
+done
+# A real full file system, where root may mount one (CI runs as root); skipped elsewhere.
+mkdir -p "$tmp/small"
+if mount -t tmpfs -o size=64k tmpfs "$tmp/small" 2>/dev/null; then
+	p=$(ls "$top"/tests/jitprog/profiles/instr/callgrind.out.* | head -1)
+	"$CGJIT" augment -q "$p" "$(ls "$top"/tests/jitprog/profiles/instr/perf-*.map | grep -v overlap)" \
+		-o "$tmp/small/out" 2>"$tmp/err"
+	rc=$?
+	expect '[ "$rc" = 1 ] && grep -q "No space left on device" "$tmp/err" && [ -z "$(ls -A "$tmp/small")" ]' \
+		"a full file system: clear error, nothing left in the directory"
+	umount "$tmp/small"
+else
+	echo "# skipped: cannot mount a small tmpfs here (not root)"
+fi
+
 echo "# malformed input (tests/bad/cases)"
 while IFS='|' read -r prof map code text; do
 	prof=$(echo $prof)
@@ -139,8 +170,10 @@ while IFS='|' read -r prof map code text; do
 		notok "bad/$prof + $map: message '$(head -c 300 "$tmp/err")' lacks '$text'"
 	elif [ "$code" != 0 ] && { [ -e "$out" ] || ls -A "$tmp" | grep -q cgjit-tmp; }; then
 		notok "bad/$prof + $map: output file left behind"
+	elif [ "$code" = 0 ] && ! "$CGCHECK" "$out" 2>"$tmp/cgcheck.err"; then
+		notok "bad/$prof + $map: accepted, but the output is not consistent: $(head -c 300 "$tmp/cgcheck.err")"
 	else
-		ok "bad/$prof + $map: exit $code, '$text'"
+		ok "bad/$prof + $map: exit $code, '$text'$([ "$code" = 0 ] && echo ', output consistent')"
 	fi
 done <"$bad/cases"
 

@@ -1,0 +1,143 @@
+/* fuzz_augment.c - libFuzzer target for the whole augment pipeline (augment_run(): symbol
+ * loading, resolution, rewriting, the writer, the ELF writer, the totals check).
+ * The input is split at lines "%%": the first piece is the profile, each further piece a
+ * symbol file (perf map or jitdump, told apart by content as augment does). With no "%%"
+ * line there is no symbol file and augment looks for perf-PID.map in the temporary
+ * directory. If any separator line is "%%elf", ELF files of jitdump code are written
+ * (into the temporary directory, removed after each run); otherwise --no-elf.
+ * The pieces are written to a per-process directory in /dev/shm (or $TMPDIR, /tmp), the
+ * output goes to /dev/null. */
+#include <dirent.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "augment.h"
+#include "diag.h"
+#include "fuzz.h"
+#include "jitdump.h"
+#include "report.h"
+
+enum { MAX_SYMFILES = 8 };
+
+static char tmpdir[512];
+
+static void clear_dir(void)
+{
+	DIR *dir = opendir(tmpdir);
+	if (!dir)
+		return;
+	struct dirent *e;
+	char path[1024];
+	while ((e = readdir(dir)) != NULL) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", tmpdir, e->d_name);
+		unlink(path);
+	}
+	closedir(dir);
+}
+
+static void remove_dir(void)
+{
+	clear_dir();
+	rmdir(tmpdir);
+}
+
+static void make_dir(void)
+{
+	const char *bases[] = { "/dev/shm", getenv("TMPDIR"), "/tmp" };
+	for (size_t i = 0; i < sizeof(bases) / sizeof(bases[0]); i++) {
+		if (!bases[i] || access(bases[i], W_OK) != 0)
+			continue;
+		snprintf(tmpdir, sizeof(tmpdir), "%s/cgjit-fuzz.XXXXXX", bases[i]);
+		if (mkdtemp(tmpdir)) {
+			atexit(remove_dir);
+			return;
+		}
+	}
+	perror("fuzz_augment: cannot create a temporary directory");
+	abort();
+}
+
+static void write_file(const char *path, const uint8_t *p, size_t n)
+{
+	FILE *f = fopen(path, "wb");
+	if (!f || (n && fwrite(p, 1, n, f) != n) || fclose(f) != 0) {
+		perror(path);
+		abort();
+	}
+}
+
+/* The next line "%%" or "%%elf" at or after P: its start (the byte after the "\n" before
+ * it, or DATA itself), and where the piece after it starts. NULL if none. */
+static const uint8_t *next_sep(const uint8_t *data, const uint8_t *p, const uint8_t *end,
+			       const uint8_t **after, int *elf)
+{
+	for (const uint8_t *q = p; q < end; q++) {
+		if (q != data && q[-1] != '\n')
+			continue;
+		size_t left = (size_t)(end - q);
+		if (left >= 3 && !memcmp(q, "%%\n", 3)) {
+			*after = q + 3;
+			return q;
+		}
+		if (left >= 6 && !memcmp(q, "%%elf\n", 6)) {
+			*after = q + 6;
+			*elf = 1;
+			return q;
+		}
+	}
+	return NULL;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	if (!tmpdir[0])
+		make_dir();
+	clear_dir();
+	const uint8_t *end = data + size, *after = NULL;
+	int elf = 0;
+	const uint8_t *sep = next_sep(data, data, end, &after, &elf);
+	char profile[600];
+	snprintf(profile, sizeof(profile), "%s/callgrind.out.fuzz", tmpdir);
+	write_file(profile, data, sep ? (size_t)(sep - data) : size);
+
+	char paths[MAX_SYMFILES][600];
+	const char *symfiles[MAX_SYMFILES];
+	size_t nsym = 0;
+	while (sep && nsym < MAX_SYMFILES) {
+		const uint8_t *start = after;
+		sep = next_sep(data, start, end, &after, &elf);
+		snprintf(paths[nsym], sizeof(paths[nsym]), "%s/sym%zu", tmpdir, nsym);
+		write_file(paths[nsym], start, (size_t)((sep ? sep : end) - start));
+		symfiles[nsym] = paths[nsym];
+		nsym++;
+	}
+
+	struct augment_opts o;
+	memset(&o, 0, sizeof(o));
+	o.profile = profile;
+	o.symfiles = symfiles;
+	o.nsymfiles = nsym;
+	o.output = "/dev/null";
+	o.map_dir = tmpdir;
+	o.debug_bias = JITDUMP_BIAS_AUTO;
+	o.no_elf = !elf;
+	o.elf_dir = tmpdir;
+	o.max_line = 1 << 20;
+	/* Static: struct report is large (64 sources of 512-byte paths). */
+	static struct report rep;
+	struct diag d = { 0 };
+	int rc = augment_run(&o, &rep, &d);
+	FUZZ_CHECK(rc == 0 ? !d.set : rc == -1 && d.set);
+	/* The output's self costs are checked against the input's inside augment_run (an
+	 * "internal error" then): that is a bug, never bad input. */
+	FUZZ_CHECK(!strstr(d.msg, "internal error"));
+	if (rc == 0)
+		FUZZ_CHECK(rep.resolved <= rep.pseudo_functions);
+	return 0;
+}

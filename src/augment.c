@@ -77,6 +77,7 @@ struct run {
 	/* current block */
 	int have_block;
 	uint32_t block_fn;       /* reader function */
+	struct fnres block_res;  /* its resolution */
 	uint64_t last_home_pos[CG_MAX_POS];
 	uint32_t last_home_file;
 	int have_home_pos;
@@ -344,6 +345,7 @@ static void begin_block(struct run *u, uint32_t fn)
 	end_block(u);
 	u->have_block = 1;
 	u->block_fn = fn;
+	u->block_res = *resolve(u, fn);
 	u->have_home_pos = 0;
 	u->cache_sym = -1;
 }
@@ -370,7 +372,12 @@ static void account(struct run *u, const struct fnres *x, const struct owner *w,
 
 static void on_cost(struct run *u, const struct cg_record *rec)
 {
-	struct fnres xv = *resolve(u, rec->fn), *x = &xv;
+	/* Cost lines belong to the block's function: its resolution is kept with the block. */
+	struct fnres xv, *x = &u->block_res;
+	if (!u->have_block || rec->fn != u->block_fn) {
+		xv = *resolve(u, rec->fn);
+		x = &xv;
+	}
 	struct owner w = owner_of(u, x, rec->pos);
 	uint64_t buf[CG_MAX_POS];
 	uint32_t file;

@@ -421,11 +421,20 @@ static int next_body_line(struct cg_reader *r, const char **line, size_t *len,
 	}
 }
 
+/* The first bytes of LINE as a string, for a message about the line after it (which may
+ * replace LINE in the buffer). */
+static void keep_start(char *what, size_t n, const char *line, size_t len)
+{
+	size_t k = len < n - 1 ? len : n - 1;
+	memcpy(what, line, k);
+	what[k] = '\0';
+}
+
 static int do_calls(struct cg_reader *r, const char *v, const char *end, struct cg_record *rec,
 		    struct diag *d, const char *line, size_t len)
 {
-	char what[64];
-	snprintf(what, sizeof(what), "%.*s", (int)(len < 40 ? len : 40), line);
+	char what[41];
+	keep_start(what, sizeof(what), line, len);
 	if (!r->have_cfn)
 		return err(r, d, "'calls=' without a 'cfn=' before it", line, len);
 	if (!r->have_fn)
@@ -493,8 +502,8 @@ static int do_jump(struct cg_reader *r, enum tag t, const char *v, const char *e
 	scan_blanks(&p, end);
 	if (p != end)
 		return err(r, d, "unexpected text after the jump target position", line, len);
-	char what[64];
-	snprintf(what, sizeof(what), "%.*s", (int)(len < 40 ? len : 40), line);
+	char what[41];
+	keep_start(what, sizeof(what), line, len);
 	const char *sl;
 	size_t sn;
 	if (next_body_line(r, &sl, &sn, what, d) < 0)

@@ -341,7 +341,10 @@ void cgw_cost(struct cgw *w, uint32_t fn, uint32_t file, const uint64_t *pos,
 	enter(w, fn, file);
 	for (unsigned i = 0; i < w->nevents; i++)
 		w->sums[i] += costs[i];
-	if (raw && w->base_valid && memcmp(prev, w->base, w->npos * sizeof(*prev)) == 0) {
+	int same = raw && w->base_valid;
+	for (unsigned i = 0; same && i < w->npos; i++)
+		same = prev[i] == w->base[i];
+	if (same) {
 		char *o = reserve(w, raw_len + 1);
 		memcpy(o, raw, raw_len);
 		o[raw_len] = '\n';

@@ -15,10 +15,9 @@ static inline int scan_dec(const char **p, const char *end, uint64_t *v)
 	if (s >= end || (unsigned)(*s - '0') > 9)
 		return -1;
 	do {
-		unsigned dgt = (unsigned)(*s - '0');
-		if (x > (UINT64_MAX - dgt) / 10)
+		/* checked arithmetic rather than a division per digit: this is the hot path */
+		if (__builtin_mul_overflow(x, 10, &x) || __builtin_add_overflow(x, (uint64_t)(*s - '0'), &x))
 			return -1;
-		x = x * 10 + dgt;
 		s++;
 	} while (s < end && (unsigned)(*s - '0') <= 9);
 	*v = x;

@@ -42,17 +42,8 @@ uint32_t cg_names_intern(struct cg_names *n, enum cg_space space, const char *s,
 
 uint32_t cg_names_fn(struct cg_names *n, const char *name, size_t len, uint32_t obj, uint32_t file)
 {
-	char stackkey[256];
-	size_t klen = len + 1 + 2 * sizeof(uint32_t);
-	char *key = klen <= sizeof(stackkey) ? stackkey : xmalloc(klen);
-	memcpy(key, name, len);
-	key[len] = '\0';
-	memcpy(key + len + 1, &obj, sizeof(obj));
-	memcpy(key + len + 1 + sizeof(obj), &file, sizeof(file));
 	int added;
-	uint32_t i = strtab_intern(&n->fnkeys, key, klen, &added);
-	if (key != stackkey)
-		free(key);
+	uint32_t i = strtab_intern_key(&n->fnkeys, name, len, obj, file, &added);
 	if (added) {
 		xgrow((void **)&n->fns, &n->fns_cap, (size_t)i + 1, sizeof(*n->fns));
 		const struct strtab_entry *e = strtab_get(&n->fnkeys, i);

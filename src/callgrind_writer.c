@@ -160,17 +160,8 @@ static uint32_t add_fn(struct cgw *w, const char *name, size_t len, uint32_t obj
 
 uint32_t cgw_fn(struct cgw *w, const char *name, size_t len, uint32_t obj, uint32_t file)
 {
-	char stackkey[256];
-	size_t klen = len + 1 + 2 * sizeof(uint32_t);
-	char *key = klen <= sizeof(stackkey) ? stackkey : xmalloc(klen);
-	memcpy(key, name, len);
-	key[len] = '\0';
-	memcpy(key + len + 1, &obj, sizeof(obj));
-	memcpy(key + len + 1 + sizeof(obj), &file, sizeof(file));
 	int added;
-	uint32_t k = strtab_intern(&w->fnkeys, key, klen, &added);
-	if (key != stackkey)
-		free(key);
+	uint32_t k = strtab_intern_key(&w->fnkeys, name, len, obj, file, &added);
 	if (added) {
 		xgrow((void **)&w->fnkey_fn, &w->fnkey_cap, (size_t)k + 1, sizeof(*w->fnkey_fn));
 		w->fnkey_fn[k] = add_fn(w, strtab_get(&w->fnkeys, k)->str, len, obj, file);

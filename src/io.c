@@ -267,6 +267,18 @@ int output_write(struct output *o, const void *p, size_t n, struct diag *d)
 	return write_all(o->fd, p, n, name, d);
 }
 
+/* Forgets O's temporary file (renamed or removed by now) and frees O. */
+static void output_free(struct output *o)
+{
+	if (o->tmp)
+		track_tmp(o->tmp, 0);
+	zstd_out_free(o->z);
+	free(o->final);
+	free(o->tmp);
+	free(o->name);
+	free(o);
+}
+
 int output_commit(struct output *o, struct diag *d)
 {
 	const char *name = output_name(o);
@@ -283,13 +295,7 @@ int output_commit(struct output *o, struct diag *d)
 			     strerror(errno));
 	if (rc < 0 && o->tmp)
 		unlink(o->tmp);
-	if (o->tmp)
-		track_tmp(o->tmp, 0);
-	zstd_out_free(o->z);
-	free(o->final);
-	free(o->tmp);
-	free(o->name);
-	free(o);
+	output_free(o);
 	return rc;
 }
 
@@ -299,13 +305,7 @@ void output_abort(struct output *o)
 		return;
 	if ((o->final || o->own_fd) && o->fd >= 0)
 		close(o->fd);
-	if (o->tmp) {
+	if (o->tmp)
 		unlink(o->tmp);
-		track_tmp(o->tmp, 0);
-	}
-	zstd_out_free(o->z);
-	free(o->final);
-	free(o->tmp);
-	free(o->name);
-	free(o);
+	output_free(o);
 }

@@ -103,3 +103,19 @@ uint32_t strtab_intern(struct strtab *t, const char *s, size_t len, int *added)
 	t->slots[i] = (uint32_t)t->count + 1;
 	return (uint32_t)t->count++;
 }
+
+uint32_t strtab_intern_key(struct strtab *t, const char *name, size_t len, uint32_t a,
+			   uint32_t b, int *added)
+{
+	char stackkey[256];
+	size_t klen = len + 1 + 2 * sizeof(uint32_t);
+	char *key = klen <= sizeof(stackkey) ? stackkey : xmalloc(klen);
+	memcpy(key, name, len);
+	key[len] = '\0';
+	memcpy(key + len + 1, &a, sizeof(a));
+	memcpy(key + len + 1 + sizeof(a), &b, sizeof(b));
+	uint32_t i = strtab_intern(t, key, klen, added);
+	if (key != stackkey)
+		free(key);
+	return i;
+}

@@ -29,6 +29,10 @@ void strtab_free(struct strtab *t);
 void strtab_clear(struct strtab *t);
 /* Returns the index of S, adding it if new; *ADDED (may be NULL) tells which. */
 uint32_t strtab_intern(struct strtab *t, const char *s, size_t len, int *added);
+/* Interns the identity key "NAME\0" + A + B (two 32-bit numbers, e.g. object and file);
+ * the entry's str starts with the NUL-terminated NAME. */
+uint32_t strtab_intern_key(struct strtab *t, const char *name, size_t len, uint32_t a,
+			   uint32_t b, int *added);
 /* Returns the index of S, or UINT32_MAX if absent. */
 uint32_t strtab_find(const struct strtab *t, const char *s, size_t len);
 static inline const struct strtab_entry *strtab_get(const struct strtab *t, uint32_t i)

@@ -5,8 +5,9 @@
  * line there is no symbol file and augment looks for perf-PID.map in the temporary
  * directory. If any separator line is "%%elf", ELF files of jitdump code are written
  * (into the temporary directory, removed after each run); otherwise --no-elf.
- * The pieces are written to a per-process directory in /dev/shm (or $TMPDIR, /tmp), the
- * output goes to /dev/null. */
+ * The pieces are written to a per-process directory in /dev/shm (or $TMPDIR, /tmp). A run
+ * that succeeds must have written a profile that the reader accepts again (ids defined
+ * before use, costs adding up to totals:), so the output is read back. */
 #include <dirent.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -16,8 +17,10 @@
 #include <unistd.h>
 
 #include "augment.h"
+#include "callgrind_reader.h"
 #include "diag.h"
 #include "fuzz.h"
+#include "io.h"
 #include "jitdump.h"
 #include "report.h"
 
@@ -94,6 +97,26 @@ static const uint8_t *next_sep(const uint8_t *data, const uint8_t *p, const uint
 	return NULL;
 }
 
+/* Reads the output back; aborts with the reader's message if it refuses it. */
+static void check_output(const char *path)
+{
+	struct diag d = { 0 };
+	struct input *in = input_open(path, &d);
+	FUZZ_CHECK(in != NULL);
+	/* Output lines are input lines with names replaced by symbol names (each shorter
+	 * than a map line): well within this. */
+	struct cg_reader *r = cg_reader_new(in, 1 << 24);
+	struct cg_record rec;
+	int rc;
+	while ((rc = cg_reader_next(r, &rec, &d)) > 0)
+		;
+	if (rc != 0)
+		fprintf(stderr, "fuzz_augment: the output does not read back: %s\n", d.msg);
+	FUZZ_CHECK(rc == 0);
+	cg_reader_free(r);
+	input_close(in);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	if (!tmpdir[0])
@@ -123,7 +146,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	o.profile = profile;
 	o.symfiles = symfiles;
 	o.nsymfiles = nsym;
-	o.output = "/dev/null";
+	char output[600];
+	snprintf(output, sizeof(output), "%s/out", tmpdir);
+	o.output = output;
 	o.map_dir = tmpdir;
 	o.debug_bias = JITDUMP_BIAS_AUTO;
 	o.no_elf = !elf;
@@ -137,7 +162,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* The output's self costs are checked against the input's inside augment_run (an
 	 * "internal error" then): that is a bug, never bad input. */
 	FUZZ_CHECK(!strstr(d.msg, "internal error"));
-	if (rc == 0)
+	if (rc == 0) {
 		FUZZ_CHECK(rep.resolved <= rep.pseudo_functions);
+		check_output(output);
+	}
 	return 0;
 }

@@ -1,0 +1,155 @@
+/* Unit tests for the small shared modules: strtab (interning), idmap (hostile ids),
+ * arena, linereader (CRLF, missing newline, the line limit), diag (first error wins,
+ * quoting). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "arena.h"
+#include "diag.h"
+#include "helpers.h"
+#include "idmap.h"
+#include "io.h"
+#include "linereader.h"
+#include "strtab.h"
+
+static void test_strtab__interning(void **state)
+{
+	(void)state;
+	struct strtab t;
+	strtab_init(&t);
+	int added;
+	uint32_t a = strtab_intern(&t, "alpha", 5, &added);
+	assert_true(added);
+	assert_int_equal(strtab_intern(&t, "alpha", 5, &added), a);
+	assert_false(added);
+	char name[32];
+	for (int i = 0; i < 10000; i++) {   /* through several rehashes */
+		int n = snprintf(name, sizeof(name), "n%d", i);
+		assert_int_equal(strtab_intern(&t, name, (size_t)n, NULL), (uint32_t)i + 1);
+	}
+	assert_int_equal(strtab_find(&t, "n9999", 5), 10000);
+	assert_int_equal(strtab_find(&t, "nope", 4), UINT32_MAX);
+	uint32_t k1 = strtab_intern_key(&t, "f", 1, 1, 2, NULL), k2 = strtab_intern_key(&t, "f", 1, 2, 1, NULL);
+	assert_int_not_equal(k1, k2);   /* same name, another object/file: another identity */
+	assert_string_equal(strtab_get(&t, k1)->str, "f");
+	strtab_clear(&t);
+	assert_int_equal(strtab_intern(&t, "alpha", 5, &added), 0);
+	assert_true(added);
+	strtab_free(&t);
+}
+
+static void test_idmap__hostile_ids(void **state)
+{
+	(void)state;
+	struct idmap m;
+	idmap_init(&m);
+	idmap_put(&m, UINT64_MAX, 1);
+	idmap_put(&m, (uint64_t)1 << 63, 2);
+	idmap_put(&m, 0, 3);
+	for (uint64_t i = 1; i < 5000; i++)
+		idmap_put(&m, i * 0x100000001ULL, (uint32_t)i + 10);
+	assert_int_equal(idmap_get(&m, UINT64_MAX), 1);
+	assert_int_equal(idmap_get(&m, (uint64_t)1 << 63), 2);
+	assert_int_equal(idmap_get(&m, 0), 3);
+	assert_int_equal(idmap_get(&m, 4999 * 0x100000001ULL), 5009);
+	assert_int_equal(idmap_get(&m, 12345), UINT32_MAX);
+	assert_true(m.nslots < 20000);   /* memory follows the number of ids, not their values */
+	idmap_clear(&m);
+	assert_int_equal(idmap_get(&m, 0), UINT32_MAX);
+	idmap_free(&m);
+}
+
+static void test_arena__alignment_and_big_blocks(void **state)
+{
+	(void)state;
+	struct arena a = { 0 };
+	char *s = arena_strndup(&a, "abc", 3);
+	void *big = arena_alloc(&a, 1 << 20);
+	double *x = arena_alloc(&a, sizeof(double));
+	assert_string_equal(s, "abc");
+	assert_non_null(big);
+	assert_int_equal((uintptr_t)x % _Alignof(max_align_t), 0);
+	arena_reset(&a);
+	assert_int_equal(a.total, 0);
+	arena_free(&a);
+}
+
+static int next(struct line_reader *lr, char *out, size_t n, struct diag *d)
+{
+	const char *l;
+	size_t len;
+	int rc = line_reader_next(lr, &l, &len, d);
+	if (rc == 1)
+		snprintf(out, n, "%.*s", (int)len, l);
+	return rc;
+}
+
+static void test_linereader__crlf_limit_and_last_line(void **state)
+{
+	(void)state;
+	char *p = tmp_file("one\r\ntwo\n\nlast");
+	struct diag d = { 0 };
+	struct input *in = input_open(p, &d);
+	struct line_reader lr;
+	line_reader_init(&lr, in, 100);
+	char buf[128];
+	assert_int_equal(next(&lr, buf, sizeof(buf), &d), 1);
+	assert_string_equal(buf, "one");
+	assert_int_equal(next(&lr, buf, sizeof(buf), &d), 1);
+	assert_string_equal(buf, "two");
+	assert_int_equal(next(&lr, buf, sizeof(buf), &d), 1);
+	assert_string_equal(buf, "");
+	assert_int_equal(next(&lr, buf, sizeof(buf), &d), 1);
+	assert_string_equal(buf, "last");
+	assert_true(lr.missing_newline);
+	assert_int_equal(lr.lineno, 4);
+	assert_int_equal(next(&lr, buf, sizeof(buf), &d), 0);
+	line_reader_free(&lr);
+	input_close(in);
+	unlink(p);
+	free(p);
+	/* a line over the limit is an error naming its number, whatever its length */
+	char *big = malloc(3 << 20);
+	memset(big, 'x', 3 << 20);
+	memcpy(big, "ok\n", 3);
+	p = tmp_file_n(big, 3 << 20);
+	in = input_open(p, &d);
+	line_reader_init(&lr, in, 1 << 20);
+	assert_int_equal(next(&lr, buf, sizeof(buf), &d), 1);
+	assert_int_equal(next(&lr, buf, sizeof(buf), &d), -1);
+	assert_non_null(strstr(d.msg, ":2: line longer than the limit of 1048576 bytes"));
+	line_reader_free(&lr);
+	input_close(in);
+	unlink(p);
+	free(p);
+	free(big);
+}
+
+static void test_diag__first_error_wins_and_quote(void **state)
+{
+	(void)state;
+	struct diag d = { 0 };
+	assert_int_equal(diag_at(&d, "f", 3, "first %d", 1), -1);
+	diag_at(&d, "g", 4, "second");
+	assert_string_equal(d.msg, "f:3: first 1");
+	char q[16];
+	assert_string_equal(diag_quote(q, sizeof(q), "a\x01" "b", 3), "a\\x01b");
+	const char *cut = diag_quote(q, sizeof(q), "abcdefghijklmnopqrstuvwxyz", 26);
+	assert_true(strlen(cut) < sizeof(q));
+	assert_string_equal(cut + strlen(cut) - 3, "...");   /* a long subject is cut, and says so */
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_strtab__interning),
+		cmocka_unit_test(test_idmap__hostile_ids),
+		cmocka_unit_test(test_arena__alignment_and_big_blocks),
+		cmocka_unit_test(test_linereader__crlf_limit_and_last_line),
+		cmocka_unit_test(test_diag__first_error_wins_and_quote),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

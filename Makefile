@@ -72,8 +72,9 @@ clean:
 # --- fuzzing --- (tests/fuzz/, scripts/fuzz; kept self-contained)
 # `make fuzz [FUZZ_SECONDS=60]` builds one libFuzzer binary per parser with clang (src/*.c
 # compiled in, ASan+UBSan) in build-fuzz/ and runs each for FUZZ_SECONDS over its stored
-# corpus; new inputs go to build-fuzz/corpus/<target>, findings to build-fuzz/artifacts/,
-# each run's log to build-fuzz/<target>.log (read by scripts/fuzz). `make fuzz-merge`
+# corpus (with tests/fuzz/<target>.dict); new inputs go to build-fuzz/corpus/<target>,
+# findings to build-fuzz/artifacts/, each run's log to build-fuzz/<target>.log (read by
+# scripts/fuzz). `make fuzz-merge`
 # minimizes stored + new inputs back into tests/fuzz/corpus/<target>. `make fuzz-replay`
 # replays every corpus and tests/fuzz/crashes/<target>-* with $(CC) (part of `check`).
 FUZZ_TARGETS := callgrind perfmap jitdump augment
@@ -101,6 +102,7 @@ fuzz: $(FUZZ_BINS)
 		echo "== fuzz_$$t for $(FUZZ_SECONDS)s (log: $(FUZZ_B)/$$t.log)"; \
 		if ! $(FUZZ_B)/fuzz_$$t $(FUZZ_FLAGS) -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
 			-artifact_prefix=$(FUZZ_B)/artifacts/$$t- \
+			$$(test -f tests/fuzz/$$t.dict && echo -dict=tests/fuzz/$$t.dict) \
 			$(FUZZ_B)/corpus/$$t tests/fuzz/corpus/$$t >$(FUZZ_B)/$$t.log 2>&1; then \
 			tail -n 40 $(FUZZ_B)/$$t.log; echo "fuzz_$$t: FAILED (reproducer in $(FUZZ_B)/artifacts/)"; fail=1; \
 		else grep -h '^Done ' $(FUZZ_B)/$$t.log; fi; \

@@ -535,7 +535,7 @@ static int write_elfs(struct run *u, const char *dump, size_t first, uint32_t ma
 		u->elf_out[u->nelf++] = o;
 		rc = elf_write(o, (uint16_t)machine, f, n, u->d);
 		if (rc == 0 && u->rep->elf_files++ == 0)
-			snprintf(u->rep->elf_first, sizeof(u->rep->elf_first), "%s", path);
+			snprintf(u->rep->elf_first, sizeof(u->rep->elf_first), "%.511s", path);
 	}
 	free(f);
 	return rc;

@@ -506,9 +506,13 @@ static int write_elfs(struct run *u, const char *dump, size_t first, uint32_t ma
 {
 	size_t end = symtab_count(u->st);
 	uint32_t ngen = 0;
-	for (size_t i = first; i < end; i++)
-		if (symtab_symbol(u->st, (uint32_t)i)->generation + 1 > ngen)
-			ngen = symtab_symbol(u->st, (uint32_t)i)->generation + 1;
+	for (size_t i = first; i < end; i++) {
+		struct symbol *s = (struct symbol *)symtab_symbol(u->st, (uint32_t)i);
+		if (s->generation == JITDUMP_NO_GENERATION)
+			s->object = symtab_intern_file(u->st, dump, strlen(dump));   /* no machine code */
+		else if (s->generation + 1 > ngen)
+			ngen = s->generation + 1;
+	}
 	struct elf_func *f = xmalloc((end - first + 1) * sizeof(*f));
 	int rc = 0;
 	for (uint32_t g = 0; g < ngen && rc == 0; g++) {

@@ -175,7 +175,6 @@ uint32_t cgw_fn_borrowed(struct cgw *w, const char *name, size_t len, uint32_t o
 }
 
 const struct cgw_fn *cgw_fn_get(const struct cgw *w, uint32_t fn) { return &w->fns[fn]; }
-const char *cgw_obj_name(const struct cgw *w, uint32_t obj) { return strtab_get(&w->objs.names, obj)->str; }
 const uint64_t *cgw_sums(const struct cgw *w) { return w->sums; }
 uint64_t cgw_bytes(const struct cgw *w) { return w->bytes; }
 

@@ -44,7 +44,6 @@ uint32_t cgw_fn(struct cgw *w, const char *name, size_t len, uint32_t obj, uint3
  * valid until the next cgw_part_begin(). Saves a copy and a hash of every long name. */
 uint32_t cgw_fn_borrowed(struct cgw *w, const char *name, size_t len, uint32_t obj, uint32_t file);
 const struct cgw_fn *cgw_fn_get(const struct cgw *w, uint32_t fn);
-const char *cgw_obj_name(const struct cgw *w, uint32_t obj);
 
 /* A line as it is (header, comment): TEXT then "\n". */
 void cgw_raw(struct cgw *w, const char *text, size_t len);

@@ -445,15 +445,20 @@ static int add_symbols(struct jd *j, uint32_t src, int64_t bias)
 	for (size_t i = 0; i < n; i++)
 		order[i] = i;
 	{
-		/* bottom-up merge sort of the indices by start: stable, O(n log n) */
+		/* bottom-up merge sort of the indices by start, O(n log n) */
 		const struct load *base = j->loads;
 		size_t *tmp = xmalloc((n + 1) * sizeof(*tmp));
 		for (size_t w = 1; w < n; w *= 2) {
 			for (size_t lo = 0; lo < n; lo += 2 * w) {
 				size_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
 				size_t a = lo, b = mid, k = lo;
+				/* equal starts: the later load first, so that the code that was
+				 * there last gets generation 0 (and always an ELF file) */
 				while (a < mid && b < hi)
-					tmp[k++] = base[order[b]].start < base[order[a]].start ? order[b++] : order[a++];
+					tmp[k++] = base[order[b]].start < base[order[a]].start ||
+							   (base[order[b]].start == base[order[a]].start &&
+							    order[b] > order[a])
+						   ? order[b++] : order[a++];
 				while (a < mid)
 					tmp[k++] = order[a++];
 				while (b < hi)
@@ -468,14 +473,21 @@ static int add_symbols(struct jd *j, uint32_t src, int64_t bias)
 		size_t g = 0;
 		while (g < ngen && gen_end[g] > l->start)
 			g++;
+		if (g > 0)
+			j->stats->reused++;
+		if (g == JITDUMP_MAX_GENERATIONS) {
+			/* Bounded, so that heavy reuse (QEMU flushing its translation cache) cannot
+			 * make thousands of ELF files or quadratic work: such code gets no ELF. */
+			gen[order[k]] = JITDUMP_NO_GENERATION;
+			j->stats->no_elf++;
+			continue;
+		}
 		if (g == ngen) {
 			xgrow((void **)&gen_end, &gen_cap, ngen + 1, sizeof(*gen_end));
 			ngen++;
 		}
 		gen_end[g] = l->start + l->size;
 		gen[order[k]] = (uint32_t)g;
-		if (g > 0)
-			j->stats->reused++;
 	}
 	free(gen_end);
 	free(order);

@@ -21,6 +21,10 @@ struct input;
 struct symtab;
 
 enum { JITDUMP_BIAS_AUTO = -1 };
+/* Address-reuse generations that get an ELF file each; code reused more often gets none
+ * (struct symbol generation = JITDUMP_NO_GENERATION). */
+#define JITDUMP_MAX_GENERATIONS 16
+#define JITDUMP_NO_GENERATION UINT32_MAX
 
 struct jitdump_stats {
 	int big_endian;
@@ -33,7 +37,8 @@ struct jitdump_stats {
 	uint64_t bad_debug;        /* DEBUG_INFO records dropped */
 	char bad_debug_reason[160];/* why the first one was dropped */
 	uint64_t bad_loads;        /* CODE_LOAD records refused (name not terminated, ...) */
-	uint64_t reused;           /* loads at addresses an earlier load had */
+	uint64_t reused;           /* loads at addresses another load also had */
+	uint64_t no_elf;           /* loads past JITDUMP_MAX_GENERATIONS reuses: no ELF */
 	uint64_t truncated_bytes;  /* bytes of a record cut off at the end */
 	uint64_t zero_size;        /* loads of code_size 0 (ignored) */
 	int64_t bias;              /* debug address bias applied (0 or 0x40 usually) */

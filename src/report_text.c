@@ -37,6 +37,9 @@ void report_text_write(const struct report *r, FILE *f)
 			if (j->bad_debug)
 				fprintf(f, "             %" PRIu64 " debug records dropped: first: %s\n", j->bad_debug,
 					j->bad_debug_reason);
+			if (j->no_elf)
+				fprintf(f, "             %" PRIu64 " loads reuse addresses more than %d times: no ELF "
+					   "file for them\n", j->no_elf, JITDUMP_MAX_GENERATIONS);
 			if (j->bad_loads)
 				fprintf(f, "             %" PRIu64 " code loads refused (sizes do not fit the record)\n",
 					j->bad_loads);

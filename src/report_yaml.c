@@ -113,6 +113,7 @@ static int emit_report(yaml_emitter_t *e, const struct report *r)
 			     kv_u64(e, "unwinding_records", j->unwinding) &&
 			     kv_u64(e, "loads_refused", j->bad_loads) &&
 			     kv_u64(e, "loads_reusing_addresses", j->reused) &&
+			     kv_u64(e, "loads_without_elf", j->no_elf) &&
 			     kv_u64(e, "unknown_records", j->unknown) &&
 			     kv_u64(e, "truncated_tail_bytes", j->truncated_bytes);
 		}

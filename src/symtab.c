@@ -259,5 +259,4 @@ const struct symline *symtab_line(const struct symbol *sym, uint64_t addr)
 }
 size_t symtab_count(const struct symtab *st) { return st->nsyms; }
 const struct symtab_source *symtab_source(const struct symtab *st, uint32_t i) { return &st->sources[i]; }
-size_t symtab_source_count(const struct symtab *st) { return st->nsources; }
 const struct symtab_stats *symtab_stats(const struct symtab *st) { return &st->stats; }

@@ -87,7 +87,6 @@ void *symtab_alloc(struct symtab *st, size_t size);
 const struct symline *symtab_line(const struct symbol *sym, uint64_t addr);
 size_t symtab_count(const struct symtab *st);
 const struct symtab_source *symtab_source(const struct symtab *st, uint32_t i);
-size_t symtab_source_count(const struct symtab *st);
 const struct symtab_stats *symtab_stats(const struct symtab *st);
 
 #endif

@@ -278,6 +278,9 @@ if (@loads) {
 	my ($n, @bad) = (0);
 	for my $l (@loads) {
 		next if $seen{"$l->{start}:$l->{size}:$l->{name}"}++;
+		# code a later load replaced at its start is no function of the output
+		my $o = owner_sym($l->{start});
+		next unless $o && $o->[4] && $o->[4] == $l;
 		my $want = unpack('H*', $l->{code});
 		my $found = 0;
 		for my $e (sort keys %elf) {

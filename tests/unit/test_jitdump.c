@@ -7,6 +7,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <stdio.h>
+
 #include "diag.h"
 #include "helpers.h"
 #include "jitdump.h"
@@ -334,7 +336,27 @@ static void test_jitdump__move_and_reuse(void **state)
 	assert_string_equal(sym_at(0x5004)->name, "moved");
 	assert_string_equal(sym_at(0x1004)->name, "reused");   /* the later load wins */
 	assert_int_equal(js.reused, 1);
-	assert_int_equal(sym_at(0x1004)->generation + symtab_symbol(st, 0)->generation, 1);
+	assert_int_equal(sym_at(0x1004)->generation, 0);   /* the code there last: generation 0 */
+	assert_int_equal(symtab_symbol(st, 0)->generation, 1);
+}
+
+static void test_jitdump__reuse_generations_bounded(void **state)
+{
+	(void)state;
+	struct dump d;
+	header(&d, 0, 40);
+	for (int i = 0; i < JITDUMP_MAX_GENERATIONS + 4; i++) {
+		char name[16];
+		snprintf(name, sizeof(name), "v%d", i);
+		load(&d, 0x1000, 8, (uint64_t)i, name);
+	}
+	assert_int_equal(read_dump(&d, JITDUMP_BIAS_AUTO), 0);
+	assert_int_equal(js.reused, JITDUMP_MAX_GENERATIONS + 3);
+	assert_int_equal(js.no_elf, 4);
+	assert_string_equal(sym_at(0x1000)->name, "v19");   /* the last load names the code */
+	assert_int_equal(sym_at(0x1000)->generation, 0);   /* ... and gets an ELF file */
+	assert_int_equal(symtab_symbol(st, 4)->generation, 15);
+	assert_int_equal(symtab_symbol(st, 3)->generation, JITDUMP_NO_GENERATION);
 }
 
 static int teardown(void **state)
@@ -355,6 +377,7 @@ int main(void)
 		cmocka_unit_test(test_jitdump__lying_sizes),
 		cmocka_unit_test(test_jitdump__truncated_tail_and_headers),
 		cmocka_unit_test(test_jitdump__move_and_reuse),
+		cmocka_unit_test(test_jitdump__reuse_generations_bounded),
 	};
 	return cmocka_run_group_tests(tests, NULL, teardown);
 }

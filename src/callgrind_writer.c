@@ -178,8 +178,9 @@ const struct cgw_fn *cgw_fn_get(const struct cgw *w, uint32_t fn) { return &w->f
 const uint64_t *cgw_sums(const struct cgw *w) { return w->sums; }
 uint64_t cgw_bytes(const struct cgw *w) { return w->bytes; }
 
-/* "TAG(id)" or "TAG(id) name" at first use, then "\n". */
-static void put_ref(struct cgw *w, const char *tag, struct table *t, uint32_t i,
+/* "TAG(id)" or, at first use, "TAG(id) name"; then "\n". *ID is the output id, 0 until
+ * the first use, when it becomes ++*NEXT. */
+static void put_ref(struct cgw *w, const char *tag, uint32_t *id, uint32_t *next,
 		    const char *name, size_t len)
 {
 	char *o = reserve(w, 32 + len);
@@ -188,10 +189,10 @@ static void put_ref(struct cgw *w, const char *tag, struct table *t, uint32_t i,
 	memcpy(o, tag, tl);
 	o += tl;
 	*o++ = '(';
-	int fresh = t->id[i] == 0;
+	int fresh = *id == 0;
 	if (fresh)
-		t->id[i] = ++t->next;
-	o += fmt_dec(o, t->id[i]);
+		*id = ++*next;
+	o += fmt_dec(o, *id);
 	*o++ = ')';
 	if (fresh) {
 		*o++ = ' ';
@@ -206,35 +207,18 @@ static void put_ref(struct cgw *w, const char *tag, struct table *t, uint32_t i,
 static void ref_obj(struct cgw *w, const char *tag, uint32_t i)
 {
 	const struct strtab_entry *e = strtab_get(&w->objs.names, i);
-	put_ref(w, tag, &w->objs, i, e->str, e->len);
+	put_ref(w, tag, &w->objs.id[i], &w->objs.next, e->str, e->len);
 }
 
 static void ref_file(struct cgw *w, const char *tag, uint32_t i)
 {
 	const struct strtab_entry *e = strtab_get(&w->files.names, i);
-	put_ref(w, tag, &w->files, i, e->str, e->len);
+	put_ref(w, tag, &w->files.id[i], &w->files.next, e->str, e->len);
 }
 
 static void ref_fn(struct cgw *w, const char *tag, uint32_t i)
 {
-	char *o = reserve(w, 32 + w->fns[i].len), *s = o;
-	size_t tl = strlen(tag);
-	memcpy(o, tag, tl);
-	o += tl;
-	*o++ = '(';
-	int fresh = w->fn_id[i] == 0;
-	if (fresh)
-		w->fn_id[i] = ++w->next_fn_id;
-	o += fmt_dec(o, w->fn_id[i]);
-	*o++ = ')';
-	if (fresh) {
-		*o++ = ' ';
-		memcpy(o, w->fns[i].name, w->fns[i].len);
-		o += w->fns[i].len;
-	}
-	*o++ = '\n';
-	w->len += (size_t)(o - s);
-	w->bytes += (size_t)(o - s);
+	put_ref(w, tag, &w->fn_id[i], &w->next_fn_id, w->fns[i].name, w->fns[i].len);
 }
 
 /* Makes FN the current function and FILE the current file. */

@@ -158,6 +158,9 @@ static int parse_positions(struct cg_reader *r, const char *v, const char *end, 
 
 static int parse_events(struct cg_reader *r, const char *v, const char *end, struct diag *d)
 {
+	for (unsigned i = 0; i < r->nevents; i++)
+		free(r->event_names[i]);
+	r->nevents = 0;
 	unsigned n = 0;
 	while (v < end) {
 		const char *w = v;
@@ -166,10 +169,10 @@ static int parse_events(struct cg_reader *r, const char *v, const char *end, str
 		if (n == CG_MAX_EVENTS)
 			return diag_at(d, r->name, r->lr.lineno, "more than %d events", CG_MAX_EVENTS);
 		r->event_names[n++] = xstrndup(v, (size_t)(w - v));
+		r->nevents = n;   /* owned from here, even if a later name is refused */
 		scan_blanks(&w, end);
 		v = w;
 	}
-	r->nevents = n;
 	if (n == 0)
 		return diag_at(d, r->name, r->lr.lineno, "'events:' names no event");
 	return 0;

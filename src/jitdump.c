@@ -288,6 +288,8 @@ static void attach_rows(struct jd *j, struct load *l)
 		}
 		j->stats->debug_recovered++;
 	}
+	if (j->npending == 0)   /* a record with no entries: valid, nothing to attach */
+		return;
 	l->rows = symtab_alloc(j->st, j->npending * sizeof(*l->rows) + 1);
 	memcpy(l->rows, j->pending, j->npending * sizeof(*l->rows));
 	l->nrows = j->npending;

@@ -2,6 +2,7 @@
  * The sweep walks the start and end points in address order, keeps the live entries in a
  * max-heap ordered by (priority class, insertion order) and gives each elementary range
  * to the heap's top: O(n log n), whatever the overlaps. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -70,12 +71,27 @@ int symtab_add(struct symtab *st, uint32_t source, uint64_t start, uint64_t size
 			       (unsigned long long)start, (unsigned long long)size);
 	if (st->nsyms >= UINT32_MAX / 2)
 		return diag_at(d, src->path, source_line, "more than 2^31 symbols");
+	/* A name becomes part of a text line: control bytes (a jitdump name may hold any byte
+	 * but NUL) are written as '_', as wasmtime does for its perf maps; an empty name gets
+	 * the address, so that unnamed blobs stay apart. */
+	char fallback[48], small[256];
+	char *clean = len <= sizeof(small) ? small : xmalloc(len);
+	for (size_t i = 0; i < len; i++)
+		clean[i] = (unsigned char)name[i] < 0x20 || name[i] == 0x7f ? '_' : name[i];
+	const char *use = clean;
+	if (len == 0) {
+		len = (size_t)snprintf(fallback, sizeof(fallback), "[JIT code at 0x%llx]",
+				       (unsigned long long)start);
+		use = fallback;
+	}
 	xgrow((void **)&st->syms, &st->cap, st->nsyms + 1, sizeof(*st->syms));
 	struct symbol *s = &st->syms[st->nsyms++];
 	memset(s, 0, sizeof(*s));
 	s->start = start;
 	s->size = size;
-	s->name_id = strtab_intern(&st->names, name, len, NULL);
+	s->name_id = strtab_intern(&st->names, use, len, NULL);
+	if (clean != small)
+		free(clean);
 	s->name = strtab_get(&st->names, s->name_id)->str;
 	s->name_len = len;
 	s->source = source;

@@ -117,6 +117,17 @@ static void test_symtab__errors_and_zero_size(void **state)
 	assert_null(at(0x1000));
 }
 
+static void test_symtab__names_fit_a_text_line(void **state)
+{
+	(void)state;
+	struct diag d = { 0 };
+	assert_int_equal(symtab_add(st, src, 0x1000, 0x10, "a\nb\rc\x01", 6, 1, &d), 0);
+	assert_int_equal(symtab_add(st, src, 0x2000, 0x10, "", 0, 2, &d), 0);
+	symtab_finish(st);
+	assert_string_equal(at(0x1000), "a_b_c_");   /* fuzzing found names with newlines */
+	assert_string_equal(at(0x2000), "[JIT code at 0x2000]");
+}
+
 static void test_symtab__many_nested(void **state)
 {
 	(void)state;
@@ -143,6 +154,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_symtab__priority_beats_order, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_symtab__errors_and_zero_size, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_symtab__many_nested, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_symtab__names_fit_a_text_line, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

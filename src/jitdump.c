@@ -386,14 +386,24 @@ static int read_records(struct jd *j)
 		if (size > MAX_RECORD)
 			return diag_byte(j->d, j->path, at, "record size %u is larger than the limit of %d bytes",
 					 size, MAX_RECORD);
-		xgrow((void **)&j->rec, &j->rec_cap, size, 1);
+		/* The buffer grows with the bytes that really arrive, never to a claimed size
+		 * first: a lying size in a short file costs no allocation. */
+		xgrow((void **)&j->rec, &j->rec_cap, PREFIX, 1);
 		memcpy(j->rec, pre, PREFIX);
-		n = read_upto(j, j->rec + PREFIX, size - PREFIX);
-		if (n < 0)
-			return -1;
-		if ((size_t)n < size - PREFIX) {
+		size_t got = PREFIX;
+		while (got < size) {
+			size_t chunk = size - got < (1u << 20) ? size - got : (1u << 20);
+			xgrow((void **)&j->rec, &j->rec_cap, got + chunk, 1);
+			n = read_upto(j, j->rec + got, chunk);
+			if (n < 0)
+				return -1;
+			got += (size_t)n;
+			if ((size_t)n < chunk)
+				break;
+		}
+		if (got < size) {
 			/* A JIT still writing when the dump was copied: keep what came before. */
-			j->stats->truncated_bytes = PREFIX + (uint64_t)n;
+			j->stats->truncated_bytes = got;
 			return 0;
 		}
 		switch (id) {

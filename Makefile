@@ -67,16 +67,16 @@ samples:
 	scripts/make-samples
 
 clean:
-	rm -rf build build-asan
+	rm -rf build build-asan build-fuzz
 
 # --- fuzzing --- (tests/fuzz/, scripts/fuzz; kept self-contained)
 # `make fuzz [FUZZ_SECONDS=60]` builds one libFuzzer binary per parser with clang (src/*.c
 # compiled in, ASan+UBSan) in build-fuzz/ and runs each for FUZZ_SECONDS over its stored
 # corpus (with tests/fuzz/<target>.dict); new inputs go to build-fuzz/corpus/<target>,
 # findings to build-fuzz/artifacts/, each run's log to build-fuzz/<target>.log (read by
-# scripts/fuzz). `make fuzz-merge`
-# minimizes stored + new inputs back into tests/fuzz/corpus/<target>. `make fuzz-replay`
-# replays every corpus and tests/fuzz/crashes/<target>-* with $(CC) (part of `check`).
+# scripts/fuzz). `make fuzz-merge` minimizes stored + new inputs back into
+# tests/fuzz/corpus/<target>. `make fuzz-replay` replays every corpus and
+# tests/fuzz/crashes/<target>-* with $(CC) and the library in $(B) (part of `check`).
 FUZZ_TARGETS := callgrind perfmap jitdump augment
 FUZZ_SECONDS ?= 60
 FUZZ_CC      ?= clang
@@ -108,13 +108,14 @@ fuzz: $(FUZZ_BINS)
 		else grep -h '^Done ' $(FUZZ_B)/$$t.log; fi; \
 	done; exit $$fail
 
+# Edges only (no hit-count buckets, no comparison features): the stored corpora stay small.
 fuzz-merge: $(FUZZ_BINS)
 	@set -e; for t in $(FUZZ_TARGETS); do \
 		rm -rf $(FUZZ_B)/merged/$$t; mkdir -p $(FUZZ_B)/merged/$$t $(FUZZ_B)/corpus/$$t; \
-		$(FUZZ_B)/fuzz_$$t $(FUZZ_FLAGS) -merge=1 $(FUZZ_B)/merged/$$t \
+		$(FUZZ_B)/fuzz_$$t $(FUZZ_FLAGS) -merge=1 -use_counters=0 -use_cmp=0 $(FUZZ_B)/merged/$$t \
 			tests/fuzz/corpus/$$t $(FUZZ_B)/corpus/$$t >$(FUZZ_B)/$$t.merge.log 2>&1; \
 		rm -rf tests/fuzz/corpus/$$t; mv $(FUZZ_B)/merged/$$t tests/fuzz/corpus/$$t; \
-		echo "fuzz_$$t: $$(ls tests/fuzz/corpus/$$t | wc -l) inputs, $$(du -sk tests/fuzz/corpus/$$t | cut -f1) KiB"; \
+		echo "fuzz_$$t: $$(ls tests/fuzz/corpus/$$t | wc -l) inputs, $$(cat tests/fuzz/corpus/$$t/* | wc -c) bytes"; \
 	done
 
 $(B)/fuzz/replay_%: tests/fuzz/replay.c tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(B)/libcgjit.a $(wildcard src/*.h)

@@ -5,6 +5,7 @@
 
 #include "diag.h"
 
+__attribute__((format(printf, 3, 0)))
 static int diag_vset(struct diag *d, const char *prefix, const char *fmt, va_list ap)
 {
 	if (!d || d->set)

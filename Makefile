@@ -81,7 +81,7 @@ FUZZ_TARGETS := callgrind perfmap jitdump augment
 FUZZ_SECONDS ?= 60
 FUZZ_CC      ?= clang
 FUZZ_B       := build-fuzz
-FUZZ_FLAGS   := -max_len=65536 -timeout=10 -rss_limit_mb=2048
+FUZZ_FLAGS   := -max_len=65536 -timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=256
 FUZZ_CFLAGS   = -std=c11 -D_DEFAULT_SOURCE $(filter-out -Werror,$(WARN)) -g -O1 \
                 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
                 -fno-omit-frame-pointer -Isrc $(shell pkg-config --cflags $(PKGS))

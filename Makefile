@@ -52,7 +52,7 @@ e2e: $(B)/cgjit $(B)/cgcheck
 	@CGCHECK=$(B)/cgcheck tests/tools/cgcheck-selftest.sh
 	@CGJIT=$(B)/cgjit CGCHECK=$(B)/cgcheck tests/e2e/run.sh
 
-check: unit e2e fuzz-replay
+check: unit fuzz-replay e2e
 
 check-asan:
 	$(MAKE) B=build-asan SANITIZE=address,undefined CFLAGS="-O1 -g" check

@@ -40,6 +40,16 @@ char *arena_strndup(struct arena *a, const char *s, size_t len)
 	return p;
 }
 
+/* Frees the blocks from B up to (not including) KEEP. */
+static void free_blocks(struct arena_block *b, const struct arena_block *keep)
+{
+	while (b != keep) {
+		struct arena_block *n = b->next;
+		free(b);
+		b = n;
+	}
+}
+
 void arena_reset(struct arena *a)
 {
 	if (!a->head)
@@ -47,12 +57,7 @@ void arena_reset(struct arena *a)
 	struct arena_block *keep = a->head;
 	while (keep->next)
 		keep = keep->next;
-	struct arena_block *b = a->head;
-	while (b != keep) {
-		struct arena_block *n = b->next;
-		free(b);
-		b = n;
-	}
+	free_blocks(a->head, keep);
 	a->head = keep;
 	a->used = 0;
 	a->total = 0;
@@ -60,12 +65,7 @@ void arena_reset(struct arena *a)
 
 void arena_free(struct arena *a)
 {
-	struct arena_block *b = a->head;
-	while (b) {
-		struct arena_block *n = b->next;
-		free(b);
-		b = n;
-	}
+	free_blocks(a->head, NULL);
 	a->head = NULL;
 	a->used = 0;
 	a->total = 0;

@@ -41,12 +41,11 @@ struct report {
 	uint64_t pseudo_functions;    /* distinct ??? pseudo-function names seen (per part, summed) */
 	uint64_t resolved;            /* ... of those named from a symbol */
 	uint64_t renamed_callers;     /* other names whose 'caller parts were renamed */
-	uint64_t jit_functions;       /* distinct JIT functions written (per part, summed) */
 	uint64_t pseudo_calls_removed;/* calls between fragments of one function, folded */
 	uint64_t lines_moved;         /* cost lines moved to the symbol owning their address */
 	uint64_t synthetic_calls;     /* calls added to account for moved lines */
 	uint64_t jumps_dropped;       /* jump records across objects after renaming */
-	uint64_t bytes_in, bytes_out;
+	uint64_t bytes_out;           /* bytes of profile text written (before compression) */
 	unsigned elf_files;           /* ELF files written for jitdump code */
 	char elf_first[512];          /* the first one's path */
 	unsigned nevents;

@@ -14,6 +14,7 @@
 #include "augment.h"
 #include "callgrind_reader.h"
 #include "callgrind_writer.h"
+#include "deferred_calls.h"
 #include "diag.h"
 #include "elf_writer.h"
 #include "io.h"
@@ -42,7 +43,9 @@ struct fnres {
 };
 
 struct synth {
+	uint32_t home;                  /* writer function the lines moved from */
 	uint32_t owner;                 /* writer function the lines moved to */
+	int foreign;                    /* owner is code outside every symbol */
 	uint64_t first_count;           /* first event of the first moved line */
 	uint64_t src[CG_MAX_POS];       /* where the home function was before the move */
 	uint32_t src_file;
@@ -81,10 +84,16 @@ struct run {
 	uint64_t last_home_pos[CG_MAX_POS];
 	uint32_t last_home_file;
 	int have_home_pos;
-	struct synth *synth;
-	size_t nsynth, synth_cap;
+	size_t block_synth;      /* the block's synthetic calls start here in synth[] */
 	int64_t cache_sym;       /* last symbol looked up in this block, and its owner */
 	uint32_t cache_out;
+	int in_foreign_run;      /* the previous line was foreign code (rule 5) */
+	uint32_t foreign_out;    /* ... and the identity its run was given */
+
+	/* per part: held until it ends (deferred_calls.h) */
+	struct synth *synth;
+	size_t nsynth, synth_cap;
+	struct deferred_calls calls;
 
 	struct scratch name;
 	struct output **elf_out;     /* ELF files written, committed with the profile */
@@ -231,11 +240,30 @@ struct owner {
 	uint32_t out;
 	int64_t sym;       /* the JIT symbol whose line numbers apply, or -1 */
 	int contested;
+	int foreign;       /* code of a JIT function's block that no symbol covers */
 };
 
-static struct owner owner_of(struct run *u, const struct fnres *x, const uint64_t *pos)
+/* Code that no symbol covers, reached from a JIT function by a jump (a runtime's
+ * trampoline): callgrind charged it to the JIT function, but it is not that function's
+ * code. It gets the identity callgrind gives code it cannot symbolise: object and file
+ * ???, named by its entry address, taken as the first address of its run of lines. */
+static uint32_t foreign_identity(struct run *u, const struct fnres *x, uint64_t entry)
 {
-	struct owner w = { x->out, x->sym, 0 };
+	char a[24];
+	int n = snprintf(a, sizeof(a), "0x%016llx", (unsigned long long)entry);
+	u->name.len = 0;
+	scratch_put(&u->name, a, (size_t)n);
+	put_suffix(u, &u->name, x->suffix ? x->suffix : "", x->suffix_len);
+	uint32_t unknown = cgw_obj(u->w, "???", 3);
+	return cgw_fn(u->w, u->name.s, u->name.len, unknown, cgw_file(u->w, "???", 3));
+}
+
+/* Who the line at POS of X's block belongs to. TRACK: a cost or call line, which may
+ * start or continue a run of foreign code; jump records (no cost) leave foreign code
+ * with X. */
+static struct owner owner_of(struct run *u, const struct fnres *x, const uint64_t *pos, int track)
+{
+	struct owner w = { x->out, x->sym, 0, 0 };
 	if (!x->lookup) {
 		if (x->sym >= 0) {
 			const struct symtab_segment *seg = symtab_lookup(u->st, symtab_symbol(u->st, (uint32_t)x->sym)->start);
@@ -244,8 +272,21 @@ static struct owner owner_of(struct run *u, const struct fnres *x, const uint64_
 		return w;
 	}
 	const struct symtab_segment *seg = symtab_lookup(u->st, pos[u->instr]);
-	if (!seg)
-		return w;   /* outside every range: stays with the function that reached it */
+	if (!seg) {
+		/* Outside every range: code of an unknown or plain function stays with it. */
+		if (x->kind != FK_JIT || !track)
+			return w;
+		if (!u->in_foreign_run) {
+			u->foreign_out = foreign_identity(u, x, pos[u->instr]);
+			u->in_foreign_run = 1;
+		}
+		w.out = u->foreign_out;
+		w.sym = -1;
+		w.foreign = 1;
+		return w;
+	}
+	if (track)
+		u->in_foreign_run = 0;
 	w.contested = (int)seg->contested;
 	if ((int64_t)seg->sym == x->sym)
 		return w;
@@ -290,16 +331,20 @@ static const uint64_t *place(struct run *u, int64_t sym, uint32_t out, const uin
 
 /* ---- moved lines and synthetic calls ---- */
 
-static struct synth *synth_for(struct run *u, uint32_t owner, const uint64_t *pos,
-			       const uint64_t *first_costs)
+/* The synthetic call of the current block into OWNER (an index into synth[]), added
+ * with the line at POS as its first moved line. */
+static int32_t synth_for(struct run *u, const struct owner *w, const uint64_t *pos,
+			 const uint64_t *first_costs)
 {
-	for (size_t i = 0; i < u->nsynth; i++)
-		if (u->synth[i].owner == owner)
-			return &u->synth[i];
+	for (size_t i = u->block_synth; i < u->nsynth; i++)
+		if (u->synth[i].owner == w->out)
+			return (int32_t)i;
 	xgrow((void **)&u->synth, &u->synth_cap, u->nsynth + 1, sizeof(*u->synth));
 	struct synth *s = &u->synth[u->nsynth++];
 	memset(s, 0, sizeof(*s));
-	s->owner = owner;
+	s->home = u->block_res.out;
+	s->owner = w->out;
+	s->foreign = w->foreign;
 	s->first_count = first_costs ? first_costs[0] : 0;
 	memcpy(s->target, pos, u->npos * sizeof(*pos));
 	/* The call seems to come from the home code that ran last before the move, which
@@ -311,7 +356,7 @@ static struct synth *synth_for(struct run *u, uint32_t owner, const uint64_t *po
 		memcpy(s->src, pos, u->npos * sizeof(*pos));
 		s->src_file = UINT32_MAX;
 	}
-	return s;
+	return (int32_t)(s - u->synth);
 }
 
 static void add_costs(uint64_t *acc, const uint64_t *c, unsigned n)
@@ -320,24 +365,11 @@ static void add_costs(uint64_t *acc, const uint64_t *c, unsigned n)
 		acc[i] += c[i];
 }
 
-/* Writes the synthetic calls of the block that ends here. */
 static void end_block(struct run *u)
 {
-	if (!u->have_block)
-		return;
-	struct fnres homev = *resolve(u, u->block_fn), *home = &homev;
-	for (size_t i = 0; i < u->nsynth; i++) {
-		struct synth *s = &u->synth[i];
-		uint32_t file = s->src_file != UINT32_MAX ? s->src_file : cgw_fn_get(u->w, home->out)->file;
-		uint64_t count = s->first_count ? s->first_count : 1;
-		cgw_call(u->w, home->out, file, s->owner, count, s->target, s->src, s->costs,
-			 "cgjit: synthetic call: code reached by a jump from this function belongs "
-			 "to the callee (its cost was moved there); count = executions of the first "
-			 "moved instruction");
-		u->rep->synthetic_calls++;
-	}
-	u->nsynth = 0;
+	u->block_synth = u->nsynth;
 	u->have_block = 0;
+	u->in_foreign_run = 0;
 }
 
 static void begin_block(struct run *u, uint32_t fn)
@@ -356,7 +388,7 @@ static void account(struct run *u, const struct fnres *x, const struct owner *w,
 		    const uint64_t *costs)
 {
 	int jit = w->sym >= 0;
-	int unknown = !jit && x->kind == FK_UNKNOWN;
+	int unknown = !jit && (x->kind == FK_UNKNOWN || w->foreign);
 	for (unsigned i = 0; i < u->nevents; i++) {
 		struct report_event *e = u->ev[i];
 		if (!e)
@@ -378,7 +410,7 @@ static void on_cost(struct run *u, const struct cg_record *rec)
 		xv = *resolve(u, rec->fn);
 		x = &xv;
 	}
-	struct owner w = owner_of(u, x, rec->pos);
+	struct owner w = owner_of(u, x, rec->pos, 1);
 	uint64_t buf[CG_MAX_POS];
 	uint32_t file;
 	const uint64_t *pos = place(u, w.sym, w.out, rec->pos, rec->file, buf, &file);
@@ -388,8 +420,8 @@ static void on_cost(struct run *u, const struct cg_record *rec)
 	account(u, x, &w, rec->costs);
 	if (w.out != x->out) {
 		u->rep->lines_moved++;
-		struct synth *s = synth_for(u, w.out, pos, rec->costs);
-		add_costs(s->costs, rec->costs, u->nevents);
+		int32_t k = synth_for(u, &w, pos, rec->costs);   /* may move synth[] */
+		add_costs(u->synth[k].costs, rec->costs, u->nevents);
 	} else {
 		memcpy(u->last_home_pos, pos, u->npos * sizeof(*pos));
 		u->last_home_file = file;
@@ -397,20 +429,21 @@ static void on_cost(struct run *u, const struct cg_record *rec)
 	}
 }
 
+/* Calls made from JIT code and calls into the interior of a JIT function wait for the
+ * end of the part (deferred_calls.h); the others are written at once. */
 static void on_call(struct run *u, const struct cg_record *rec)
 {
 	struct fnres xv = *resolve(u, rec->fn), *x = &xv;
-	struct owner w = owner_of(u, x, rec->pos);
+	struct owner w = owner_of(u, x, rec->pos, 1);
 	struct fnres cv = *resolve(u, rec->callee), *c = &cv;
 	uint32_t callee = c->out;
-	if (w.out != x->out) {
-		struct synth *s = synth_for(u, w.out, rec->pos, NULL);
-		add_costs(s->costs, rec->costs, u->nevents);
-	}
+	int32_t synth = w.out != x->out ? synth_for(u, &w, rec->pos, rec->costs) : -1;
 	/* A call between fragments of one function that merging created: its cost is already
 	 * the function's self cost and callees (callgrind-format.md 6.8). A self-call that was
 	 * in the input (e.g. recursion past --separate-recs) stays. */
 	if (callee == w.out && !(rec->callee == rec->fn && w.out == x->out)) {
+		if (synth >= 0)
+			add_costs(u->synth[synth].costs, rec->costs, u->nevents);
 		u->rep->pseudo_calls_removed++;
 		return;
 	}
@@ -418,20 +451,78 @@ static void on_call(struct run *u, const struct cg_record *rec)
 	uint32_t file, tfile;
 	const uint64_t *pos = place(u, w.sym, w.out, rec->pos, rec->file, b1, &file);
 	const uint64_t *target = place(u, c->sym, callee, rec->target, rec->file, b2, &tfile);
-	cgw_call(u->w, w.out, file, callee, rec->count, target, pos, rec->costs, NULL);
 	if (w.out == x->out) {
 		memcpy(u->last_home_pos, pos, u->npos * sizeof(*pos));
 		u->last_home_file = file;
 		u->have_home_pos = 1;
 	}
+	int64_t callee_sym = -1;
+	uint64_t dest = 0;
+	if (u->instr >= 0 && c->kind == FK_JIT) {
+		dest = rec->target[u->instr];
+		const struct symtab_segment *seg = symtab_lookup(u->st, dest);
+		callee_sym = seg ? (int64_t)seg->sym : c->sym;
+	}
+	uint64_t callee_start = callee_sym >= 0 ? symtab_symbol(u->st, (uint32_t)callee_sym)->start : 0;
+	int interior = callee_sym >= 0 && dest != callee_start && callee_sym != w.sym;
+	if (w.sym < 0 && !interior) {
+		if (synth >= 0)
+			add_costs(u->synth[synth].costs, rec->costs, u->nevents);
+		cgw_call(u->w, w.out, file, callee, rec->count, target, pos, rec->costs, NULL);
+		return;
+	}
+	struct dcall d = {
+		.caller = w.out, .callee = callee, .file = file, .caller_sym = w.sym,
+		.callee_sym = callee_sym, .site = u->instr >= 0 ? rec->pos[u->instr] : 0,
+		.dest = dest, .count = rec->count, .synth = synth, .callee_start = callee_start,
+	};
+	memcpy(d.pos, pos, u->npos * sizeof(*pos));
+	memcpy(d.target, target, u->npos * sizeof(*target));
+	deferred_calls_add(&u->calls, &d, rec->costs);
+}
+
+/* The end of a part: the held calls less the returns recorded as calls, then the
+ * synthetic calls, whose cost includes the moved calls' (final) cost. */
+static void end_part_calls(struct run *u)
+{
+	end_block(u);
+	struct deferred_calls *q = &u->calls;
+	if (u->instr >= 0)
+		u->rep->returns_as_calls += deferred_calls_match_returns(q);
+	for (size_t i = 0; i < q->n; i++) {
+		const struct dcall *d = &q->v[i];
+		const uint64_t *costs = deferred_calls_costs(q, d);
+		if (d->synth >= 0)
+			add_costs(u->synth[d->synth].costs, costs, u->nevents);
+		if (!d->dropped)
+			cgw_call(u->w, d->caller, d->file, d->callee, d->count, d->target, d->pos,
+				 costs, NULL);
+	}
+	for (size_t i = 0; i < u->nsynth; i++) {
+		struct synth *s = &u->synth[i];
+		uint32_t file = s->src_file != UINT32_MAX ? s->src_file : cgw_fn_get(u->w, s->home)->file;
+		uint64_t count = s->first_count ? s->first_count : 1;
+		cgw_call(u->w, s->home, file, s->owner, count, s->target, s->src, s->costs,
+			 s->foreign
+			 ? "cgjit: synthetic call: code that no symbol covers, reached by a jump from "
+			   "this function, is the callee (its cost was moved there); count = "
+			   "executions of the first moved instruction"
+			 : "cgjit: synthetic call: code reached by a jump from this function belongs "
+			   "to the callee (its cost was moved there); count = executions of the first "
+			   "moved instruction");
+		u->rep->synthetic_calls++;
+	}
+	u->nsynth = 0;
+	u->block_synth = 0;
+	deferred_calls_reset(q, u->nevents);
 }
 
 static void on_jump(struct run *u, const struct cg_record *rec)
 {
 	struct fnres xv = *resolve(u, rec->fn), *x = &xv;
-	struct owner w = owner_of(u, x, rec->pos);
+	struct owner w = owner_of(u, x, rec->pos, 0);
 	struct fnres tv = *resolve(u, rec->callee), *t = &tv;
-	struct owner tw = owner_of(u, t, rec->target);
+	struct owner tw = owner_of(u, t, rec->target, 0);
 	uint64_t b1[CG_MAX_POS], b2[CG_MAX_POS];
 	uint32_t file, tfile;
 	const uint64_t *pos = place(u, w.sym, w.out, rec->pos, rec->file, b1, &file);
@@ -671,6 +762,8 @@ static void begin_part(struct run *u)
 	end_block(u);
 	u->last_row_file = NULL;
 	cgw_part_begin(u->w);
+	u->nsynth = u->block_synth = 0;
+	deferred_calls_reset(&u->calls, u->nevents);
 	for (size_t i = 0; i < u->res_cap; i++)
 		u->res[i].done = 0;
 	if (u->file_out)
@@ -692,6 +785,7 @@ static void on_events(struct run *u, const struct cg_record *rec)
 	for (unsigned i = 0; i < u->nevents; i++)
 		u->ev[i] = report_event(u->rep, cg_reader_event_name(u->r, i));
 	cgw_layout(u->w, u->npos, kinds, u->nevents);
+	deferred_calls_reset(&u->calls, u->nevents);
 	char note[600];
 	int n = snprintf(note, sizeof(note),
 			 "# cgjit: %llu JIT symbols from %s%s; JIT functions are named from them",
@@ -703,7 +797,7 @@ static void on_events(struct run *u, const struct cg_record *rec)
 
 static int on_totals(struct run *u, const struct cg_record *rec)
 {
-	end_block(u);
+	end_part_calls(u);
 	const uint64_t *in = cg_reader_part_sums(u->r), *out = cgw_sums(u->w);
 	for (unsigned i = 0; i < u->nevents; i++) {
 		if (u->ev[i])
@@ -794,6 +888,7 @@ int augment_run(const struct augment_opts *o, struct report *rep, struct diag *d
 	u.rep = rep;
 	u.d = d;
 	u.instr = u.line = -1;
+	deferred_calls_init(&u.calls);
 	int rc = -1;
 	struct input *in = input_open(o->profile, d);
 	struct output *out = NULL;
@@ -846,6 +941,7 @@ done:
 	free(u.res);
 	free(u.file_out);
 	free(u.synth);
+	deferred_calls_free(&u.calls);
 	free(u.name.s);
 	free(defout);
 	return rc;

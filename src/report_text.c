@@ -56,6 +56,9 @@ void report_text_write(const struct report *r, FILE *f)
 	fprintf(f, "  rewritten         %" PRIu64 " pseudo-calls folded, %" PRIu64 " cost lines moved to their "
 		   "owner, %" PRIu64 " synthetic calls added\n",
 		r->pseudo_calls_removed, r->lines_moved, r->synthetic_calls);
+	if (r->returns_as_calls)
+		fprintf(f, "  returns           %" PRIu64 " returns that callgrind recorded as calls into a JIT "
+			   "function dropped (rule 6)\n", r->returns_as_calls);
 	if (r->renamed_callers)
 		fprintf(f, "  caller contexts   %" PRIu64 " names with JIT callers renamed\n", r->renamed_callers);
 	if (r->jumps_dropped)

@@ -89,6 +89,7 @@ static int emit_report(yaml_emitter_t *e, const struct report *r)
 		 kv_u64(e, "pseudo_calls_removed", r->pseudo_calls_removed) &&
 		 kv_u64(e, "lines_moved", r->lines_moved) &&
 		 kv_u64(e, "synthetic_calls", r->synthetic_calls) &&
+		 kv_u64(e, "returns_as_calls", r->returns_as_calls) &&
 		 kv_u64(e, "renamed_caller_contexts", r->renamed_callers) &&
 		 kv_u64(e, "jumps_dropped", r->jumps_dropped) &&
 		 kv_u64(e, "bytes_out", r->bytes_out) && kv_u64(e, "elf_files", r->elf_files);

@@ -98,19 +98,24 @@ static void test_augment__fragments_fold(void **state)
 static void test_augment__tail_jump_moves_with_synthetic_call(void **state)
 {
 	(void)state;
-	/* A's block holds code of B (reached by a tail jump) and code outside every range. */
+	/* A's block holds code of B (reached by a tail jump) and code outside every range (a
+	 * runtime's trampoline): both move out of A, each with a synthetic call. */
 	char *s = augment(HDR "positions: instr line\nevents: Ir\nsummary: 30\n"
 			  "ob=(1) ???\nfl=(1) ???\nfn=(1) 0x0000000010000000\n"
 			  "0x10000000 0 1\n+8 0 2\n0x10000104 0 20\n+2 0 3\n0x30000000 0 4\ntotals: 30\n", map1, 0);
-	assert_int_equal(rep.lines_moved, 2);
-	assert_int_equal(rep.synthetic_calls, 1);
-	assert_non_null(strstr(s, "# cgjit: synthetic call"));
+	assert_int_equal(rep.lines_moved, 3);
+	assert_int_equal(rep.synthetic_calls, 2);
+	assert_int_equal(count(s, "# cgjit: synthetic call"), 2);
 	/* The synthetic call runs from A's last line before the move to B's first moved line,
 	 * with the moved cost as inclusive cost and its first line's Ir as count. */
 	assert_non_null(strstr(s, "fn=(2) JS:*jit_B /src/b.js:3:7\n0x10000104 3 20\n"));
-	assert_non_null(strstr(s, "cfn=(2)\ncalls=20 0x10000104 3\n0x10000008 * 23\n"));
-	assert_non_null(strstr(s, "0x30000000 10 4\n"));   /* outside every range: stays in A */
-	assert_int_equal(rep.events[0].jit, 30);
+	assert_non_null(strstr(s, "cfn=(2)\ncalls=20 0x10000104 3\n0x10000008 10 23\n"));
+	/* Outside every range: its own identity in ???, named by its entry, no source line,
+	 * reached by a synthetic call that carries exactly its cost. */
+	assert_non_null(strstr(s, "ob=(2) ???\nfl=(3) ???\nfn=(3) 0x0000000030000000\n0x30000000 0 4\n"));
+	assert_non_null(strstr(s, "cob=(2)\ncfi=(3)\ncfn=(3)\ncalls=4 0x30000000 0\n* * 4\n"));
+	assert_int_equal(rep.events[0].jit, 26);
+	assert_int_equal(rep.events[0].unknown, 4);
 	free(s);
 }
 
@@ -142,8 +147,47 @@ static void test_augment__same_name_merges_or_keeps_addresses(void **state)
 	free(s);
 	s = augment(prof, map, 1);
 	assert_non_null(strstr(s, "f(x.raku:1) [0x10000000]"));
-	assert_non_null(strstr(s, "cfn=(2) f(x.raku:1) [0x10000100]\n"));
+	assert_non_null(strstr(s, "fn=(2) f(x.raku:1) [0x10000100]\n"));
+	assert_non_null(strstr(s, "cfn=(2)\ncalls=1 1\n1 2\n"));
 	assert_int_equal(count(s, "calls="), 1);
+	free(s);
+}
+
+/* V8 baseline code: F's entry (0x10000000) calls the prologue builtin P at +0xf, which
+ * returns to +0x14 with a lower stack pointer: callgrind records P -> 0x10000014. */
+static const char baseline[] = HDR "positions: instr line\nevents: Ir\nsummary: 35\n"
+	"ob=(1) /bin/node\nfl=(1) ???\nfn=(1) caller\n0x400 0 1\n"
+	"cob=(2) ???\ncfi=(2) ???\ncfn=(2) 0x0000000010000000\ncalls=3 0x10000000 0\n0x404 0 34\n"
+	"fn=(3) Builtins_Prologue\n0x500 0 2\n"
+	"cob=(2)\ncfi=(2)\ncfn=(4) 0x0000000010000014\ncalls=3 0x10000014 0\n0x504 0 %s\n"
+	"ob=(2)\nfl=(2)\nfn=(2)\n0x10000000 0 3\n"
+	"cob=(1)\ncfi=(1)\ncfn=(3)\ncalls=3 0x500 0\n0x1000000f 0 %s\n"
+	"fn=(4)\n0x10000014 0 29\ntotals: 35\n";
+
+static void test_augment__return_recorded_as_call_dropped(void **state)
+{
+	(void)state;
+	char prof[sizeof(baseline) + 16];
+	snprintf(prof, sizeof(prof), baseline, "29", "31");
+	char *s = augment(prof, map1, 0);
+	assert_int_equal(rep.returns_as_calls, 1);
+	/* No call from the builtin into A; A's call to it keeps its count and loses the
+	 * body's cost (31 - 29 = the builtin's own 2); A is called 3 times, inclusive 34. */
+	assert_int_equal(count(s, "calls="), 2);
+	assert_non_null(strstr(s, "cfn=(2) jit_A(/src/a.raku:10)\ncalls=3 0x10000000 10\n+4 * 34\n"));
+	assert_non_null(strstr(s, "calls=3 0x500 0\n-5 * 2\n"));
+	free(s);
+}
+
+static void test_augment__interior_call_that_is_no_return_stays(void **state)
+{
+	(void)state;
+	char prof[sizeof(baseline) + 16];
+	/* The arc costs more than the call at +0xf contains: not a return of that call. */
+	snprintf(prof, sizeof(prof), baseline, "29", "28");
+	char *s = augment(prof, map1, 0);
+	assert_int_equal(rep.returns_as_calls, 0);
+	assert_int_equal(count(s, "calls="), 3);
 	free(s);
 }
 
@@ -186,6 +230,8 @@ int main(void)
 		cmocka_unit_test(test_augment__tail_jump_moves_with_synthetic_call),
 		cmocka_unit_test(test_augment__suffixes),
 		cmocka_unit_test(test_augment__same_name_merges_or_keeps_addresses),
+		cmocka_unit_test(test_augment__return_recorded_as_call_dropped),
+		cmocka_unit_test(test_augment__interior_call_that_is_no_return_stays),
 		cmocka_unit_test(test_augment__parts_define_ids_again),
 		cmocka_unit_test(test_augment__default_output),
 	};

@@ -40,9 +40,35 @@ struct fnres {
 	int64_t sym;           /* home symbol, or -1 */
 	const char *suffix;    /* "'2'caller..." part of the input name (reader memory) */
 	size_t suffix_len;
+	int elf;               /* its object is a file, not ??? */
+	uint64_t lo, hi;       /* addresses of its own cost lines in this part (lo > hi: none) */
+};
+
+/* A piece of a block that belongs to another function (rules 5 and 9): a cost line, a
+ * call made there (held in calls), or the cost of a call folded there. Held until the
+ * part ends, when its final owner is known: code of a symbol that lies inside a function
+ * of an ELF object in the input (V8's builtins) goes to that function. */
+enum move_kind { MOVE_LINE, MOVE_CALL, MOVE_COST };
+
+struct move {
+	enum move_kind kind;
+	uint32_t block;            /* sequence number of the block it moved out of */
+	uint32_t home;             /* writer function of that block */
+	uint32_t owner;            /* writer function it moves to */
+	int64_t sym;               /* the symbol owning it, or -1 (foreign code) */
+	int foreign;
+	int contested;
+	uint64_t addr;
+	uint64_t pos[CG_MAX_POS];  /* LINE: position as written */
+	uint32_t file;             /* LINE: writer file */
+	uint64_t src[CG_MAX_POS];  /* the home code that ran last before it */
+	uint32_t src_file;         /* ... its writer file; UINT32_MAX: no home code ran */
+	uint64_t count;            /* executions of its instruction */
+	size_t ref;                /* LINE, COST: index in the cost pool; CALL: in calls */
 };
 
 struct synth {
+	uint32_t block;
 	uint32_t home;                  /* writer function the lines moved from */
 	uint32_t owner;                 /* writer function the lines moved to */
 	int foreign;                    /* owner is code outside every symbol */
@@ -84,16 +110,23 @@ struct run {
 	uint64_t last_home_pos[CG_MAX_POS];
 	uint32_t last_home_file;
 	int have_home_pos;
-	size_t block_synth;      /* the block's synthetic calls start here in synth[] */
+	uint32_t block_seq;      /* blocks of this part so far */
 	int64_t cache_sym;       /* last symbol looked up in this block, and its owner */
 	uint32_t cache_out;
 	int in_foreign_run;      /* the previous line was foreign code (rule 5) */
 	uint32_t foreign_out;    /* ... and the identity its run was given */
 
 	/* per part: held until it ends (deferred_calls.h) */
+	struct move *moves;
+	size_t nmoves, moves_cap;
+	uint64_t *move_costs;
+	size_t nmove_costs, move_costs_cap;
 	struct synth *synth;
 	size_t nsynth, synth_cap;
 	struct deferred_calls calls;
+	uint32_t *elf_owner;     /* scratch: per move, the ELF function found, + 1 */
+	uint64_t *elf_width;
+	size_t elf_owner_cap;
 
 	struct scratch name;
 	struct output **elf_out;     /* ELF files written, committed with the profile */
@@ -195,6 +228,9 @@ static struct fnres *resolve(struct run *u, uint32_t fn)
 	const struct cg_fn *f = cg_names_get_fn(u->names, fn);
 	const struct strtab_entry *obj = cg_names_get(u->names, SP_OBJ, f->obj);
 	int unknown_obj = obj->len == 3 && memcmp(obj->str, "???", 3) == 0;
+	x->elf = !unknown_obj;
+	x->lo = UINT64_MAX;
+	x->hi = 0;
 	uint64_t addr;
 	size_t head;
 	x->sym = -1;
@@ -331,32 +367,43 @@ static const uint64_t *place(struct run *u, int64_t sym, uint32_t out, const uin
 
 /* ---- moved lines and synthetic calls ---- */
 
-/* The synthetic call of the current block into OWNER (an index into synth[]), added
- * with the line at POS as its first moved line. */
-static int32_t synth_for(struct run *u, const struct owner *w, const uint64_t *pos,
-			 const uint64_t *first_costs)
+/* Records that the piece at POS (written at WPOS in WFILE, for a LINE) moves to W's
+ * owner; costs COSTS (NULL for a CALL, whose costs are in calls). */
+static struct move *move_add(struct run *u, enum move_kind kind, const struct owner *w,
+			     const uint64_t *pos, const uint64_t *wpos, uint32_t wfile,
+			     const uint64_t *costs, uint64_t count)
 {
-	for (size_t i = u->block_synth; i < u->nsynth; i++)
-		if (u->synth[i].owner == w->out)
-			return (int32_t)i;
-	xgrow((void **)&u->synth, &u->synth_cap, u->nsynth + 1, sizeof(*u->synth));
-	struct synth *s = &u->synth[u->nsynth++];
-	memset(s, 0, sizeof(*s));
-	s->home = u->block_res.out;
-	s->owner = w->out;
-	s->foreign = w->foreign;
-	s->first_count = first_costs ? first_costs[0] : 0;
-	memcpy(s->target, pos, u->npos * sizeof(*pos));
+	xgrow((void **)&u->moves, &u->moves_cap, u->nmoves + 1, sizeof(*u->moves));
+	struct move *m = &u->moves[u->nmoves++];
+	memset(m, 0, sizeof(*m));
+	m->kind = kind;
+	m->block = u->block_seq;
+	m->home = u->block_res.out;
+	m->owner = w->out;
+	m->sym = w->sym;
+	m->foreign = w->foreign;
+	m->contested = w->contested;
+	m->addr = u->instr >= 0 ? pos[u->instr] : 0;
+	memcpy(m->pos, wpos, u->npos * sizeof(*wpos));
+	m->file = wfile;
+	m->count = count;
 	/* The call seems to come from the home code that ran last before the move, which
 	 * is where the tail jump was; with no such line, from the moved line itself. */
 	if (u->have_home_pos) {
-		memcpy(s->src, u->last_home_pos, sizeof(s->src));
-		s->src_file = u->last_home_file;
+		memcpy(m->src, u->last_home_pos, sizeof(m->src));
+		m->src_file = u->last_home_file;
 	} else {
-		memcpy(s->src, pos, u->npos * sizeof(*pos));
-		s->src_file = UINT32_MAX;
+		memcpy(m->src, wpos, u->npos * sizeof(*wpos));
+		m->src_file = UINT32_MAX;
 	}
-	return (int32_t)(s - u->synth);
+	if (costs) {
+		xgrow((void **)&u->move_costs, &u->move_costs_cap, u->nmove_costs + u->nevents + 1,
+		      sizeof(*u->move_costs));
+		m->ref = u->nmove_costs;
+		memcpy(u->move_costs + m->ref, costs, u->nevents * sizeof(*costs));
+		u->nmove_costs += u->nevents;
+	}
+	return m;
 }
 
 static void add_costs(uint64_t *acc, const uint64_t *c, unsigned n)
@@ -367,7 +414,6 @@ static void add_costs(uint64_t *acc, const uint64_t *c, unsigned n)
 
 static void end_block(struct run *u)
 {
-	u->block_synth = u->nsynth;
 	u->have_block = 0;
 	u->in_foreign_run = 0;
 }
@@ -376,6 +422,7 @@ static void begin_block(struct run *u, uint32_t fn)
 {
 	end_block(u);
 	u->have_block = 1;
+	u->block_seq++;
 	u->block_fn = fn;
 	u->block_res = *resolve(u, fn);
 	u->have_home_pos = 0;
@@ -410,23 +457,28 @@ static void on_cost(struct run *u, const struct cg_record *rec)
 		xv = *resolve(u, rec->fn);
 		x = &xv;
 	}
+	if (x->elf && u->instr >= 0) {
+		struct fnres *own = &u->res[rec->fn];
+		uint64_t addr = rec->pos[u->instr];
+		own->lo = addr < own->lo ? addr : own->lo;
+		own->hi = addr > own->hi ? addr : own->hi;
+	}
 	struct owner w = owner_of(u, x, rec->pos, 1);
 	uint64_t buf[CG_MAX_POS];
 	uint32_t file;
 	const uint64_t *pos = place(u, w.sym, w.out, rec->pos, rec->file, buf, &file);
+	if (w.out != x->out) {
+		u->rep->lines_moved++;
+		move_add(u, MOVE_LINE, &w, rec->pos, pos, file, rec->costs, rec->costs[0]);
+		return;
+	}
 	int same = pos == rec->pos || memcmp(pos, rec->pos, u->npos * sizeof(*pos)) == 0;
 	cgw_cost(u->w, w.out, file, pos, rec->costs, rec->clean && same ? rec->text : NULL,
 		 rec->len, rec->prev_pos);
 	account(u, x, &w, rec->costs);
-	if (w.out != x->out) {
-		u->rep->lines_moved++;
-		int32_t k = synth_for(u, &w, pos, rec->costs);   /* may move synth[] */
-		add_costs(u->synth[k].costs, rec->costs, u->nevents);
-	} else {
-		memcpy(u->last_home_pos, pos, u->npos * sizeof(*pos));
-		u->last_home_file = file;
-		u->have_home_pos = 1;
-	}
+	memcpy(u->last_home_pos, pos, u->npos * sizeof(*pos));
+	u->last_home_file = file;
+	u->have_home_pos = 1;
 }
 
 /* Calls made from JIT code and calls into the interior of a JIT function wait for the
@@ -437,13 +489,13 @@ static void on_call(struct run *u, const struct cg_record *rec)
 	struct owner w = owner_of(u, x, rec->pos, 1);
 	struct fnres cv = *resolve(u, rec->callee), *c = &cv;
 	uint32_t callee = c->out;
-	int32_t synth = w.out != x->out ? synth_for(u, &w, rec->pos, rec->costs) : -1;
+	int moved = w.out != x->out;
 	/* A call between fragments of one function that merging created: its cost is already
 	 * the function's self cost and callees (callgrind-format.md 6.8). A self-call that was
 	 * in the input (e.g. recursion past --separate-recs) stays. */
-	if (callee == w.out && !(rec->callee == rec->fn && w.out == x->out)) {
-		if (synth >= 0)
-			add_costs(u->synth[synth].costs, rec->costs, u->nevents);
+	if (callee == w.out && !(rec->callee == rec->fn && !moved)) {
+		if (moved)
+			move_add(u, MOVE_COST, &w, rec->pos, rec->pos, 0, rec->costs, rec->count);
 		u->rep->pseudo_calls_removed++;
 		return;
 	}
@@ -451,11 +503,6 @@ static void on_call(struct run *u, const struct cg_record *rec)
 	uint32_t file, tfile;
 	const uint64_t *pos = place(u, w.sym, w.out, rec->pos, rec->file, b1, &file);
 	const uint64_t *target = place(u, c->sym, callee, rec->target, rec->file, b2, &tfile);
-	if (w.out == x->out) {
-		memcpy(u->last_home_pos, pos, u->npos * sizeof(*pos));
-		u->last_home_file = file;
-		u->have_home_pos = 1;
-	}
 	int64_t callee_sym = -1;
 	uint64_t dest = 0;
 	if (u->instr >= 0 && c->kind == FK_JIT) {
@@ -466,37 +513,166 @@ static void on_call(struct run *u, const struct cg_record *rec)
 	uint64_t callee_start = callee_sym >= 0 ? symtab_symbol(u->st, (uint32_t)callee_sym)->start : 0;
 	int interior = callee_sym >= 0 && dest != callee_start && callee_sym != w.sym;
 	if (w.sym < 0 && !interior) {
-		if (synth >= 0)
-			add_costs(u->synth[synth].costs, rec->costs, u->nevents);
+		if (moved)
+			move_add(u, MOVE_COST, &w, rec->pos, pos, file, rec->costs, rec->count);
 		cgw_call(u->w, w.out, file, callee, rec->count, target, pos, rec->costs, NULL);
-		return;
+	} else {
+		struct dcall d = {
+			.caller = w.out, .callee = callee, .file = file, .caller_sym = w.sym,
+			.callee_sym = callee_sym, .site = u->instr >= 0 ? rec->pos[u->instr] : 0,
+			.dest = dest, .count = rec->count, .callee_start = callee_start,
+		};
+		memcpy(d.pos, pos, u->npos * sizeof(*pos));
+		memcpy(d.target, target, u->npos * sizeof(*target));
+		if (moved)
+			move_add(u, MOVE_CALL, &w, rec->pos, pos, file, NULL, rec->count)->ref = u->calls.n;
+		deferred_calls_add(&u->calls, &d, rec->costs);
 	}
-	struct dcall d = {
-		.caller = w.out, .callee = callee, .file = file, .caller_sym = w.sym,
-		.callee_sym = callee_sym, .site = u->instr >= 0 ? rec->pos[u->instr] : 0,
-		.dest = dest, .count = rec->count, .synth = synth, .callee_start = callee_start,
-	};
-	memcpy(d.pos, pos, u->npos * sizeof(*pos));
-	memcpy(d.target, target, u->npos * sizeof(*target));
-	deferred_calls_add(&u->calls, &d, rec->costs);
+	if (!moved) {
+		memcpy(u->last_home_pos, pos, u->npos * sizeof(*pos));
+		u->last_home_file = file;
+		u->have_home_pos = 1;
+	}
 }
 
-/* The end of a part: the held calls less the returns recorded as calls, then the
- * synthetic calls, whose cost includes the moved calls' (final) cost. */
+struct addr_ref {
+	uint64_t addr;
+	size_t move;
+};
+
+static int cmp_addr_ref(const void *a, const void *b)
+{
+	const struct addr_ref *x = a, *y = b;
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/* Rule 9: a moved piece whose address lies within the cost lines of a function of an
+ * ELF object in the input (node's map names V8's builtins, which callgrind already knows
+ * from the node binary) goes to that function instead of the map's name. The narrowest
+ * such function wins, then the shortest name (Builtins_X before Builtins_X'2). Functions
+ * spanning more than MAX_ELF_SPAN are not considered: no real function is that large,
+ * and a hostile profile could otherwise make this quadratic. */
+enum { MAX_ELF_SPAN = 1 << 24 };
+
+static void assign_elf_owners(struct run *u)
+{
+	struct addr_ref *v = xmalloc((u->nmoves + 1) * sizeof(*v));
+	size_t n = 0;
+	for (size_t i = 0; i < u->nmoves; i++)
+		if (u->moves[i].sym >= 0)
+			v[n++] = (struct addr_ref){ u->moves[i].addr, i };
+	qsort(v, n, sizeof(*v), cmp_addr_ref);
+	xgrow((void **)&u->elf_owner, &u->elf_owner_cap, n + 1, sizeof(*u->elf_owner));
+	u->elf_width = xrealloc(u->elf_width, u->elf_owner_cap * sizeof(*u->elf_width));
+	memset(u->elf_owner, 0, n * sizeof(*u->elf_owner));
+	for (size_t fn = 0; n && fn < u->res_cap; fn++) {
+		const struct fnres *x = &u->res[fn];
+		if (!x->done || !x->elf || x->lo > x->hi || x->hi - x->lo > MAX_ELF_SPAN)
+			continue;
+		size_t lo = 0, hi = n;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			if (v[mid].addr < x->lo)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		uint64_t width = x->hi - x->lo;
+		for (size_t k = lo; k < n && v[k].addr <= x->hi; k++) {
+			uint32_t best = u->elf_owner[k];
+			if (best && (u->elf_width[k] < width ||
+				     (u->elf_width[k] == width &&
+				      cg_names_get_fn(u->names, best - 1)->len <= cg_names_get_fn(u->names, (uint32_t)fn)->len)))
+				continue;
+			u->elf_owner[k] = (uint32_t)fn + 1;
+			u->elf_width[k] = width;
+		}
+	}
+	for (size_t k = 0; k < n; k++) {
+		if (!u->elf_owner[k])
+			continue;
+		struct move *m = &u->moves[v[k].move];
+		m->owner = u->res[u->elf_owner[k] - 1].out;
+		m->sym = -1;
+		m->file = cgw_fn_get(u->w, m->owner)->file;
+		u->rep->lines_to_elf_functions += m->kind == MOVE_LINE;
+		if (m->kind == MOVE_CALL) {
+			u->calls.v[m->ref].caller = m->owner;
+			u->calls.v[m->ref].file = m->file;
+		}
+	}
+	free(v);
+}
+
+/* The synthetic call of block BLOCK into OWNER; FIRST: the block's first in synth[]. */
+static struct synth *synth_for(struct run *u, size_t first, const struct move *m)
+{
+	for (size_t i = first; i < u->nsynth; i++)
+		if (u->synth[i].owner == m->owner)
+			return &u->synth[i];
+	xgrow((void **)&u->synth, &u->synth_cap, u->nsynth + 1, sizeof(*u->synth));
+	struct synth *s = &u->synth[u->nsynth++];
+	memset(s, 0, sizeof(*s));
+	s->block = m->block;
+	s->home = m->home;
+	s->owner = m->owner;
+	s->foreign = m->foreign;
+	s->first_count = m->count;
+	memcpy(s->target, m->pos, sizeof(s->target));
+	memcpy(s->src, m->src, sizeof(s->src));
+	s->src_file = m->src_file;
+	return s;
+}
+
+static void account_move(struct run *u, const struct move *m, const uint64_t *costs)
+{
+	for (unsigned i = 0; i < u->nevents; i++) {
+		struct report_event *e = u->ev[i];
+		if (!e)
+			continue;
+		if (m->sym >= 0)
+			e->jit += costs[i];
+		if (m->foreign)
+			e->unknown += costs[i];
+		if (m->contested)
+			e->contested += costs[i];
+	}
+}
+
+/* The end of a part: moved lines go to their final owners, the held calls are written
+ * less the returns recorded as calls, then one synthetic call per block and owner with
+ * everything that moved there (moved calls at their final cost). */
 static void end_part_calls(struct run *u)
 {
 	end_block(u);
 	struct deferred_calls *q = &u->calls;
-	if (u->instr >= 0)
+	if (u->instr >= 0) {
 		u->rep->returns_as_calls += deferred_calls_match_returns(q);
+		assign_elf_owners(u);
+	}
+	for (size_t i = 0; i < u->nmoves; i++) {
+		const struct move *m = &u->moves[i];
+		if (m->kind != MOVE_LINE)
+			continue;
+		const uint64_t *costs = u->move_costs + m->ref;
+		cgw_cost(u->w, m->owner, m->file, m->pos, costs, NULL, 0, NULL);
+		account_move(u, m, costs);
+	}
 	for (size_t i = 0; i < q->n; i++) {
 		const struct dcall *d = &q->v[i];
-		const uint64_t *costs = deferred_calls_costs(q, d);
-		if (d->synth >= 0)
-			add_costs(u->synth[d->synth].costs, costs, u->nevents);
 		if (!d->dropped)
 			cgw_call(u->w, d->caller, d->file, d->callee, d->count, d->target, d->pos,
-				 costs, NULL);
+				 deferred_calls_costs(q, d), NULL);
+	}
+	size_t first = 0;
+	for (size_t i = 0; i < u->nmoves; i++) {
+		const struct move *m = &u->moves[i];
+		if (i && m->block != u->moves[i - 1].block)
+			first = u->nsynth;
+		struct synth *s = synth_for(u, first, m);
+		const uint64_t *costs = m->kind == MOVE_CALL ? deferred_calls_costs(q, &q->v[m->ref])
+							      : u->move_costs + m->ref;
+		add_costs(s->costs, costs, u->nevents);
 	}
 	for (size_t i = 0; i < u->nsynth; i++) {
 		struct synth *s = &u->synth[i];
@@ -513,7 +689,9 @@ static void end_part_calls(struct run *u)
 		u->rep->synthetic_calls++;
 	}
 	u->nsynth = 0;
-	u->block_synth = 0;
+	u->nmoves = 0;
+	u->nmove_costs = 0;
+	u->block_seq = 0;
 	deferred_calls_reset(q, u->nevents);
 }
 
@@ -762,7 +940,8 @@ static void begin_part(struct run *u)
 	end_block(u);
 	u->last_row_file = NULL;
 	cgw_part_begin(u->w);
-	u->nsynth = u->block_synth = 0;
+	u->nsynth = u->nmoves = u->nmove_costs = 0;
+	u->block_seq = 0;
 	deferred_calls_reset(&u->calls, u->nevents);
 	for (size_t i = 0; i < u->res_cap; i++)
 		u->res[i].done = 0;
@@ -941,6 +1120,10 @@ done:
 	free(u.res);
 	free(u.file_out);
 	free(u.synth);
+	free(u.moves);
+	free(u.move_costs);
+	free(u.elf_owner);
+	free(u.elf_width);
 	deferred_calls_free(&u.calls);
 	free(u.name.s);
 	free(defout);

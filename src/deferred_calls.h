@@ -26,7 +26,6 @@ struct dcall {
 	uint64_t callee_start;      /* start of callee_sym */
 	uint64_t count;
 	uint64_t pos[CG_MAX_POS], target[CG_MAX_POS];   /* as written */
-	int32_t synth;              /* synthetic call its cost adds to, or -1 */
 	int dropped;                /* a return recorded as a call */
 	size_t costs;               /* index of its inclusive costs in the cost pool */
 };

@@ -44,6 +44,7 @@ struct report {
 	uint64_t pseudo_calls_removed;/* calls between fragments of one function, folded */
 	uint64_t lines_moved;         /* cost lines moved to the symbol owning their address */
 	uint64_t synthetic_calls;     /* calls added to account for moved lines */
+	uint64_t lines_to_elf_functions; /* ... of those, to a function of an ELF object (rule 9) */
 	uint64_t returns_as_calls;    /* returns that callgrind recorded as calls, dropped */
 	uint64_t jumps_dropped;       /* jump records across objects after renaming */
 	uint64_t bytes_out;           /* bytes of profile text written (before compression) */

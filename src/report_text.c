@@ -34,6 +34,12 @@ void report_text_write(const struct report *r, FILE *f)
 				fprintf(f, "             %" PRIu64 " debug records with overwritten file names read at "
 					   "their fixed stride (node 20), file from the function's name\n",
 					j->debug_recovered);
+			if (j->not_code_baseline + j->not_code_prefix)
+				fprintf(f, "             %" PRIu64 " debug records ignored (%" PRIu64 " rows): not machine-code "
+					   "offsets (%" PRIu64 " of V8 baseline code 'JS:^', %" PRIu64 " with every row in the "
+					   "first quarter of the code); the line comes from the function's name\n",
+					j->not_code_baseline + j->not_code_prefix, j->not_code_rows, j->not_code_baseline,
+					j->not_code_prefix);
 			if (j->bad_debug)
 				fprintf(f, "             %" PRIu64 " debug records dropped: first: %s\n", j->bad_debug,
 					j->bad_debug_reason);
@@ -56,6 +62,9 @@ void report_text_write(const struct report *r, FILE *f)
 	fprintf(f, "  rewritten         %" PRIu64 " pseudo-calls folded, %" PRIu64 " cost lines moved to their "
 		   "owner, %" PRIu64 " synthetic calls added\n",
 		r->pseudo_calls_removed, r->lines_moved, r->synthetic_calls);
+	if (r->lines_to_elf_functions)
+		fprintf(f, "  ELF functions     %" PRIu64 " of the moved lines lie in functions the profile "
+			   "already names in ELF objects: they went there (rule 9)\n", r->lines_to_elf_functions);
 	if (r->returns_as_calls)
 		fprintf(f, "  returns           %" PRIu64 " returns that callgrind recorded as calls into a JIT "
 			   "function dropped (rule 6)\n", r->returns_as_calls);

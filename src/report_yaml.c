@@ -90,6 +90,7 @@ static int emit_report(yaml_emitter_t *e, const struct report *r)
 		 kv_u64(e, "lines_moved", r->lines_moved) &&
 		 kv_u64(e, "synthetic_calls", r->synthetic_calls) &&
 		 kv_u64(e, "returns_as_calls", r->returns_as_calls) &&
+		 kv_u64(e, "lines_to_elf_functions", r->lines_to_elf_functions) &&
 		 kv_u64(e, "renamed_caller_contexts", r->renamed_callers) &&
 		 kv_u64(e, "jumps_dropped", r->jumps_dropped) &&
 		 kv_u64(e, "bytes_out", r->bytes_out) && kv_u64(e, "elf_files", r->elf_files);
@@ -107,6 +108,9 @@ static int emit_report(yaml_emitter_t *e, const struct report *r)
 			     kv_u64(e, "debug_records_used", j->debug_used) &&
 			     kv_u64(e, "debug_rows", j->debug_entries) &&
 			     kv_u64(e, "debug_records_recovered", j->debug_recovered) &&
+			     kv_u64(e, "debug_records_not_code_baseline", j->not_code_baseline) &&
+			     kv_u64(e, "debug_records_not_code_prefix", j->not_code_prefix) &&
+			     kv_u64(e, "debug_rows_not_code", j->not_code_rows) &&
 			     kv_u64(e, "debug_records_dropped", j->bad_debug) &&
 			     kv_str(e, "debug_drop_reason", j->bad_debug_reason) &&
 			     kv_u64(e, "debug_bias", (uint64_t)j->bias) &&

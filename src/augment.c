@@ -17,6 +17,7 @@
 #include "deferred_calls.h"
 #include "diag.h"
 #include "elf_writer.h"
+#include "idmap.h"
 #include "io.h"
 #include "jitdump.h"
 #include "perfmap.h"
@@ -113,6 +114,7 @@ struct run {
 	uint32_t block_seq;      /* blocks of this part so far */
 	int64_t cache_sym;       /* last symbol looked up in this block, and its owner */
 	uint32_t cache_out;
+	struct idmap moved_ids;  /* per part: (block function, symbol) -> owner identity */
 	int in_foreign_run;      /* the previous line was foreign code (rule 5) */
 	uint32_t foreign_out;    /* ... and the identity its run was given */
 
@@ -123,6 +125,7 @@ struct run {
 	size_t nmove_costs, move_costs_cap;
 	struct synth *synth;
 	size_t nsynth, synth_cap;
+	struct idmap synth_ids;  /* (block, owner) -> index in synth[] */
 	struct deferred_calls calls;
 	uint32_t *elf_owner;     /* scratch: per move, the ELF function found, + 1 */
 	uint64_t *elf_width;
@@ -328,8 +331,15 @@ static struct owner owner_of(struct run *u, const struct fnres *x, const uint64_
 		return w;
 	w.sym = seg->sym;
 	if (u->cache_sym != (int64_t)seg->sym) {
+		/* Lines may alternate between symbols: build each name once per block function. */
+		uint64_t key = (uint64_t)u->block_fn << 32 | seg->sym;
+		uint32_t out = idmap_get(&u->moved_ids, key);
+		if (out == UINT32_MAX) {
+			out = jit_identity(u, seg->sym, x->suffix ? x->suffix : "", x->suffix_len);
+			idmap_put(&u->moved_ids, key, out);
+		}
 		u->cache_sym = seg->sym;
-		u->cache_out = jit_identity(u, seg->sym, x->suffix ? x->suffix : "", x->suffix_len);
+		u->cache_out = out;
 	}
 	w.out = u->cache_out;
 	return w;
@@ -406,10 +416,26 @@ static struct move *move_add(struct run *u, enum move_kind kind, const struct ow
 	return m;
 }
 
-static void add_costs(uint64_t *acc, const uint64_t *c, unsigned n)
+/* Adds C to ACC; -1 (ACC partly updated) if a sum would pass 2^64. */
+static int add_costs_checked(uint64_t *acc, const uint64_t *c, unsigned n)
 {
-	for (unsigned i = 0; i < n; i++)
+	for (unsigned i = 0; i < n; i++) {
+		if (acc[i] + c[i] < acc[i])
+			return -1;
 		acc[i] += c[i];
+	}
+	return 0;
+}
+
+static void forget_part_moves(struct run *u)
+{
+	u->nsynth = 0;
+	u->nmoves = 0;
+	u->nmove_costs = 0;
+	u->block_seq = 0;
+	idmap_clear(&u->synth_ids);
+	idmap_clear(&u->moved_ids);
+	deferred_calls_reset(&u->calls, u->nevents);
 }
 
 static void end_block(struct run *u)
@@ -604,12 +630,14 @@ static void assign_elf_owners(struct run *u)
 	free(v);
 }
 
-/* The synthetic call of block BLOCK into OWNER; FIRST: the block's first in synth[]. */
-static struct synth *synth_for(struct run *u, size_t first, const struct move *m)
+/* The synthetic call of M's block into M's owner. */
+static struct synth *synth_for(struct run *u, const struct move *m)
 {
-	for (size_t i = first; i < u->nsynth; i++)
-		if (u->synth[i].owner == m->owner)
-			return &u->synth[i];
+	uint64_t key = (uint64_t)m->block << 32 | m->owner;
+	uint32_t i = idmap_get(&u->synth_ids, key);
+	if (i != UINT32_MAX)
+		return &u->synth[i];
+	idmap_put(&u->synth_ids, key, (uint32_t)u->nsynth);
 	xgrow((void **)&u->synth, &u->synth_cap, u->nsynth + 1, sizeof(*u->synth));
 	struct synth *s = &u->synth[u->nsynth++];
 	memset(s, 0, sizeof(*s));
@@ -642,7 +670,7 @@ static void account_move(struct run *u, const struct move *m, const uint64_t *co
 /* The end of a part: moved lines go to their final owners, the held calls are written
  * less the returns recorded as calls, then one synthetic call per block and owner with
  * everything that moved there (moved calls at their final cost). */
-static void end_part_calls(struct run *u)
+static int end_part_calls(struct run *u, uint64_t line)
 {
 	end_block(u);
 	struct deferred_calls *q = &u->calls;
@@ -664,15 +692,15 @@ static void end_part_calls(struct run *u)
 			cgw_call(u->w, d->caller, d->file, d->callee, d->count, d->target, d->pos,
 				 deferred_calls_costs(q, d), NULL);
 	}
-	size_t first = 0;
 	for (size_t i = 0; i < u->nmoves; i++) {
 		const struct move *m = &u->moves[i];
-		if (i && m->block != u->moves[i - 1].block)
-			first = u->nsynth;
-		struct synth *s = synth_for(u, first, m);
+		struct synth *s = synth_for(u, m);
 		const uint64_t *costs = m->kind == MOVE_CALL ? deferred_calls_costs(q, &q->v[m->ref])
 							      : u->move_costs + m->ref;
-		add_costs(s->costs, costs, u->nevents);
+		if (add_costs_checked(s->costs, costs, u->nevents) < 0)
+			return diag_at(u->d, u->o->profile, line,
+				       "the inclusive costs of the calls that moved out of one block add "
+				       "up to more than 2^64 (a synthetic call's cost cannot be written)");
 	}
 	for (size_t i = 0; i < u->nsynth; i++) {
 		struct synth *s = &u->synth[i];
@@ -688,11 +716,8 @@ static void end_part_calls(struct run *u)
 			   "moved instruction");
 		u->rep->synthetic_calls++;
 	}
-	u->nsynth = 0;
-	u->nmoves = 0;
-	u->nmove_costs = 0;
-	u->block_seq = 0;
-	deferred_calls_reset(q, u->nevents);
+	forget_part_moves(u);
+	return 0;
 }
 
 static void on_jump(struct run *u, const struct cg_record *rec)
@@ -940,9 +965,7 @@ static void begin_part(struct run *u)
 	end_block(u);
 	u->last_row_file = NULL;
 	cgw_part_begin(u->w);
-	u->nsynth = u->nmoves = u->nmove_costs = 0;
-	u->block_seq = 0;
-	deferred_calls_reset(&u->calls, u->nevents);
+	forget_part_moves(u);
 	for (size_t i = 0; i < u->res_cap; i++)
 		u->res[i].done = 0;
 	if (u->file_out)
@@ -976,7 +999,8 @@ static void on_events(struct run *u, const struct cg_record *rec)
 
 static int on_totals(struct run *u, const struct cg_record *rec)
 {
-	end_part_calls(u);
+	if (end_part_calls(u, rec->line) < 0)
+		return -1;
 	const uint64_t *in = cg_reader_part_sums(u->r), *out = cgw_sums(u->w);
 	for (unsigned i = 0; i < u->nevents; i++) {
 		if (u->ev[i])
@@ -1068,6 +1092,8 @@ int augment_run(const struct augment_opts *o, struct report *rep, struct diag *d
 	u.d = d;
 	u.instr = u.line = -1;
 	deferred_calls_init(&u.calls);
+	idmap_init(&u.synth_ids);
+	idmap_init(&u.moved_ids);
 	int rc = -1;
 	struct input *in = input_open(o->profile, d);
 	struct output *out = NULL;
@@ -1125,6 +1151,8 @@ done:
 	free(u.elf_owner);
 	free(u.elf_width);
 	deferred_calls_free(&u.calls);
+	idmap_free(&u.synth_ids);
+	idmap_free(&u.moved_ids);
 	free(u.name.s);
 	free(defout);
 	return rc;

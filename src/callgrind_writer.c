@@ -146,8 +146,37 @@ void cgw_layout(struct cgw *w, unsigned npos, const enum cg_pos_kind *kinds, uns
 	w->base_valid = 0;
 }
 
-uint32_t cgw_obj(struct cgw *w, const char *name, size_t len) { return table_intern(&w->objs, name, len); }
-uint32_t cgw_file(struct cgw *w, const char *name, size_t len) { return table_intern(&w->files, name, len); }
+/* A name as it can be written: without blanks at either end (readers disagree on
+ * them: "fl=(1) " reads back as a reference to an undefined id), and "???" (what
+ * kcachegrind shows for an empty name) when nothing is left. Returns 1 if it changed. */
+static int writable_name(const char **name, size_t *len)
+{
+	const char *s = *name, *e = s + *len;
+	while (s < e && (*s == ' ' || *s == '\t'))
+		s++;
+	while (e > s && (e[-1] == ' ' || e[-1] == '\t'))
+		e--;
+	if (s == e) {
+		s = "???";
+		e = s + 3;
+	}
+	int changed = s != *name || (size_t)(e - s) != *len;
+	*name = s;
+	*len = (size_t)(e - s);
+	return changed;
+}
+
+uint32_t cgw_obj(struct cgw *w, const char *name, size_t len)
+{
+	writable_name(&name, &len);
+	return table_intern(&w->objs, name, len);
+}
+
+uint32_t cgw_file(struct cgw *w, const char *name, size_t len)
+{
+	writable_name(&name, &len);
+	return table_intern(&w->files, name, len);
+}
 
 static uint32_t add_fn(struct cgw *w, const char *name, size_t len, uint32_t obj, uint32_t file)
 {
@@ -160,6 +189,7 @@ static uint32_t add_fn(struct cgw *w, const char *name, size_t len, uint32_t obj
 
 uint32_t cgw_fn(struct cgw *w, const char *name, size_t len, uint32_t obj, uint32_t file)
 {
+	writable_name(&name, &len);
 	int added;
 	uint32_t k = strtab_intern_key(&w->fnkeys, name, len, obj, file, &added);
 	if (added) {
@@ -171,6 +201,11 @@ uint32_t cgw_fn(struct cgw *w, const char *name, size_t len, uint32_t obj, uint3
 
 uint32_t cgw_fn_borrowed(struct cgw *w, const char *name, size_t len, uint32_t obj, uint32_t file)
 {
+	/* A name that needs changing may equal another identity after the change. */
+	const char *n = name;
+	size_t l = len;
+	if (writable_name(&n, &l))
+		return cgw_fn(w, name, len, obj, file);
 	return add_fn(w, name, len, obj, file);
 }
 

@@ -119,10 +119,43 @@ static void test_callgrind_writer__jumps(void **state)
 	free(s);
 }
 
+/* Empty and blank-edged names (a map name "f( :5)", a jitdump row with an empty file)
+ * would be written as "fl=(1) ", which readers take for a reference to an undefined id. */
+static void body_blank(struct cgw *w)
+{
+	uint32_t ob = cgw_obj(w, "", 0), fl = cgw_file(w, " ", 1);
+	uint32_t f = cgw_fn(w, " \tf ", 4, ob, fl);
+	uint32_t g = cgw_fn_borrowed(w, "g ", 2, ob, cgw_file(w, "\ta.c", 4));
+	uint32_t e = cgw_fn_borrowed(w, "", 0, ob, fl);
+	uint64_t p[2] = { 0x10, 1 }, c[2] = { 1, 0 };
+	cgw_cost(w, f, fl, p, c, NULL, 0, NULL);
+	cgw_cost(w, g, cgw_fn_get(w, g)->file, p, c, NULL, 0, NULL);
+	cgw_cost(w, e, fl, p, c, NULL, 0, NULL);
+}
+
+static void test_callgrind_writer__no_blank_names(void **state)
+{
+	(void)state;
+	char *s = run_writer(body_blank);
+	assert_string_equal(s,
+		"ob=(1) ???\n"
+		"fl=(1) ???\n"
+		"fn=(1) f\n"
+		"0x10 1 1\n"
+		"fl=(2) a.c\n"
+		"fn=(2) g\n"
+		"0x10 1 1\n"
+		"fl=(1)\n"
+		"fn=(3) ???\n"
+		"0x10 1 1\n");
+	free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_callgrind_writer__ids_and_contexts),
+		cmocka_unit_test(test_callgrind_writer__no_blank_names),
 		cmocka_unit_test(test_callgrind_writer__raw_copy_needs_same_base),
 		cmocka_unit_test(test_callgrind_writer__jumps),
 	};

@@ -8,8 +8,11 @@
  * running when the dump was copied) ends the reading with a warning; a DEBUG_INFO record
  * whose entries do not fit its function (garbage file names, node 20) is dropped and
  * counted. DEBUG_INFO applies to the next CODE_LOAD, as in perf; "\xff\0" repeats the
- * previous file name. A later CODE_LOAD at the same addresses replaces an earlier one for
- * those addresses (callgrind keeps no times; each reuse is a new ELF generation). */
+ * previous file name. Rows that cannot be machine-code offsets (V8 baseline code, or all
+ * rows in the first quarter of a large function: rows_not_code() in jitdump.c) are
+ * ignored and counted; such a function keeps the file and line of its name. A later
+ * CODE_LOAD at the same addresses replaces an earlier one for those addresses (callgrind
+ * keeps no times; each reuse is a new ELF generation). */
 #ifndef CGJIT_JITDUMP_H
 #define CGJIT_JITDUMP_H
 
@@ -34,6 +37,10 @@ struct jitdump_stats {
 	uint64_t loads, moves, debug_records, debug_used, debug_entries, unwinding, closes;
 	uint64_t unknown;          /* records of unknown id, skipped */
 	uint64_t debug_recovered;  /* ... read at a fixed stride (node 20's overwritten names) */
+	uint64_t not_code_baseline;/* debug records ignored: V8 Sparkplug code ("JS:^"), whose
+	                              rows are bytecode offsets */
+	uint64_t not_code_prefix;  /* ... ignored: every row in the first quarter of 256+ bytes */
+	uint64_t not_code_rows;    /* rows of those records (not in debug_entries) */
 	uint64_t bad_debug;        /* DEBUG_INFO records dropped */
 	char bad_debug_reason[160];/* why the first one was dropped */
 	uint64_t bad_loads;        /* CODE_LOAD records refused (name not terminated, ...) */

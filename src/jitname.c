@@ -37,18 +37,29 @@ static int match_moarvm(const char *s, size_t n, struct jitname *o)
 	return 1;
 }
 
-/* "PREFIX:NAME FILE:LINE[:COL]" with one of V8's code-kind prefixes. */
-static int match_v8(const char *s, size_t n, struct jitname *o)
+/* The length of the V8 code-kind prefix ("JS:", ...) NAME starts with, or 0. */
+static size_t v8_prefix(const char *s, size_t n)
 {
 	static const char *prefixes[] = { "JS:", "LazyCompile:", "Function:", "Script:", "Eval:",
 					  "InterpretedFunction:", "RegExp:" };
-	int known = 0;
 	for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++) {
 		size_t k = strlen(prefixes[i]);
 		if (n > k && !memcmp(s, prefixes[i], k))
-			known = 1;
+			return k;
 	}
-	if (!known)
+	return 0;
+}
+
+char jitname_v8_kind(const char *name, size_t len)
+{
+	size_t k = v8_prefix(name, len);
+	return k && memchr("~^+*", name[k], 4) ? name[k] : 0;
+}
+
+/* "PREFIX:NAME FILE:LINE[:COL]" with one of V8's code-kind prefixes. */
+static int match_v8(const char *s, size_t n, struct jitname *o)
+{
+	if (!v8_prefix(s, n))
 		return 0;
 	const char *sp = s + n;
 	while (sp > s && sp[-1] != ' ')
@@ -81,7 +92,7 @@ static int match_v8(const char *s, size_t n, struct jitname *o)
 	return o->file_len > 0;
 }
 
-/* "py::QUALNAME:FILE" (no line). */
+/* "py::QUALNAME:FILE" (no line: jitname_parse() makes it 1). */
 static int match_cpython(const char *s, size_t n, struct jitname *o)
 {
 	if (n < 6 || memcmp(s, "py::", 4) != 0)
@@ -91,7 +102,6 @@ static int match_cpython(const char *s, size_t n, struct jitname *o)
 		return 0;
 	o->file = colon + 1;
 	o->file_len = (size_t)(s + n - colon - 1);
-	o->line = 0;
 	return 1;
 }
 
@@ -123,6 +133,66 @@ static int match_luajit(const char *s, size_t n, struct jitname *o)
 	return o->file_len > 0;
 }
 
+/* The function part of a PHP name: a file (PHP names top-level code after its file, and
+ * no function or class name holds a '/'), PHP 8.4's "{closure:SCOPE:LINE}" (SCOPE is
+ * the file for a closure in top-level code, else the enclosing function), or a name. */
+static void php_what(const char *w, size_t n, struct jitname *o)
+{
+	static const char clo[] = "{closure:";
+	const char *end = w + n;
+	if (n > 0 && w[n - 1] == '}') {
+		const char *c = NULL;
+		for (const char *p = w; p + sizeof(clo) - 1 <= end; p++)
+			if (!memcmp(p, clo, sizeof(clo) - 1)) {
+				c = p + sizeof(clo) - 1;
+				break;
+			}
+		const char *colon = end - 1;
+		while (c && colon > c && colon[-1] != ':')
+			colon--;
+		uint64_t line;
+		if (!c || colon <= c + 1 || digits_to_end(colon, end - 1, &line) < 0)
+			return;
+		o->line = line;
+		if (memchr(c, '/', (size_t)(colon - 1 - c))) {
+			o->file = c;
+			o->file_len = (size_t)(colon - 1 - c);
+		}
+		return;
+	}
+	if (n > 0 && w[0] != '{' && memchr(w, '/', n)) {
+		o->file = w;
+		o->file_len = n;
+	}
+}
+
+/* PHP opcache: "TRACE-N$WHAT$LINE" (a trace starting at LINE), "JIT$WHAT" (a function);
+ * "JIT$$stub" has no location. */
+static int match_php(const char *s, size_t n, struct jitname *o)
+{
+	const char *end = s + n;
+	if (n > 6 && !memcmp(s, "TRACE-", 6)) {
+		const char *p = s + 6;
+		uint64_t num, line;
+		if (scan_dec(&p, end, &num) < 0 || p == end || *p != '$')
+			return 0;
+		const char *what = p + 1, *dollar = end;
+		while (dollar > what && dollar[-1] != '$')
+			dollar--;
+		if (dollar == what || dollar - 1 == what || digits_to_end(dollar, end, &line) < 0)
+			return 0;
+		php_what(what, (size_t)(dollar - 1 - what), o);
+		o->line = line;   /* the trace's own line beats a closure's first line */
+		return 1;
+	}
+	if (n > 4 && !memcmp(s, "JIT$", 4)) {
+		if (s[4] != '$')
+			php_what(s + 4, n - 4, o);
+		return 1;
+	}
+	return 0;
+}
+
 static const struct {
 	enum jitname_convention c;
 	const char *name;
@@ -131,17 +201,21 @@ static const struct {
 	{ JN_V8, "v8", match_v8 },
 	{ JN_CPYTHON, "cpython", match_cpython },
 	{ JN_LUAJIT, "luajit", match_luajit },
+	{ JN_PHP, "php", match_php },
 	{ JN_MOARVM, "moarvm", match_moarvm },   /* last: "(x:1)" endings occur elsewhere too */
 };
 
 enum jitname_convention jitname_parse(const char *name, size_t len, struct jitname *out)
 {
-	memset(out, 0, sizeof(*out));
-	for (size_t i = 0; i < sizeof(conventions) / sizeof(conventions[0]); i++)
+	for (size_t i = 0; i < sizeof(conventions) / sizeof(conventions[0]); i++) {
+		memset(out, 0, sizeof(*out));   /* a matcher that fails may have set fields */
 		if (conventions[i].match(name, len, out)) {
 			out->convention = conventions[i].c;
+			if (out->file && out->line == 0)
+				out->line = 1;
 			return out->convention;
 		}
+	}
 	memset(out, 0, sizeof(*out));
 	return JN_NONE;
 }

@@ -44,7 +44,9 @@ sub read_dump {
 					for my $pad (0 .. 7) {
 						my $body = length($dbg) - 32 - $pad;
 						my $n = unpack($u64, substr($dbg, 24, 8));
-						next unless $file && $n && $body % $n == 0 && $body / $n == 16 + length($file) + 1;
+						# (a path of 20 bytes or more: at least 4 to compare past the 16)
+						next unless $file && length($file) >= 20 && $n && $body % $n == 0
+							&& $body / $n == 16 + length($file) + 1;
 						my $st = $body / $n;
 						@fixed = map { my $e = 32 + $_ * $st;
 							       [unpack($u64, substr($dbg, $e, 8)), unpack($u32, substr($dbg, $e + 8, 4)), $file,
@@ -86,6 +88,31 @@ sub read_dump {
 		$off += $size;
 	}
 	return @loads;
+}
+
+# code_rows(LOAD, BIAS): the load's rows as [address, line, file] sorted by address, the
+# bias taken off (an address less than BIAS into the function counts as its start), or
+# no rows and the reason when they cannot be offsets into the load's machine code (cgjit's
+# documented rule): V8's Sparkplug code ("JS:^name file:line:col") gets rows from its
+# bytecode, so they are bytecode offsets; and for any producer, rows whose highest
+# address lies in the first quarter of a function of 256 bytes or more, at 4 or more
+# distinct addresses, are taken for offsets of something else too.
+sub code_rows {
+	my ($l, $bias) = @_;
+	my @rows = sort { $a->[0] <=> $b->[0] }
+		   map { my $off = $_->[0] - $l->{start}; [$l->{start} + ($off >= $bias ? $off - $bias : 0), $_->[1], $_->[2]] }
+		   @{$l->{rows}};
+	return ([], 'baseline') if @rows && $l->{name} =~ /^(?:JS|LazyCompile|Function|Script|Eval|InterpretedFunction|RegExp):\^/;
+	my %at = map { $_->[0] => 1 } @rows;
+	return ([], 'prefix') if @rows && $l->{size} >= 256 && keys(%at) >= 4
+		&& ($rows[-1][0] - $l->{start}) < $l->{size} / 4;
+	return (\@rows, '');
+}
+
+# The file and line in a V8 name ("JS:*fib /a/b.js:3:13" -> "/a/b.js", 3), or ().
+sub v8_place {
+	my ($name) = @_;
+	return $name =~ /^(?:JS|LazyCompile|Function|Script|Eval|InterpretedFunction|RegExp):.*\s(\S+?):(\d+)(?::\d+)?$/ ? ($1, $2) : ();
 }
 
 1;

@@ -40,6 +40,7 @@
 
 /* Offsets of the generated functions inside the region (see README). */
 enum {
+	FN_SLOTS = 24, /* room for every FN_* (see FN_ALL below) */
 	OFF_A = 0x000, /* loop calling B, then D, C, C+4, F, H; tail jmp C+4 */
 	OFF_B = 0x100, /* leaf */
 	OFF_C = 0x200, /* entered at C+0 and at the interior address C+4 */
@@ -53,6 +54,10 @@ enum {
 	OFF_M = 0xa00, /* --move: loaded here, called, then moved to OFF_M2 */
 	OFF_M2 = 0xb00,
 	OFF_X = 0xc00, /* --reuse: X loaded here and called; then Y replaces it */
+	OFF_T = 0xd00, /* --trampoline: in the map; jmp S, S jmps back into T */
+	OFF_U = 0xd80, /* --trampoline: in the map; tail jmp V, V returns for U */
+	OFF_S = 0xe00, /* --trampoline: NOT in the map, reached only by T's jmp */
+	OFF_V = 0xe80, /* --trampoline: NOT in the map, reached only by U's jmp */
 	SLOT_SIZE = 0x100,
 	C_INTERIOR = 4,
 	G_INTERIOR = 8,
@@ -63,6 +68,9 @@ enum {
 	M_CALLS_AFTER = 200,
 	X_CALLS = 100,        /* --reuse: calls of X, then of Y at the same address */
 	Y_CALLS = 300,
+	TRAMP_CALLS = 200,    /* --trampoline: calls of T, then of U, from main */
+	T_ARG = 7,            /* S calls B(T_ARG) = 22, then jitprog_tramp_c(22) = 44 */
+	U_ARG = 4,            /* V calls B(U_ARG) = 13, then jitprog_tramp_c(13) = 26 */
 };
 
 /* ---- a minimal assembler: bytes at a cursor, rel32/rel8 to region offsets ---- */
@@ -71,8 +79,8 @@ struct code {
 	uint8_t *mem;     /* start of the region (writable view) */
 	uint64_t rt;      /* runtime address of mem[0] */
 	size_t pos;       /* cursor, offset from mem */
-	size_t start[16]; /* function starts, for sizes */
-	size_t end[16];
+	size_t start[FN_SLOTS]; /* function starts, for sizes (index: FN_*) */
+	size_t end[FN_SLOTS];
 };
 
 static void emit1(struct code *c, uint8_t b)
@@ -179,6 +187,7 @@ static void spin_ecx(struct code *c, uint32_t n)
 static int (*jit_b)(int);       /* B, called from C code (C -> JIT) */
 static volatile int callback_sum; /* result of the last jitprog_callback */
 static volatile int tail_hits;   /* how often H tail-jumped into C code */
+static volatile int tramp_hits;  /* --trampoline: calls of jitprog_tramp_c */
 
 /* Called by D via `call rax` (JIT -> C); calls B back (C -> JIT).
  * The system call matters: callgrind checks --dump-every-bb only when valgrind's
@@ -202,9 +211,18 @@ int jitprog_tail_target(void)
 	return tail_hits;
 }
 
+/* Called from the unmapped stubs S and V (--trampoline), by `call rax`: a call
+ * from code that no map covers, which callgrind charges to T or U. */
+int jitprog_tramp_c(int n)
+{
+	tramp_hits++;
+	return 2 * n;
+}
+
 enum { FN_A, FN_B, FN_C, FN_D, FN_E, FN_F, FN_G, FN_H, FN_N, FN_R, FN_COUNT,
-       /* only with --move / --reuse: */
-       FN_M = FN_COUNT, FN_X, FN_Y, FN_ALL };
+       /* only with --move / --reuse / --trampoline (S and V: never in the map): */
+       FN_M = FN_COUNT, FN_X, FN_Y, FN_T, FN_U, FN_S, FN_V, FN_ALL };
+_Static_assert((int)FN_ALL <= (int)FN_SLOTS, "struct code has a slot for every function");
 
 static void assemble(struct code *c)
 {
@@ -378,6 +396,61 @@ static void assemble_y(struct code *c)
 	finish(c, FN_Y);
 }
 
+/* --trampoline: two mapped functions that jump into code no map covers, as a
+ * runtime's trampolines are (e.g. mono's rgctx trampolines, which JIT code
+ * reaches by a jump and which are not in mono's perf map). Callgrind charges
+ * every instruction of S and V, and the calls made from them, to T and U.
+ *   T: push rbx; spin 10; jmp S
+ *      T_back: add eax,1; pop rbx; ret         (returns B(7) + 2*B(7) + 1 = 67)
+ *   S: spin 25; mov edi,T_ARG; call B; mov ebx,eax; mov edi,eax;
+ *      movabs rax,&jitprog_tramp_c; call rax; add eax,ebx; jmp T_back
+ *   U: spin 5; mov edi,U_ARG; jmp V            (a tail jump: U never returns itself)
+ *   V: sub rsp,8; spin 12; call B; mov edi,eax; movabs rax,&jitprog_tramp_c;
+ *      call rax; add rsp,8; ret                (returns to U's caller: 26)
+ * T is entered with rsp = 8 mod 16 and pushes rbx, V subtracts 8: the calls
+ * from S and V are made with an aligned stack. */
+static void assemble_tramp(struct code *c)
+{
+	begin(c, FN_T, OFF_T);
+	emit1(c, 0x53); /* push rbx */
+	spin_ecx(c, 10);
+	jmp_off(c, OFF_S); /* jmp S (not call) */
+	size_t t_back = c->pos;
+	emitn(c, (const uint8_t[]){0x83, 0xc0, 0x01}, 3); /* add eax, 1 */
+	emit1(c, 0x5b);                                   /* pop rbx */
+	emit1(c, 0xc3);                                   /* ret */
+	finish(c, FN_T);
+
+	begin(c, FN_U, OFF_U);
+	spin_ecx(c, 5);
+	mov_edi(c, U_ARG);
+	jmp_off(c, OFF_V); /* tail jmp V */
+	finish(c, FN_U);
+
+	begin(c, FN_S, OFF_S);
+	spin_ecx(c, 25);
+	mov_edi(c, T_ARG);
+	call_off(c, OFF_B);                         /* call B (JIT, in the map) */
+	emitn(c, (const uint8_t[]){0x89, 0xc3}, 2); /* mov ebx, eax */
+	emitn(c, (const uint8_t[]){0x89, 0xc7}, 2); /* mov edi, eax */
+	movabs_rax(c, (uint64_t)(uintptr_t)&jitprog_tramp_c);
+	emitn(c, (const uint8_t[]){0xff, 0xd0}, 2); /* call rax (C) */
+	emitn(c, (const uint8_t[]){0x01, 0xd8}, 2); /* add eax, ebx */
+	jmp_off(c, t_back);                         /* jmp back into T */
+	finish(c, FN_S);
+
+	begin(c, FN_V, OFF_V);
+	emitn(c, (const uint8_t[]){0x48, 0x83, 0xec, 0x08}, 4); /* sub rsp, 8 */
+	spin_ecx(c, 12);
+	call_off(c, OFF_B);                         /* call B (edi = U_ARG from U) */
+	emitn(c, (const uint8_t[]){0x89, 0xc7}, 2); /* mov edi, eax */
+	movabs_rax(c, (uint64_t)(uintptr_t)&jitprog_tramp_c);
+	emitn(c, (const uint8_t[]){0xff, 0xd0}, 2);             /* call rax (C) */
+	emitn(c, (const uint8_t[]){0x48, 0x83, 0xc4, 0x08}, 4); /* add rsp, 8 */
+	emit1(c, 0xc3);                                         /* ret: for U */
+	finish(c, FN_V);
+}
+
 /* Perf map names, one per convention cgjit must keep byte for byte (README).
  * The same names are used in the jitdump. */
 static const char *const map_name[FN_ALL] = {
@@ -394,6 +467,10 @@ static const char *const map_name[FN_ALL] = {
 	[FN_M] = "jit_M",                                /* --move: moved to OFF_M2 */
 	[FN_X] = "jit_X",                                /* --reuse: the first code at OFF_X */
 	[FN_Y] = "jit_Y",                                /* --reuse: the second code at OFF_X */
+	[FN_T] = "jit_T(/src/t.raku:5)",                 /* --trampoline: jumps to S and back */
+	[FN_U] = "jit_U(/src/u.raku:8)",                 /* --trampoline: tail-jumps to V */
+	[FN_S] = NULL,                                   /* deliberately not in the map */
+	[FN_V] = NULL,                                   /* deliberately not in the map */
 };
 
 struct opts {
@@ -406,6 +483,7 @@ struct opts {
 	const char *jitdump_dir; /* --jitdump: also write DIR/jit-PID.dump */
 	int move;          /* --move: load M, call it, move it, call it again */
 	int reuse;         /* --reuse: load X, call it, replace it by Y at the same address */
+	int tramp;         /* --trampoline: T and U jump into the unmapped stubs S and V */
 };
 
 static void map_line(FILE *f, const struct opts *o, uint64_t start, uint64_t size,
@@ -605,7 +683,7 @@ struct dbg_entry {
  * (no DEBUG_INFO record, as with wasmtime's current agent). */
 static size_t debug_entries(int k, size_t size, struct dbg_entry *e)
 {
-	static const char letters[] = "ABCDEFGHNRMXY";
+	static const char letters[] = "ABCDEFGHNRMXYTUSV";
 	if (k == FN_R)
 		return 0;
 	size_t n = 0;
@@ -680,7 +758,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: jitprog [-d DIR] [-n REPS] [-a ADDR] [--overlap-map] [--prefix-0x]\n"
-		"               [--code-out FILE] [--jitdump DIR] [--move] [--reuse]\n"
+		"               [--code-out FILE] [--jitdump DIR] [--move] [--reuse] [--trampoline]\n"
 		"  -d, --map-dir DIR   write perf-PID.map into DIR (default $PERFMAP_DIR, else /tmp)\n"
 		"  -n, --reps N        call A N times (default 10, at most 1000000)\n"
 		"  -a, --base ADDR     map the code at ADDR (hex, default 0x10000000)\n"
@@ -689,7 +767,8 @@ static void usage(FILE *f)
 		"  -c, --code-out FILE write the %#lx-byte code region to FILE\n"
 		"  -j, --jitdump DIR   also write DIR/jit-PID.dump (jitdump, wasmtime layout)\n"
 		"  -m, --move          also run M, move it to another address, run it there\n"
-		"  -r, --reuse         also run X, replace it by Y at the same address, run Y\n",
+		"  -r, --reuse         also run X, replace it by Y at the same address, run Y\n"
+		"  -t, --trampoline    also run T and U, which jump into the unmapped stubs S, V\n",
 		REGION_SIZE);
 }
 
@@ -705,6 +784,7 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 		{"jitdump", required_argument, NULL, 'j'},
 		{"move", no_argument, NULL, 'm'},
 		{"reuse", no_argument, NULL, 'r'},
+		{"trampoline", no_argument, NULL, 't'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -718,9 +798,10 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 	o->jitdump_dir = NULL;
 	o->move = 0;
 	o->reuse = 0;
+	o->tramp = 0;
 	int ch;
 	char *end;
-	while ((ch = getopt_long(argc, argv, "d:n:a:oxc:j:mrh", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "d:n:a:oxc:j:mrth", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'd':
 			o->dir = optarg;
@@ -756,6 +837,9 @@ static void parse_opts(int argc, char **argv, struct opts *o)
 			break;
 		case 'r':
 			o->reuse = 1;
+			break;
+		case 't':
+			o->tramp = 1;
 			break;
 		case 'h':
 			usage(stdout);
@@ -853,6 +937,20 @@ static int run_reuse(struct code *c, const struct opts *o, struct jitdump *jd)
 	return sx == X_CALLS && sy == 46 * Y_CALLS;
 }
 
+/* --trampoline: main calls T, then U, TRAMP_CALLS times each. Returns 1 if
+ * both computed what they should. */
+static int run_tramp(const struct code *c)
+{
+	jit_fn t = fn_at(c->mem + OFF_T), u = fn_at(c->mem + OFF_U);
+	int st = 0, su = 0;
+	tramp_hits = 0;
+	for (int i = 0; i < TRAMP_CALLS; i++)
+		st += t(i); /* T -> S -> B, jitprog_tramp_c -> T */
+	for (int i = 0; i < TRAMP_CALLS; i++)
+		su += u(i); /* U -> V -> B, jitprog_tramp_c -> U's caller */
+	return st == 67 * TRAMP_CALLS && su == 26 * TRAMP_CALLS && tramp_hits == 2 * TRAMP_CALLS;
+}
+
 int main(int argc, char **argv)
 {
 	struct opts o;
@@ -866,6 +964,8 @@ int main(int argc, char **argv)
 		assemble_m(&c);
 	if (o.reuse)
 		assemble_x(&c);
+	if (o.tramp)
+		assemble_tramp(&c);
 
 	char path[4096];
 	FILE *f = open_map(&o, ".map", path, sizeof path);
@@ -874,6 +974,9 @@ int main(int argc, char **argv)
 		map_line(f, &o, c.rt + c.start[FN_M], c.end[FN_M] - c.start[FN_M], map_name[FN_M]);
 	if (o.reuse)
 		map_line(f, &o, c.rt + c.start[FN_X], c.end[FN_X] - c.start[FN_X], map_name[FN_X]);
+	if (o.tramp)
+		for (int k = FN_T; k <= FN_U; k++)
+			map_line(f, &o, c.rt + c.start[k], c.end[k] - c.start[k], map_name[k]);
 	close_map(f, path);
 	if (o.overlap_map)
 		write_overlap_map(&o, &c);
@@ -895,6 +998,10 @@ int main(int argc, char **argv)
 			m_index = jd_load(jd, &c, FN_M);
 		if (o.reuse)
 			jd_load(jd, &c, FN_X);
+		if (o.tramp) {
+			jd_load(jd, &c, FN_T);
+			jd_load(jd, &c, FN_U);
+		}
 	}
 
 	printf("pid %ld\nbase 0x%llx\n", (long)getpid(), (unsigned long long)c.rt);
@@ -905,6 +1012,12 @@ int main(int argc, char **argv)
 		print_fn(&c, "M", FN_M, "");
 	if (o.reuse)
 		print_fn(&c, "X", FN_X, "");
+	if (o.tramp) {
+		print_fn(&c, "T", FN_T, "");
+		print_fn(&c, "U", FN_U, "");
+		print_fn(&c, "S", FN_S, " (reached by T's jmp)");
+		print_fn(&c, "V", FN_V, " (reached by U's jmp)");
+	}
 	fflush(stdout);
 
 	jit_fn fr = fn_at(c.mem + OFF_R);
@@ -919,6 +1032,8 @@ int main(int argc, char **argv)
 	if (o.move && run_move(&c, &o, jd, m_index) != 5050 + 20100)
 		bad = 1;
 	if (o.reuse && !run_reuse(&c, &o, jd))
+		bad = 1;
+	if (o.tramp && !run_tramp(&c))
 		bad = 1;
 	if (jd && fclose(jd->f) != 0) {
 		fprintf(stderr, "jitprog: error writing '%s'\n", jd->path);

@@ -7,7 +7,8 @@
 #   OUTDIR/<variant>/perf-<pid>.overlap.map     the same plus stale/duplicate lines
 #   OUTDIR/<variant>/jit-<pid>.dump             jitdump variants only (jitdump-*):
 #                                               the jitdump of the same run, made
-#                                               with --move --reuse (no overlap map)
+#                                               with --move --reuse (no overlap map);
+#                                               and trampoline (--trampoline)
 #   OUTDIR/<variant>/jitprog.out                jitprog's stdout (pid, base, layout)
 #   OUTDIR/<variant>/COMMAND                    the command that made them
 # Environment: JITPROG_REPS (default 200) = how often main calls A;
@@ -24,7 +25,7 @@ mkdir -p "$1"
 out=$(cd "$1" && pwd)
 shift
 only=" $* "
-all_variants=" instr line jumps callers2 nocompress cachesim parts parts-files recs10 jitdump-instr jitdump-line "
+all_variants=" instr line jumps callers2 nocompress cachesim parts parts-files recs10 jitdump-instr jitdump-line trampoline "
 for v in $only; do
 	case $all_variants in
 	*" $v "*) ;;
@@ -72,6 +73,10 @@ run() {
 	case " $jp_args " in
 	*" --jitdump "*)
 		[ "$(head -c 4 "$d/jit-$pid.dump" 2>/dev/null)" = DTiJ ] || { echo "$0: $name: no jit-$pid.dump" >&2; exit 1; }
+		;;
+	esac
+	case " $jp_args " in
+	*" --move "*)
 		grep -q '^move M ' "$d/jitprog.out" && grep -q '^fn Y ' "$d/jitprog.out" ||
 			{ echo "$0: $name: jitprog did not move M or reuse X's address" >&2; exit 1; }
 		;;
@@ -100,3 +105,15 @@ jp_args="--jitdump $out/jitdump-instr --move --reuse"
 run jitdump-instr --dump-instr=yes
 jp_args="--jitdump $out/jitdump-line --move --reuse"
 run jitdump-line
+
+# trampoline: T and U jump (jmp, not call) into the stubs S and V, which no map
+# or jitdump entry covers; callgrind charges S's and V's instructions and their
+# calls (to B and to jitprog_tramp_c) to T and U
+jp_args="--trampoline --jitdump $out/trampoline"
+run trampoline --dump-instr=yes
+if [ -d "$out/trampoline" ]; then
+	grep -q '^fn=.*0x0000000010000e[08]' "$out"/trampoline/callgrind.out.* &&
+		echo "$0: warning: trampoline: S or V has a pseudo-function of its own" >&2
+	grep -q '^0x10000e' "$out"/trampoline/callgrind.out.* ||
+		echo "$0: warning: trampoline: no cost line at S's or V's addresses" >&2
+fi

@@ -1,6 +1,7 @@
 /* Unit tests for jitdump.c: every record kind, both byte orders, longer headers, bias
- * detection and override, and each corruption: short header, lying sizes, garbage file
- * names, truncated tails, unknown records. Dumps are built byte by byte here. */
+ * detection and override, rows that are not machine-code offsets (V8 baseline code, the
+ * first-quarter rule at its boundaries), and each corruption: short header, lying sizes,
+ * garbage file names, truncated tails, unknown records. Dumps are built byte by byte here. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,6 +13,9 @@
 #include "diag.h"
 #include "helpers.h"
 #include "jitdump.h"
+#include "report.h"
+#include "report_text.h"
+#include "report_yaml.h"
 #include "symtab.h"
 
 struct dump {
@@ -359,6 +363,157 @@ static void test_jitdump__reuse_generations_bounded(void **state)
 	assert_int_equal(symtab_symbol(st, 3)->generation, JITDUMP_NO_GENERATION);
 }
 
+/* N rows at OFF[i] into the function at ADDR (plus BIAS), lines 100, 101, ... */
+static void rows_at(struct dump *d, uint64_t addr, uint64_t bias, const uint64_t *off, size_t n, const char *file)
+{
+	struct entry e[16];
+	for (size_t i = 0; i < n; i++)
+		e[i] = (struct entry){ addr + bias + off[i], 100 + (uint32_t)i, file };
+	debug(d, addr, e, n, 0);
+}
+
+static void move(struct dump *d, uint64_t from, uint64_t to, uint64_t size, uint64_t index)
+{
+	size_t at = d->n;
+	put(d, 1, 4);
+	put(d, 0, 4);
+	put(d, 9, 8);
+	put(d, 1, 4);
+	put(d, 1, 4);
+	put(d, 0, 8);
+	put(d, from, 8);
+	put(d, to, 8);
+	put(d, size, 8);
+	put(d, index, 8);
+	end_record(d, at);
+}
+
+static void test_jitdump__baseline_rows_ignored(void **state)
+{
+	(void)state;
+	/* V8 Sparkplug code: rows at the bytecode offsets 0..0x31 (+0x40), as node 20 writes
+	 * them for a 0x504-byte function; TurboFan rows reach most of their code. */
+	static const uint64_t bytecode[] = { 0, 2, 0x10, 0x31 };
+	static const uint64_t turbofan[] = { 0, 0x30, 0x120, 0x1d0 };
+	struct dump d;
+	header(&d, 0, 40);
+	rows_at(&d, 0x10000, 0x40, bytecode, 4, "/t/hot.js");
+	load(&d, 0x10000, 0x504, 0, "JS:^collatz /t/hot.js:1:17");
+	move(&d, 0x10000, 0x20000, 0x504, 0);   /* its copy is ignored alike, counted once */
+	rows_at(&d, 0x11000, 0x40, turbofan, 4, "/t/hot.js");
+	load(&d, 0x11000, 0x240, 1, "JS:*collatz /t/hot.js:1:17");
+	rows_at(&d, 0x12000, 0x40, bytecode, 2, "node:path");
+	load(&d, 0x12000, 0x60, 2, "LazyCompile:^next node:path:330:9");   /* older V8; small */
+	assert_int_equal(read_dump(&d, JITDUMP_BIAS_AUTO), 0);
+	assert_int_equal(js.bias, 0x40);   /* the ignored rows still vote for the bias */
+	assert_int_equal(js.debug_records, 3);
+	assert_int_equal(js.debug_used, 1);
+	assert_int_equal(js.debug_entries, 4);
+	assert_int_equal(js.not_code_baseline, 2);
+	assert_int_equal(js.not_code_prefix, 0);
+	assert_int_equal(js.not_code_rows, 6);
+	for (uint64_t at = 0x10000; at <= 0x20000; at += 0x10000) {
+		const struct symbol *s = sym_at(at + 0x500);
+		assert_string_equal(s->name, "JS:^collatz /t/hot.js:1:17");
+		assert_int_equal(s->nlines, 0);
+		assert_null(symtab_line(s, at + 0x500));
+		assert_int_equal(s->file_len, 9);   /* from the name */
+		assert_memory_equal(s->file, "/t/hot.js", 9);
+		assert_int_equal(s->line, 1);
+	}
+	const struct symbol *o = sym_at(0x11000);
+	assert_int_equal(o->nlines, 4);
+	assert_int_equal(symtab_line(o, 0x11200)->line, 103);
+	const struct symbol *n = sym_at(0x12000);
+	assert_int_equal(n->nlines, 0);
+	assert_int_equal(n->file_len, 9);
+	assert_memory_equal(n->file, "node:path", 9);
+	assert_int_equal(n->line, 330);
+}
+
+/* One function named "f" of SIZE bytes with rows at OFF (no bias); returns whether its
+ * rows were kept, and checks the counters agree. */
+static int prefix_kept(uint64_t size, const uint64_t *off, size_t n, int64_t given_bias, uint64_t written_bias)
+{
+	struct dump d;
+	header(&d, 0, 40);
+	rows_at(&d, 0x10000, written_bias, off, n, "/src/f.c");
+	load(&d, 0x10000, size, 0, "f");
+	assert_int_equal(read_dump(&d, given_bias), 0);
+	const struct symbol *s = sym_at(0x10000);
+	assert_int_equal(js.not_code_baseline, 0);
+	if (s->nlines == 0) {
+		assert_int_equal(js.not_code_prefix, 1);
+		assert_int_equal(js.not_code_rows, n);
+		assert_int_equal(js.debug_used, 0);
+		assert_null(s->file);   /* "f" follows no convention: no file, line 0 */
+		assert_int_equal(s->line, 0);
+		return 0;
+	}
+	assert_int_equal(js.not_code_prefix, 0);
+	assert_int_equal(s->nlines, n);
+	return 1;
+}
+
+static void test_jitdump__first_quarter_rule_boundaries(void **state)
+{
+	(void)state;
+	/* Ignored: code of 256 bytes or more, 4 or more distinct row addresses, the highest
+	 * less than a quarter of the code in (4 * offset < size). */
+	static const uint64_t last63[] = { 0, 8, 16, 63 }, last64[] = { 0, 8, 16, 64 };
+	static const uint64_t dup[] = { 0, 8, 8, 63 }, five[] = { 0, 1, 2, 3, 10 };
+	assert_false(prefix_kept(256, last63, 4, 0, 0));
+	assert_true(prefix_kept(256, last64, 4, 0, 0));    /* 4 * 64 == 256: not less */
+	assert_false(prefix_kept(257, last64, 4, 0, 0));   /* 256 < 257 */
+	assert_true(prefix_kept(255, last63, 4, 0, 0));    /* below 256 bytes */
+	assert_true(prefix_kept(256, dup, 4, 0, 0));       /* 3 distinct addresses */
+	assert_false(prefix_kept(0x1000, five, 5, 0, 0));
+	assert_true(prefix_kept(0x1000, last63, 1, 0, 0)); /* one row: the whole function's line */
+	/* The rule applies to the addresses with the bias taken off: rows written at
+	 * +0x40..+0x7f are the first quarter with bias 0x40, not with bias 0. */
+	assert_false(prefix_kept(256, last63, 4, 0x40, 0x40));
+	assert_true(prefix_kept(256, last63, 4, 0, 0x40));
+}
+
+static void test_jitdump__not_code_in_summary(void **state)
+{
+	(void)state;
+	static const uint64_t off[] = { 0, 4, 8, 12, 20 };
+	struct dump d;
+	header(&d, 0, 40);
+	rows_at(&d, 0x10000, 0x40, off, 5, "/t/a.js");
+	load(&d, 0x10000, 0x400, 0, "JS:^f /t/a.js:2:1");
+	rows_at(&d, 0x20000, 0x40, off, 5, "/t/b.wat");
+	load(&d, 0x20000, 0x400, 1, "wasm-function[3]");
+	assert_int_equal(read_dump(&d, JITDUMP_BIAS_AUTO), 0);
+	static struct report r;
+	memset(&r, 0, sizeof(r));
+	r.nsources = 1;
+	r.sources[0].is_jitdump = 1;
+	r.sources[0].jd = js;
+	snprintf(r.sources[0].kind, sizeof(r.sources[0].kind), "jitdump");
+	char *txt = tmp_file("");
+	FILE *f = fopen(txt, "w");
+	report_text_write(&r, f);
+	fclose(f);
+	char *t = slurp(txt);
+	assert_non_null(strstr(t, "0 of 2 debug records used (0 line rows)"));
+	assert_non_null(strstr(t, "2 debug records ignored (10 rows): not machine-code offsets (1 of V8 "
+				  "baseline code 'JS:^', 1 with every row in the first quarter of the code)"));
+	char *yml = tmp_file("");
+	assert_int_equal(report_yaml_write(&r, yml, &dg), 0);
+	char *y = slurp(yml);
+	assert_non_null(strstr(y, "debug_records_not_code_baseline: 1\n"));
+	assert_non_null(strstr(y, "debug_records_not_code_prefix: 1\n"));
+	assert_non_null(strstr(y, "debug_rows_not_code: 10\n"));
+	unlink(txt);
+	unlink(yml);
+	free(t);
+	free(y);
+	free(txt);
+	free(yml);
+}
+
 static int teardown(void **state)
 {
 	(void)state;
@@ -378,6 +533,9 @@ int main(void)
 		cmocka_unit_test(test_jitdump__truncated_tail_and_headers),
 		cmocka_unit_test(test_jitdump__move_and_reuse),
 		cmocka_unit_test(test_jitdump__reuse_generations_bounded),
+		cmocka_unit_test(test_jitdump__baseline_rows_ignored),
+		cmocka_unit_test(test_jitdump__first_quarter_rule_boundaries),
+		cmocka_unit_test(test_jitdump__not_code_in_summary),
 	};
 	return cmocka_run_group_tests(tests, NULL, teardown);
 }

@@ -59,8 +59,12 @@ static void test_jitname__conventions(void **state)
 	expect_name("JS:*fib /path/to/a.js:1:13", JN_V8, "/path/to/a.js", 1);
 	expect_name("LazyCompile:~main /x/app.js:10", JN_V8, "/x/app.js", 10);
 	expect_name("JS:^f file:///C:/x.mjs:3:2", JN_V8, "file:///C:/x.mjs", 3);
-	expect_name("py::_find_and_load:<frozen importlib._bootstrap>", JN_CPYTHON, "<frozen importlib._bootstrap>", 0);
+	/* a file without a line gets line 1 (line 0 makes callgrind_annotate warn) */
+	expect_name("py::_find_and_load:<frozen importlib._bootstrap>", JN_CPYTHON, "<frozen importlib._bootstrap>", 1);
+	expect_name("py::fib:/src/prog.py", JN_CPYTHON, "/src/prog.py", 1);
+	expect_name("py::Foo.bar:/src/prog.py", JN_CPYTHON, "/src/prog.py", 1);
 	expect_name("TRACE_5::@/src/f.lua:17", JN_LUAJIT, "/src/f.lua", 17);
+	expect_name("f(/x/a.nqp:0)", JN_MOARVM, "/x/a.nqp", 1);   /* line 0 is no line */
 	expect_name("int H.f(int)", JN_NONE, NULL, 0);
 	expect_name("Builtin:DeoptimizationEntry_Eager", JN_NONE, NULL, 0);
 	expect_name("jitted_frame_12", JN_NONE, NULL, 0);
@@ -69,11 +73,85 @@ static void test_jitname__conventions(void **state)
 	expect_name("(:5)", JN_NONE, NULL, 0);
 }
 
+/* Expects NAME to be a PHP name with LINE and no file. */
+static void expect_php_line(const char *name, uint64_t line)
+{
+	struct jitname j;
+	assert_int_equal(jitname_parse(name, strlen(name), &j), JN_PHP);
+	assert_null(j.file);
+	assert_int_equal(j.line, line);
+}
+
+static void test_jitname__php(void **state)
+{
+	(void)state;
+	/* tracing JIT (zend_jit_trace_name): TRACE-N$FUNCTION$LINE, the file only for
+	 * top-level code, which PHP names after its file (seen with PHP 8.2, jit_debug=0x10) */
+	expect_php_line("TRACE-9$ack$14", 14);
+	expect_php_line("TRACE-1$P::sq$7", 7);
+	expect_php_line("TRACE-2${closure}$8", 8);
+	expect_php_line("TRACE-12$Ns\\Cls::run$120", 120);
+	expect_name("TRACE-5$/tmp/jdw/php/ack.php$11", JN_PHP, "/tmp/jdw/php/ack.php", 11);
+	/* PHP 8.4 names closures {closure:SCOPE:LINE}; SCOPE is the file at top level */
+	expect_name("TRACE-3${closure:/srv/a.php:5}$6", JN_PHP, "/srv/a.php", 6);
+	expect_php_line("TRACE-4${closure:Foo::bar():5}$7", 7);
+	/* function JIT (zend_jit_func_name): JIT$FUNCTION, JIT$/file for top-level code */
+	expect_name("JIT$/tmp/jdw/php/ack.php", JN_PHP, "/tmp/jdw/php/ack.php", 1);
+	expect_name("JIT${closure:/srv/a.php:5}", JN_PHP, "/srv/a.php", 5);
+	expect_name("JIT$Foo::{closure:/srv/a.php:9}", JN_PHP, "/srv/a.php", 9);
+	expect_php_line("JIT${closure:Foo::bar():5}", 5);
+	expect_name("JIT$ack", JN_PHP, NULL, 0);
+	expect_name("JIT$P::sq", JN_PHP, NULL, 0);
+	expect_name("JIT${closure}", JN_PHP, NULL, 0);
+	expect_name("JIT$$trace_exit", JN_PHP, NULL, 0);   /* stubs */
+	expect_name("JIT$$hybrid_runtime_jit", JN_PHP, NULL, 0);
+	expect_name("jit$$trace_exit_0", JN_NONE, NULL, 0);   /* exit groups: no location */
+	/* not PHP's */
+	expect_name("TRACE-$ack$14", JN_NONE, NULL, 0);
+	expect_name("TRACE-9$ack$", JN_NONE, NULL, 0);
+	expect_name("TRACE-9$$14", JN_NONE, NULL, 0);
+	expect_name("TRACE-9$ack$1x", JN_NONE, NULL, 0);
+	expect_name("TRACE-9", JN_NONE, NULL, 0);
+	expect_name("JIT$", JN_NONE, NULL, 0);
+	expect_name("JIT${closure:/srv/a.php:x}", JN_PHP, NULL, 0);
+	expect_name("TRACE_5::@/src/f.lua:17", JN_LUAJIT, "/src/f.lua", 17);   /* LuaJIT's, not PHP's */
+}
+
+static void test_jitname__v8_code_kind(void **state)
+{
+	(void)state;
+	static const struct { const char *name; char kind; } cases[] = {
+		{ "JS:^collatz /tmp/nz/hot.js:1:17", '^' },
+		{ "LazyCompile:^f /x.js:3:2", '^' },
+		{ "JS:^ node:internal/validators:161:40", '^' },   /* anonymous */
+		{ "JS:*fib /a.js:1:13", '*' },
+		{ "JS:+fib /a.js:1:13", '+' },
+		{ "JS:~main /a.js:10:1", '~' },
+		{ "Script:~ node:internal/main:1:1", '~' },
+		{ "Function:f /a.js:1:1", 0 },
+		{ "JS: /a.js:1:1", 0 },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct jitname j;
+		assert_int_equal(jitname_parse(cases[i].name, strlen(cases[i].name), &j), JN_V8);
+		assert_int_equal(jitname_v8_kind(cases[i].name, strlen(cases[i].name)), cases[i].kind);
+	}
+	/* the marker counts without a location after it; other names have none */
+	static const char *none = "JS:^f";
+	assert_int_equal(jitname_v8_kind(none, strlen(none)), '^');
+	assert_int_equal(jitname_v8_kind("JS:", 3), 0);
+	assert_int_equal(jitname_v8_kind("TRACE-1$P::sq$7", 15), 0);
+	assert_int_equal(jitname_v8_kind("Builtin:^x", 10), 0);
+	assert_int_equal(jitname_v8_kind("py::^f:/a.py", 12), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_pseudo_name__forms),
 		cmocka_unit_test(test_jitname__conventions),
+		cmocka_unit_test(test_jitname__php),
+		cmocka_unit_test(test_jitname__v8_code_kind),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,12 +1,32 @@
 /* idmap.c - linear-probing hash map u64 -> u32. */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "idmap.h"
 #include "xalloc.h"
 
+/* Keys come from the input, and the mixing below is a public bijection: without a secret
+ * in it, a profile could choose ids that all land in one slot and make every lookup
+ * linear. So every map of a run mixes in one random seed. */
+static uint64_t run_seed(void)
+{
+	static uint64_t seed;
+	static int have;
+	if (!have) {
+		if (getrandom(&seed, sizeof(seed), GRND_NONBLOCK) != (ssize_t)sizeof(seed))
+			seed = (uint64_t)time(NULL) * 0x9e3779b97f4a7c15ULL ^ (uint64_t)getpid() ^ (uint64_t)(uintptr_t)&seed;
+		seed |= 1;
+		have = 1;
+	}
+	return seed;
+}
+
 static size_t slot_of(uint64_t key, size_t mask)
 {
+	key ^= run_seed();
 	key ^= key >> 33;
 	key *= 0xff51afd7ed558ccdULL;
 	key ^= key >> 33;

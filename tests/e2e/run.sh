@@ -75,6 +75,52 @@ for dir in "$top"/samples/*/; do
 	done
 done
 
+echo "# real profiles: tests/jitprog/profiles/trampoline (JIT code jumping into unmapped stubs)"
+# T and U (in the map and the dump) jump into the stubs S and V, which neither covers;
+# callgrind charges S's 11,800 and V's 6,400 Ir, and their calls to B and jitprog_tramp_c,
+# to T and U (tests/jitprog/README, "Trampoline"). Wherever augment puts those lines, the
+# inclusive costs of T and U stay those of main's calls in the input: 18,600 and 10,600.
+tramp=$top/tests/jitprog/profiles/trampoline
+if [ -d "$tramp" ]; then
+	p=$(ls "$tramp"/callgrind.out.* | head -1)
+	for f in "$tramp"/perf-*.map "$tramp"/jit-*.dump; do
+		rm -f "$tmp/tramp.out"
+		"$CGJIT" augment -q --no-elf -o "$tmp/tramp.out" "$p" "$f" 2>"$tmp/err"
+		incl=$(callgrind_annotate --inclusive=yes --threshold=100 "$tmp/tramp.out" 2>/dev/null)
+		t=$(echo "$incl" | grep -F 'jit_T(/src/t.raku:5) [' | awk '{ gsub(",", "", $1); print $1 }')
+		u=$(echo "$incl" | grep -F 'jit_U(/src/u.raku:8) [' | awk '{ gsub(",", "", $1); print $1 }')
+		expect '[ "$t" = 18600 ] && [ "$u" = 10600 ]' \
+			"trampoline with $(basename "$f"): inclusive jit_T $t (expected 18600), jit_U $u (expected 10600)"
+		# Rule 5: a JIT function's self cost is its own addresses' cost (T 5,200, U 2,600);
+		# the stubs become ??? functions named by their entries, with no source line.
+		self=$(callgrind_annotate --inclusive=no --threshold=100 "$tmp/tramp.out" 2>/dev/null)
+		ts=$(echo "$self" | grep -F 'jit_T(/src/t.raku:5) [' | awk '{ gsub(",", "", $1); print $1 }')
+		us=$(echo "$self" | grep -F 'jit_U(/src/u.raku:8) [' | awk '{ gsub(",", "", $1); print $1 }')
+		ss=$(echo "$self" | grep -F '???:0x0000000010000e00 [???]' | awk '{ gsub(",", "", $1); print $1 }')
+		vs=$(echo "$self" | grep -F '???:0x0000000010000e80 [???]' | awk '{ gsub(",", "", $1); print $1 }')
+		expect '[ "$ts" = 5200 ] && [ "$us" = 2600 ] && [ "$ss" = 11800 ] && [ "$vs" = 6400 ]' \
+			"trampoline with $(basename "$f"): self jit_T $ts (5200), jit_U $us (2600), stubs S $ss (11800) and V $vs (6400) on their own"
+		expect 'grep -q "^# cgjit: synthetic call: code that no symbol covers" "$tmp/tramp.out" && ! grep -A3 "^fn=.*0x0000000010000e00" "$tmp/tramp.out" | grep -q "^0x10000e00 [1-9]"' \
+			"trampoline with $(basename "$f"): stubs reached by marked synthetic calls, without source lines"
+	done
+fi
+
+echo "# node baseline code: returns recorded as calls (README rule 6)"
+# samples/node-baseline: JS:^collatz's entry fragment 0x...d045b80 is called 19,834 times
+# with inclusive 215,908,325; the prologue builtin's return to +0x14 is recorded as a call.
+# After augment the function's inclusive is the entry fragment's, not twice it, and only
+# its real caller calls it.
+nb=$top/samples/node-baseline
+if [ -d "$nb" ]; then
+	zstd -q -dc "$nb"/callgrind.out.*.zst >"$tmp/nb.in"
+	entry=$(awk '/^calls=[0-9]+ 0xd045b80 / { c = $1; getline; split($0, a, " "); n += a[3]; k += substr(c, 7) } END { print n, k }' "$tmp/nb.in")
+	"$CGJIT" augment -q -o "$tmp/nb.out" "$tmp/nb.in" "$nb"/perf-*.map 2>"$tmp/err"
+	got=$(callgrind_annotate --inclusive=yes --threshold=100 "$tmp/nb.out" 2>/dev/null | grep -F 'JS:^collatz' | grep -F '[' | awk '{ gsub(",", "", $1); print $1 }')
+	callers=$(callgrind_annotate --inclusive=yes --tree=caller --threshold=100 "$tmp/nb.out" 2>/dev/null | grep -B3 '\*  .*JS:^collatz.*\[' | grep -c '^ .*<')
+	expect '[ -n "$got" ] && [ "$got" = "${entry% *}" ] && [ "$callers" = 1 ]' \
+		"node-baseline: JS:^collatz inclusive $got = its entry fragment's $entry (cost, calls), one caller ($callers)"
+fi
+
 echo "# command line"
 bad=$top/tests/bad
 cp "$bad/good.cg" "$tmp/callgrind.out.4242"

@@ -50,7 +50,9 @@ unit: $(UNITS)
 
 e2e: $(B)/cgjit $(B)/cgcheck
 	@CGCHECK=$(B)/cgcheck tests/tools/cgcheck-selftest.sh
+	@CGJIT=$(B)/cgjit CGCHECK=$(B)/cgcheck tests/e2e/inputs.sh
 	@CGJIT=$(B)/cgjit CGCHECK=$(B)/cgcheck tests/e2e/run.sh
+	@CGJIT=$(B)/cgjit CGCHECK=$(B)/cgcheck tests/e2e/files.sh
 
 check: unit fuzz-replay e2e
 

@@ -6,9 +6,12 @@
  * re-encodes names and positions. Memory: names, symbols, one line, one block's pending
  * synthetic calls. */
 #include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "augment.h"
@@ -68,16 +71,10 @@ struct move {
 	size_t ref;                /* LINE, COST: index in the cost pool; CALL: in calls */
 };
 
+/* A synthetic call: its block, callee and position are those of its first move. */
 struct synth {
-	uint32_t block;
-	uint32_t home;                  /* writer function the lines moved from */
-	uint32_t owner;                 /* writer function the lines moved to */
-	int foreign;                    /* owner is code outside every symbol */
-	uint64_t first_count;           /* first event of the first moved line */
-	uint64_t src[CG_MAX_POS];       /* where the home function was before the move */
-	uint32_t src_file;
-	uint64_t target[CG_MAX_POS];    /* the first moved line's position */
-	uint64_t costs[CG_MAX_EVENTS];  /* moved self + moved calls' inclusive */
+	size_t first;                   /* index in moves[] */
+	size_t costs;                   /* index in synth_costs: moved self + calls' inclusive */
 };
 
 struct scratch {
@@ -125,6 +122,8 @@ struct run {
 	size_t nmove_costs, move_costs_cap;
 	struct synth *synth;
 	size_t nsynth, synth_cap;
+	uint64_t *synth_costs;
+	size_t synth_costs_cap;
 	struct idmap synth_ids;  /* (block, owner) -> index in synth[] */
 	struct deferred_calls calls;
 	uint32_t *elf_owner;     /* scratch: per move, the ELF function found, + 1 */
@@ -630,25 +629,23 @@ static void assign_elf_owners(struct run *u)
 	free(v);
 }
 
-/* The synthetic call of M's block into M's owner. */
-static struct synth *synth_for(struct run *u, const struct move *m)
+/* The synthetic call of move I's block into its owner. */
+static struct synth *synth_for(struct run *u, size_t i)
 {
+	const struct move *m = &u->moves[i];
 	uint64_t key = (uint64_t)m->block << 32 | m->owner;
-	uint32_t i = idmap_get(&u->synth_ids, key);
-	if (i != UINT32_MAX)
-		return &u->synth[i];
+	uint32_t k = idmap_get(&u->synth_ids, key);
+	if (k != UINT32_MAX)
+		return &u->synth[k];
 	idmap_put(&u->synth_ids, key, (uint32_t)u->nsynth);
 	xgrow((void **)&u->synth, &u->synth_cap, u->nsynth + 1, sizeof(*u->synth));
-	struct synth *s = &u->synth[u->nsynth++];
-	memset(s, 0, sizeof(*s));
-	s->block = m->block;
-	s->home = m->home;
-	s->owner = m->owner;
-	s->foreign = m->foreign;
-	s->first_count = m->count;
-	memcpy(s->target, m->pos, sizeof(s->target));
-	memcpy(s->src, m->src, sizeof(s->src));
-	s->src_file = m->src_file;
+	xgrow((void **)&u->synth_costs, &u->synth_costs_cap, (u->nsynth + 1) * u->nevents + 1,
+	      sizeof(*u->synth_costs));
+	struct synth *s = &u->synth[u->nsynth];
+	s->first = i;
+	s->costs = u->nsynth * u->nevents;
+	memset(u->synth_costs + s->costs, 0, u->nevents * sizeof(*u->synth_costs));
+	u->nsynth++;
 	return s;
 }
 
@@ -694,20 +691,20 @@ static int end_part_calls(struct run *u, uint64_t line)
 	}
 	for (size_t i = 0; i < u->nmoves; i++) {
 		const struct move *m = &u->moves[i];
-		struct synth *s = synth_for(u, m);
+		struct synth *s = synth_for(u, i);
 		const uint64_t *costs = m->kind == MOVE_CALL ? deferred_calls_costs(q, &q->v[m->ref])
 							      : u->move_costs + m->ref;
-		if (add_costs_checked(s->costs, costs, u->nevents) < 0)
+		if (add_costs_checked(u->synth_costs + s->costs, costs, u->nevents) < 0)
 			return diag_at(u->d, u->o->profile, line,
 				       "the inclusive costs of the calls that moved out of one block add "
 				       "up to more than 2^64 (a synthetic call's cost cannot be written)");
 	}
 	for (size_t i = 0; i < u->nsynth; i++) {
-		struct synth *s = &u->synth[i];
-		uint32_t file = s->src_file != UINT32_MAX ? s->src_file : cgw_fn_get(u->w, s->home)->file;
-		uint64_t count = s->first_count ? s->first_count : 1;
-		cgw_call(u->w, s->home, file, s->owner, count, s->target, s->src, s->costs,
-			 s->foreign
+		const struct move *m = &u->moves[u->synth[i].first];
+		uint32_t file = m->src_file != UINT32_MAX ? m->src_file : cgw_fn_get(u->w, m->home)->file;
+		uint64_t count = m->count ? m->count : 1;
+		cgw_call(u->w, m->home, file, m->owner, count, m->pos, m->src,
+			 u->synth_costs + u->synth[i].costs, m->foreign
 			 ? "cgjit: synthetic call: code that no symbol covers, reached by a jump from "
 			   "this function, is the callee (its cost was moved there); count = "
 			   "executions of the first moved instruction"
@@ -737,22 +734,13 @@ static void on_jump(struct run *u, const struct cg_record *rec)
 
 /* ---- symbols ---- */
 
-/* 1 if PATH starts with a jitdump magic (after zstd decompression), 0 if not, -1 on error. */
-static int is_jitdump(const char *path, struct diag *d)
+/* 1 if IN starts with a jitdump magic (after zstd decompression), 0 if not, -1 on error.
+ * Peeks, so that the reader then gets the stream from its first byte. */
+static int is_jitdump(struct input *in, struct diag *d)
 {
-	struct input *in = input_open(path, d);
-	if (!in)
-		return -1;
 	unsigned char m[4];
-	size_t got = 0;
-	while (got < 4) {
-		ssize_t r = input_read(in, m + got, 4 - got, d);
-		if (r <= 0)
-			break;
-		got += (size_t)r;
-	}
-	input_close(in);
-	if (d->set)
+	ssize_t got = input_peek(in, m, sizeof(m), d);
+	if (got < 0)
 		return -1;
 	return got == 4 && jitdump_is_magic(m);
 }
@@ -766,9 +754,11 @@ static int elf_path(struct run *u, const char *dump, uint32_t gen, char *out, si
 	const char *want = u->o->elf_dir;
 	char outdir[4096];
 	if (!want) {
+		/* Beside the output; for one written in place (stdout, /dev/null, /dev/stdout, a
+		 * FIFO), whose directory is no place for files, the current directory. */
 		const char *o = u->rep->output;
 		const char *slash = strrchr(o, '/');
-		if (!strcmp(o, "-") || !slash)
+		if (output_path_in_place(o) || !slash)
 			snprintf(outdir, sizeof(outdir), ".");
 		else
 			snprintf(outdir, sizeof(outdir), "%.*s", slash == o ? 1 : (int)(slash - o), o);
@@ -795,7 +785,11 @@ static int cmp_func_addr(const void *a, const void *b)
 }
 
 /* One ELF per address-reuse generation of the symbols FIRST.. (one dump's), opened now and
- * committed with the profile. Generations > 0 get their own ob= name. */
+ * committed with the profile; every symbol with code gets its generation's file as ob=.
+ * The names are unique in the run: two dumps with one file name (in other directories, or
+ * x.dump and x.dump.zst) would otherwise share a file, the later's code replacing the
+ * earlier's while the earlier's ob= still named it. The K-th such dump gets "-K" after
+ * its name (x.dump-2.elf, x.dump-2.g1.elf). */
 static int write_elfs(struct run *u, const char *dump, size_t first, uint32_t machine)
 {
 	size_t end = symtab_count(u->st);
@@ -807,35 +801,54 @@ static int write_elfs(struct run *u, const char *dump, size_t first, uint32_t ma
 		else if (s->generation + 1 > ngen)
 			ngen = s->generation + 1;
 	}
+	if (ngen == 0)
+		return 0;
+	size_t len = strlen(dump);
+	if (len > 4 && !strcmp(dump + len - 4, ".zst"))
+		len -= 4;
+	char stem[4096];
+	char (*path)[4096] = xmalloc(ngen * sizeof(*path));
+	for (unsigned k = 1, clash = 1; clash; k++) {
+		snprintf(stem, sizeof(stem), k == 1 ? "%.*s" : "%.*s-%u", (int)len, dump, k);
+		clash = 0;
+		for (uint32_t g = 0; g < ngen && !clash; g++) {
+			if (elf_path(u, stem, g, path[g], sizeof(path[g])) < 0)
+				return free(path), -1;
+			for (size_t i = 0; i < u->nelf && !clash; i++)
+				clash = !strcmp(u->elf_name[i], path[g]);
+		}
+	}
 	struct elf_func *f = xmalloc((end - first + 1) * sizeof(*f));
 	int rc = 0;
 	for (uint32_t g = 0; g < ngen && rc == 0; g++) {
-		char path[4096];
-		if (elf_path(u, dump, g, path, sizeof(path)) < 0)
-			return free(f), -1;
-		const char *object = symtab_intern_file(u->st, path, strlen(path));
+		const char *object = symtab_intern_file(u->st, path[g], strlen(path[g]));
 		size_t n = 0;
 		for (size_t i = first; i < end; i++) {
 			struct symbol *s = (struct symbol *)symtab_symbol(u->st, (uint32_t)i);
+			if (g == 0 && !s->code)   /* a CODE_MOVE's copy without code (jitdump.h
+			                             JITDUMP_MAX_MOVES): same function, same file */
+				s->object = object;
 			if (s->generation != g || !s->code)
 				continue;
-			if (g)
-				s->object = object;
+			s->object = object;
 			f[n++] = (struct elf_func){ s->start, s->size, s->name, s->code, s->lines, s->nlines };
 		}
 		qsort(f, n, sizeof(*f), cmp_func_addr);
-		struct output *o = output_open(path, u->d);
-		if (!o)
-			return free(f), -1;
+		struct output *o = output_open(path[g], u->d);
+		if (!o) {
+			rc = -1;
+			break;
+		}
 		xgrow((void **)&u->elf_out, &u->elf_cap, u->nelf + 1, sizeof(*u->elf_out));
 		xgrow((void **)&u->elf_name, &u->elf_name_cap, u->nelf + 1, sizeof(*u->elf_name));
 		u->elf_name[u->nelf] = object;
 		u->elf_out[u->nelf++] = o;
 		rc = elf_write(o, (uint16_t)machine, f, n, u->d);
 		if (rc == 0 && u->rep->elf_files++ == 0)
-			snprintf(u->rep->elf_first, sizeof(u->rep->elf_first), "%.511s", path);
+			snprintf(u->rep->elf_first, sizeof(u->rep->elf_first), "%.511s", path[g]);
 	}
 	free(f);
+	free(path);
 	return rc;
 }
 
@@ -850,46 +863,99 @@ static struct report_source *add_source(struct report *rep, const char *path, co
 	return rs;
 }
 
-static int load_one(struct run *u, const char *path)
+/* Reads the perf map or jitdump PATH, told apart by content. IN is PATH already open
+ * (discover()), or NULL to open it here. Either way the file is opened once and read from
+ * its first byte, so pipes, FIFOs and stdin work; closed here. */
+static int load_one(struct run *u, const char *path, struct input *in)
 {
-	int dump = is_jitdump(path, u->d);
-	if (dump < 0)
+	if (!in && !(in = input_open(path, u->d)))
 		return -1;
-	if (dump) {
+	int rc = -1, dump = is_jitdump(in, u->d);
+	if (dump > 0) {
 		struct jitdump_stats js;
-		char elf[4096];
-		if (!u->o->no_elf && elf_path(u, path, 0, elf, sizeof(elf)) < 0)
-			return -1;
 		size_t first = symtab_count(u->st);
-		if (jitdump_read(u->st, path, u->o->no_elf ? path : elf, u->o->debug_bias, &js, u->d) < 0)
-			return -1;
-		if (!u->o->no_elf && write_elfs(u, path, first, js.elf_mach) < 0)
-			return -1;
-		struct report_source *rs = add_source(u->rep, path, "jitdump");
-		if (rs) {
-			rs->symbols = js.loads - js.bad_loads - js.zero_size;
-			rs->skipped = js.zero_size;
-			rs->jd = js;
-			rs->is_jitdump = 1;
+		/* ob= is the dump's path; write_elfs() points the functions with code at their
+		 * ELF file */
+		if (jitdump_read_input(u->st, in, path, u->o->debug_bias, &js, u->d) == 0 &&
+		    (u->o->no_elf || write_elfs(u, path, first, js.elf_mach) == 0)) {
+			struct report_source *rs = add_source(u->rep, path, "jitdump");
+			if (rs) {
+				rs->symbols = js.loads - js.bad_loads - js.zero_size;
+				rs->skipped = js.zero_size;
+				rs->jd = js;
+				rs->is_jitdump = 1;
+			}
+			rc = 0;
 		}
-		return 0;
+	} else if (dump == 0) {
+		struct perfmap_stats ps;
+		if (perfmap_read_input(u->st, in, path, u->o->max_line, &ps, u->d) == 0) {
+			struct report_source *rs = add_source(u->rep, path, "perf-map");
+			if (rs) {
+				rs->lines = ps.lines;
+				rs->symbols = ps.entries;
+				rs->skipped = ps.zero_size;
+				rs->unterminated = ps.unterminated;
+			}
+			rc = 0;
+		}
 	}
-	struct perfmap_stats ps;
-	if (perfmap_read(u->st, path, path, u->o->max_line, &ps, u->d) < 0)
-		return -1;
-	struct report_source *rs = add_source(u->rep, path, "perf-map");
-	if (rs) {
-		rs->lines = ps.lines;
-		rs->symbols = ps.entries;
-		rs->skipped = ps.zero_size;
-		rs->unterminated = ps.unterminated;
-	}
-	return 0;
+	input_close(in);
+	return rc;
 }
 
-static int exists(const char *path)
+__attribute__((format(printf, 3, 4)))
+static void skip_found(struct run *u, const char *path, const char *fmt, ...)
 {
-	return access(path, R_OK) == 0;
+	struct report *r = u->rep;
+	char why[400];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	if (r->nskipped == REPORT_MAX_SKIPPED)
+		return;
+	snprintf(r->skipped[r->nskipped], sizeof(r->skipped[0]), "%.190s: %s", path, why);
+	for (unsigned i = 0; i < r->nskipped; i++)
+		if (!strcmp(r->skipped[i], r->skipped[r->nskipped]))
+			return;   /* the same candidate twice (the profile's directory is ".") */
+	r->nskipped++;
+}
+
+/* Opens PATH, found from the pid: line rather than named by the user, if it is safe to
+ * read: a regular file owned by the user running cgjit or by root, as perf trusts
+ * /tmp/perf-PID.map (tools/perf/util/symbol.c dso__load), since anyone can create files in
+ * /tmp. Opened without blocking, so that a FIFO under the name cannot stall the run, and
+ * checked on that descriptor, which is then read. Returns 1 with *IN set, 0 when PATH does
+ * not exist or was skipped (the reason goes to the summary), -1 with the diag set. */
+static int open_found(struct run *u, const char *path, struct input **in)
+{
+	*in = NULL;
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0) {
+		if (errno != ENOENT && errno != ENOTDIR)
+			skip_found(u, path, "cannot open: %s", strerror(errno));
+		return 0;
+	}
+	struct stat st;
+	int flags;
+	if (fstat(fd, &st) < 0 || (flags = fcntl(fd, F_GETFL)) < 0) {
+		skip_found(u, path, "cannot read its status: %s", strerror(errno));
+	} else if (!S_ISREG(st.st_mode)) {
+		skip_found(u, path, "not a regular file (%s)",
+			   S_ISFIFO(st.st_mode) ? "a FIFO" : S_ISDIR(st.st_mode) ? "a directory" :
+			   S_ISSOCK(st.st_mode) ? "a socket" : "a device");
+	} else if (st.st_uid != 0 && st.st_uid != geteuid()) {
+		skip_found(u, path, "owned by uid %lu, not by you (uid %lu) or root",
+			   (unsigned long)st.st_uid, (unsigned long)geteuid());
+	} else if (fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) < 0) {
+		skip_found(u, path, "cannot read it: %s", strerror(errno));
+	} else {
+		*in = input_open_fd(fd, path, u->d);
+		return *in ? 1 : -1;
+	}
+	close(fd);
+	return 0;
 }
 
 /* With no symbol file named: /tmp/perf-PID.map (or --map-dir), and jit-PID.dump in the
@@ -907,11 +973,11 @@ static int discover(struct run *u)
 	int found = 0;
 	snprintf(path, sizeof(path), "%s/perf-%llu.map", o->map_dir ? o->map_dir : "/tmp",
 		 (unsigned long long)pid);
-	if (exists(path)) {
-		if (load_one(u, path) < 0)
-			return -1;
-		found++;
-	}
+	struct input *in;
+	int r = open_found(u, path, &in);
+	if (r < 0 || (r > 0 && load_one(u, path, in) < 0))
+		return -1;
+	found += r;
 	char dirs[5][2048];
 	size_t nd = 0;
 	const char *slash = strrchr(o->profile, '/');
@@ -923,13 +989,19 @@ static int discover(struct run *u)
 	snprintf(dirs[nd++], sizeof(dirs[0]), "%s", o->map_dir ? o->map_dir : "/tmp");
 	for (size_t i = 0; i < nd; i++) {
 		snprintf(path, sizeof(path), "%.2047s/jit-%llu.dump", dirs[i], (unsigned long long)pid);
-		if (exists(path)) {
-			if (load_one(u, path) < 0)
-				return -1;
+		r = open_found(u, path, &in);
+		if (r < 0 || (r > 0 && load_one(u, path, in) < 0))
+			return -1;
+		if (r > 0) {
 			found++;
 			break;
 		}
 	}
+	if (!found && u->rep->nskipped)
+		return diag_at(u->d, o->profile, 0,
+			       "no perf map or jitdump given, and what the pid: line points to was skipped: "
+			       "%s%s; name a file after the profile to use it anyway",
+			       u->rep->skipped[0], u->rep->nskipped > 1 ? " (and more)" : "");
 	if (!found)
 		return diag_at(u->d, o->profile, 0,
 			       "no perf map or jitdump given, and neither %s/perf-%llu.map nor jit-%llu.dump "
@@ -946,9 +1018,16 @@ static int load_symbols(struct run *u)
 		if (discover(u) < 0)
 			return -1;
 	}
-	for (size_t i = 0; i < o->nsymfiles; i++)
-		if (load_one(u, o->symfiles[i]) < 0)
+	/* stdin can be read once: by the profile or by one symbol file */
+	int stdin_used = !strcmp(o->profile, "-");
+	for (size_t i = 0; i < o->nsymfiles; i++) {
+		if (!strcmp(o->symfiles[i], "-") && stdin_used++)
+			return diag_at(u->d, "-", 0, "stdin is already read as the %s; name this symbol "
+				       "file by its path", strcmp(o->profile, "-") ? "symbol file before it" :
+				       "profile");
+		if (load_one(u, o->symfiles[i], NULL) < 0)
 			return -1;
+	}
 	symtab_finish(u->st);
 	const struct symtab_stats *ss = symtab_stats(u->st);
 	u->rep->symbols = ss->symbols;
@@ -1096,12 +1175,28 @@ int augment_run(const struct augment_opts *o, struct report *rep, struct diag *d
 	idmap_init(&u.moved_ids);
 	int rc = -1;
 	struct input *in = input_open(o->profile, d);
-	struct output *out = NULL;
+	struct output *out = NULL, *stats = NULL;
+	const char **inputs = NULL;
+	size_t ninputs = 0;
 	if (!in)
 		goto done;
 	out = output_open(outpath, d);
 	if (!out)
 		goto done;
+	if (o->stats_path && !(stats = output_open(o->stats_path, d)))
+		goto done;
+	/* An output that is an input (by device and inode: any spelling or link of it), or the
+	 * other output, is refused before any work; symbol files found from the pid: line and
+	 * the ELF files are checked again before the commit. */
+	inputs = xmalloc((1 + o->nsymfiles + REPORT_MAX_SOURCES) * sizeof(*inputs));
+	inputs[ninputs++] = o->profile;
+	for (size_t i = 0; i < o->nsymfiles; i++)
+		inputs[ninputs++] = o->symfiles[i];
+	struct output *const first[2] = { out, stats };
+	if (output_check_clashes(first, 2, inputs, ninputs, d) < 0) {
+		rc = -2;
+		goto done;
+	}
 	u.st = symtab_new();
 	u.r = cg_reader_new(in, o->max_line);
 	u.names = cg_reader_names(u.r);
@@ -1114,27 +1209,29 @@ int augment_run(const struct augment_opts *o, struct report *rep, struct diag *d
 	}
 	if (r == 0 && !d->set && cgw_flush(u.w, d) == 0) {
 		rep->bytes_out = cgw_bytes(u.w);
-		if (o->stats_path && report_yaml_write(rep, o->stats_path, d) < 0)
+		/* Commit order: the ELF files, --stats, then the profile, which names the ELF files
+		 * and decides: output_commit_all() renames none of them unless every one is
+		 * written, and if a later rename fails or a signal comes, puts back what the
+		 * earlier ones replaced. Nothing that this run did not create is removed. */
+		xgrow((void **)&u.elf_out, &u.elf_cap, u.nelf + 2, sizeof(*u.elf_out));
+		u.elf_out[u.nelf] = stats;
+		u.elf_out[u.nelf + 1] = out;
+		for (unsigned i = 0; i < rep->nsources; i++)
+			inputs[ninputs++] = rep->sources[i].path;
+		if (output_check_clashes(u.elf_out, u.nelf + 2, inputs, ninputs, d) < 0) {
+			rc = -2;
 			goto done;
-		/* ELF files first, the profile that names them last; undo on failure. */
-		size_t committed = 0;
-		for (; committed < u.nelf; committed++) {
-			struct output *e = u.elf_out[committed];
-			u.elf_out[committed] = NULL;
-			if (output_commit(e, d) < 0)
-				break;
 		}
-		rc = committed == u.nelf ? output_commit(out, d) : -1;
-		out = NULL;
-		if (rc < 0) {
-			if (o->stats_path && strcmp(o->stats_path, "-") != 0)
-				unlink(o->stats_path);
-			for (size_t i = 0; i < committed; i++)
-				unlink(u.elf_name[i]);
-		}
+		if (stats && report_yaml_emit(rep, stats, d) < 0)
+			goto done;
+		stats = out = NULL;
+		rc = output_commit_all(u.elf_out, u.nelf + 2, d);
+		u.nelf = 0;   /* all freed */
 	}
 done:
 	output_abort(out);
+	output_abort(stats);
+	free(inputs);
 	for (size_t i = 0; i < u.nelf; i++)
 		output_abort(u.elf_out[i]);
 	free(u.elf_out);
@@ -1146,6 +1243,7 @@ done:
 	free(u.res);
 	free(u.file_out);
 	free(u.synth);
+	free(u.synth_costs);
 	free(u.moves);
 	free(u.move_costs);
 	free(u.elf_owner);

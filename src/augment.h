@@ -23,12 +23,13 @@ struct augment_opts {
 	                               output (the current directory for stdout) */
 	int no_elf;                 /* no ELF files; JIT functions' ob= is the dump's path */
 	size_t max_line;            /* longest accepted line, bytes */
-	const char *stats_path;     /* --stats FILE.yaml, written before the profile is renamed
-	                               into place (and removed if that fails); NULL: none */
+	const char *stats_path;     /* --stats FILE.yaml, committed with the profile (after the
+	                               ELF files, before the profile); NULL: none */
 };
 
-/* Runs the pipeline. On success the output is in place and REP filled; returns 0.
- * On error no output file exists, D says why, returns -1. */
+/* Runs the pipeline. On success the outputs are in place and REP filled; returns 0.
+ * On error no output was created or replaced, D says why, returns -1; -2 (a usage error)
+ * when an output is the same file as an input or as the other output. */
 int augment_run(const struct augment_opts *o, struct report *rep, struct diag *d);
 
 /* The default output path for PROFILE: "callgrind.out.PID..." becomes

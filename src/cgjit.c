@@ -1,8 +1,11 @@
-/* cgjit.c - main(): the subcommand table, exit codes, the only exit(). */
+/* cgjit.c - main(): the subcommand table, exit codes, the only exit() (besides the
+ * allocator's on out-of-memory). */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cmd.h"
+#include "xalloc.h"
 
 static const struct {
 	const char *name;
@@ -22,6 +25,15 @@ static void usage(FILE *f)
 
 int main(int argc, char **argv)
 {
+	/* Test hook (tests/e2e/files.sh): allocations above this many bytes fail as out of
+	 * memory, so the out-of-memory exit can be tested under ASan, where ulimit -v cannot. */
+	const char *lim = getenv("CGJIT_TEST_ALLOC_LIMIT");
+	if (lim) {
+		size_t v = 0;
+		for (; *lim >= '0' && *lim <= '9' && v < ((size_t)1 << 50); lim++)
+			v = v * 10 + (size_t)(*lim - '0');
+		xalloc_limit(v);
+	}
 	if (argc < 2) {
 		usage(stderr);
 		return 2;

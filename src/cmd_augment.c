@@ -20,7 +20,8 @@ static const char usage_text[] =
 	"directory, $JITDUMPDIR, /tmp) are used, PID from the profile's 'pid:' line.\n"
 	"\n"
 	"  -o, --output FILE     where to write (default: callgrind.out.PID -> callgrind.out.jit.PID\n"
-	"                        beside the input; - for stdout; zstd if FILE ends in .zst)\n"
+	"                        beside the input; - for stdout; zstd if FILE ends in .zst; never\n"
+	"                        an input; devices and /dev/stdout are written in place)\n"
 	"  -q, --quiet           no summary on stderr\n"
 	"      --stats FILE.yaml the summary as YAML\n"
 	"      --keep-addresses  keep code blobs with the same name apart (address in the name)\n"
@@ -28,7 +29,8 @@ static const char usage_text[] =
 	"      --max-line BYTES  longest accepted input line (default 64 MiB)\n"
 	"      --no-verify       skip the check that output self costs equal the input's\n"
 	"      --debug-bias N    subtract N from jitdump debug addresses (default: detect 0 or 0x40)\n"
-	"      --elf DIR         write the ELF files with jitdump code there (default: beside the output)\n"
+	"      --elf DIR         write the ELF files with jitdump code there (default: beside the output;\n"
+	"                        the current directory when the output is stdout or a device)\n"
 	"      --no-elf          no ELF files; JIT functions' object is the dump's path\n"
 	"  -h, --help            this text\n";
 
@@ -110,6 +112,11 @@ int cmd_augment(int argc, char **argv)
 		fputs(usage_text, stderr);
 		return 2;
 	}
+	if ((o.output && !*o.output) || (o.stats_path && !*o.stats_path)) {
+		fprintf(stderr, "cgjit: %s '' is an empty file name, expected a file to write\n",
+			o.output && !*o.output ? "-o" : "--stats");
+		return 2;
+	}
 	o.profile = argv[optind];
 	if (!strcmp(o.profile, "-") && !o.output) {
 		fputs("cgjit: reading the profile from stdin (-) needs -o FILE (or -o - for stdout)\n", stderr);
@@ -119,9 +126,10 @@ int cmd_augment(int argc, char **argv)
 	o.nsymfiles = (size_t)(argc - optind - 1);
 	struct report rep;
 	struct diag d = { 0 };
-	if (augment_run(&o, &rep, &d) < 0) {
+	int rc = augment_run(&o, &rep, &d);
+	if (rc < 0) {
 		fprintf(stderr, "cgjit: %s\n", d.msg);
-		return 1;
+		return rc == -2 ? 2 : 1;
 	}
 	if (!quiet)
 		report_text_write(&rep, stderr);

@@ -47,12 +47,14 @@ uint64_t *deferred_calls_costs(struct deferred_calls *q, const struct dcall *c)
 /* qsort has no context argument: the array being sorted is passed through this. */
 static const struct dcall *g_sorting;
 
-/* Calls from JIT code ordered by (caller, callee, site). */
+/* Calls from JIT code ordered by (symbol of the call site, callee, site). All records of
+ * one site count together: F's code at s may run in several identities (F, F'2, a
+ * fragment of another symbol that jumped there). */
 static int cmp_site(const void *a, const void *b)
 {
 	const struct dcall *x = &g_sorting[*(const size_t *)a], *y = &g_sorting[*(const size_t *)b];
-	if (x->caller != y->caller)
-		return x->caller < y->caller ? -1 : 1;
+	if (x->caller_sym != y->caller_sym)
+		return x->caller_sym < y->caller_sym ? -1 : 1;
 	if (x->callee != y->callee)
 		return x->callee < y->callee ? -1 : 1;
 	if (x->site != y->site)
@@ -60,15 +62,16 @@ static int cmp_site(const void *a, const void *b)
 	return *(const size_t *)a < *(const size_t *)b ? -1 : 1;
 }
 
-/* Index in ORDER[0..N) of the last call from CALLER to CALLEE at a site below DEST, or N. */
-static size_t last_site_below(const struct deferred_calls *q, size_t n, uint32_t caller,
+/* Index in ORDER[0..N) of the last call from symbol SYM's code to CALLEE at a site below
+ * DEST, or N. */
+static size_t last_site_below(const struct deferred_calls *q, size_t n, int64_t sym,
 			      uint32_t callee, uint64_t dest)
 {
 	size_t lo = 0, hi = n;   /* first entry not below (caller, callee, dest) */
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 		const struct dcall *m = &q->v[q->order[mid]];
-		int below = m->caller != caller ? m->caller < caller
+		int below = m->caller_sym != sym ? m->caller_sym < sym
 			  : m->callee != callee ? m->callee < callee
 			  : m->site < dest;
 		if (below)
@@ -79,7 +82,7 @@ static size_t last_site_below(const struct deferred_calls *q, size_t n, uint32_t
 	if (lo == 0)
 		return n;
 	const struct dcall *s = &q->v[q->order[lo - 1]];
-	return s->caller == caller && s->callee == callee ? lo - 1 : n;
+	return s->caller_sym == sym && s->callee == callee ? lo - 1 : n;
 }
 
 static int is_return_candidate(const struct dcall *r)
@@ -105,15 +108,15 @@ size_t deferred_calls_match_returns(struct deferred_calls *q)
 		struct dcall *r = &q->v[i];
 		if (!is_return_candidate(r))
 			continue;
-		size_t last = last_site_below(q, ns, r->callee, r->caller, r->dest);
+		size_t last = last_site_below(q, ns, r->callee_sym, r->caller, r->dest);
 		if (last == ns)
 			continue;
 		uint64_t site = q->v[q->order[last]].site;
-		if (r->dest - site > MAX_CALL_LEN || q->v[q->order[last]].caller_sym != r->callee_sym)
+		if (r->dest - site > MAX_CALL_LEN)
 			continue;
 		size_t first = last;
 		while (first > 0 && q->v[q->order[first - 1]].site == site &&
-		       q->v[q->order[first - 1]].caller == r->callee &&
+		       q->v[q->order[first - 1]].caller_sym == r->callee_sym &&
 		       q->v[q->order[first - 1]].callee == r->caller)
 			first--;
 		/* The calls at s must contain the return's arc: no more calls, no more cost. */

@@ -51,7 +51,7 @@ uint64_t *deferred_calls_costs(struct deferred_calls *q, const struct dcall *c);
 /* Finds the returns recorded as calls: a call R from P into JIT function F at an address
  * B that is not F's start, from a call site outside F, is one when F's code calls P at a
  * site s with 0 < B - s <= 15 (B is that call's return address) and the calls at s
- * (all records from F to P at s together) have at least R's count and, per event, at
+ * (all records from F's code at s to P together, whatever identity ran it) have at least R's count and, per event, at
  * least the cost left after earlier matches. R is marked dropped and its inclusive cost
  * is subtracted from the calls at s (their count is kept). Returns the number dropped. */
 size_t deferred_calls_match_returns(struct deferred_calls *q);

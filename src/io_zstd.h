@@ -9,13 +9,22 @@ struct diag;
 struct zstd_in;
 struct zstd_out;
 
-/* 1 if the four bytes at P are a zstd frame magic (0xFD2FB528, little-endian). */
+/* 1 if the four bytes at P begin a zstd frame (magic 0xFD2FB528, little-endian) or a
+ * skippable frame (0x184D2A50 to 0x184D2A5F), with which pzstd and the seekable format
+ * begin. */
 int zstd_is_magic(const unsigned char *p);
 
 /* Decompresses from FD; PREFIX (N bytes, already read from FD) comes first. NAME is for messages. */
 struct zstd_in *zstd_in_new(int fd, const unsigned char *prefix, size_t n, const char *name);
-/* Returns decompressed bytes, 0 at the end of the last complete frame, -1 with D set. */
+/* Returns decompressed bytes, 0 at the end of the last complete frame, -1 with D set:
+ * "NAME: byte N: ..." with N the offset of the header, block or checksum that is corrupt
+ * (for a checksum, its first byte), or the end of a stream cut short. */
 ssize_t zstd_in_read(struct zstd_in *z, void *buf, size_t n, struct diag *d);
+enum { ZSTD_IN_PEEK_MAX = 16 };
+/* Copies the first min(N, ZSTD_IN_PEEK_MAX) decompressed bytes into BUF without consuming
+ * them: zstd_in_read() returns them again. Only before the first zstd_in_read(). Returns
+ * the count (less only at the end of the stream), or -1 with D set. */
+ssize_t zstd_in_peek(struct zstd_in *z, void *buf, size_t n, struct diag *d);
 void zstd_in_free(struct zstd_in *z);
 
 /* Compresses into FD. NAME is for messages. */

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "diag.h"
+#include "idmap.h"
 #include "io.h"
 #include "jitname.h"
 #include "jitdump.h"
@@ -36,6 +37,10 @@ struct load {
 	struct row *rows;
 	size_t nrows;
 	int moved;               /* a CODE_MOVE's copy: its rows are counted with the original */
+	int bare;                /* a copy past JITDUMP_MAX_MOVES: name only, no rows or code */
+	uint32_t root;           /* the CODE_LOAD this code came from (itself, if not moved) */
+	uint32_t copies;         /* root: its moved copies that have rows and code */
+	uint32_t prev_index;     /* the previous load with the same code_index, or UINT32_MAX */
 };
 
 struct jd {
@@ -56,6 +61,7 @@ struct jd {
 	size_t npending, pending_cap;
 	uint64_t pending_offset;
 	int have_pending;
+	struct idmap by_index;    /* code_index -> the last load with it (a CODE_MOVE's source) */
 };
 
 int jitdump_is_magic(const unsigned char *p)
@@ -162,7 +168,16 @@ static struct load *new_load(struct jd *j)
 	xgrow((void **)&j->loads, &j->loads_cap, j->nloads + 1, sizeof(*j->loads));
 	struct load *l = &j->loads[j->nloads++];
 	memset(l, 0, sizeof(*l));
+	l->root = (uint32_t)(j->nloads - 1);
 	return l;
+}
+
+/* Files the last load under its code_index, for CODE_MOVE to find in O(1). */
+static void index_load(struct jd *j)
+{
+	struct load *l = &j->loads[j->nloads - 1];
+	l->prev_index = idmap_get(&j->by_index, l->index);
+	idmap_put(&j->by_index, l->index, (uint32_t)(j->nloads - 1));
 }
 
 static void add_row(struct jd *j, uint64_t addr, uint32_t line, const char *file, size_t len)
@@ -298,6 +313,12 @@ static void attach_rows(struct jd *j, struct load *l)
 	j->stats->debug_entries += j->npending;
 }
 
+/* 1 if SIZE bytes at START would pass 2^64 (ending exactly there is fine). */
+static int past_end(uint64_t start, uint64_t size)
+{
+	return start != 0 && start - 1 > UINT64_MAX - size;
+}
+
 /* CODE_LOAD: pid, tid, vma, code_addr, code_size, code_index, name\0, code. The code is the
  * record's last code_size bytes (as perf takes it). */
 static void on_load(struct jd *j, const unsigned char *r, size_t size, uint64_t offset)
@@ -321,6 +342,11 @@ static void on_load(struct jd *j, const unsigned char *r, size_t size, uint64_t 
 		j->have_pending = 0;
 		return;
 	}
+	if (past_end(u64(j, r + 32), code_size)) {   /* refused and counted, like a lying size */
+		j->stats->bad_loads++;
+		j->have_pending = 0;
+		return;
+	}
 	struct load *l = new_load(j);
 	l->start = u64(j, r + 32);
 	l->size = code_size;
@@ -338,32 +364,52 @@ static void on_load(struct jd *j, const unsigned char *r, size_t size, uint64_t 
 	memcpy(code, r + name_end, (size_t)code_size);
 	l->code = code;
 	attach_rows(j, l);
+	index_load(j);
 }
 
 /* CODE_MOVE: the function with code_index now also lives at new_code_addr. Its old range
- * keeps the name too: callgrind's costs there came from the same code, before the move. */
+ * keeps the name too: callgrind's costs there came from the same code, before the move.
+ * The source is the last load with that index at old_code_addr, found through by_index.
+ * Memory and the ELF files follow the distinct code, not the moves: the first
+ * JITDUMP_MAX_MOVES copies of a function get its rows (shifted) and code; later ones only
+ * the name (counted), so that a dump of moves cannot multiply what one load holds. */
 static void on_move(struct jd *j, const unsigned char *r, size_t size, uint64_t offset)
 {
 	j->stats->moves++;
 	if (size < 64)
 		return;
 	uint64_t old = u64(j, r + 32), to = u64(j, r + 40), index = u64(j, r + 56);
-	for (size_t i = j->nloads; i-- > 0;) {
-		if (j->loads[i].index != index || j->loads[i].start != old)
+	for (uint32_t i = idmap_get(&j->by_index, index); i != UINT32_MAX; i = j->loads[i].prev_index) {
+		if (j->loads[i].start != old)
 			continue;
+		if (past_end(to, j->loads[i].size)) {
+			j->stats->bad_moves++;
+			return;
+		}
 		struct load src = j->loads[i];
+		struct load *root = &j->loads[src.root];
+		int bare = root->copies >= JITDUMP_MAX_MOVES;
+		root->copies += !bare;
 		struct load *l = new_load(j);
 		*l = src;
 		l->start = to;
 		l->offset = offset;
 		l->moved = 1;
-		if (src.nrows) {
+		l->copies = 0;
+		if (bare) {
+			j->stats->moves_bare++;
+			l->bare = 1;
+			l->code = NULL;
+			l->rows = NULL;
+			l->nrows = 0;
+		} else if (src.nrows) {
 			l->rows = symtab_alloc(j->st, src.nrows * sizeof(*l->rows));
 			for (size_t k = 0; k < src.nrows; k++) {
 				l->rows[k] = src.rows[k];
 				l->rows[k].addr = src.rows[k].addr - old + to;
 			}
 		}
+		index_load(j);
 		return;
 	}
 }
@@ -528,8 +574,12 @@ static int add_symbols(struct jd *j, uint32_t src, int64_t bias)
 	}
 	for (size_t k = 0; k < n; k++) {
 		const struct load *l = &j->loads[order[k]];
+		if (l->bare) {   /* no code: nothing for an ELF file */
+			gen[order[k]] = JITDUMP_NO_GENERATION;
+			continue;
+		}
 		size_t g = 0;
-		while (g < ngen && gen_end[g] > l->start)
+		while (g < ngen && gen_end[g] - 1 >= l->start)   /* mod 2^64: code may end there */
 			g++;
 		if (g > 0)
 			j->stats->reused++;
@@ -550,6 +600,7 @@ static int add_symbols(struct jd *j, uint32_t src, int64_t bias)
 	free(gen_end);
 	free(order);
 	int rc = 0;
+	size_t first = symtab_count(j->st);   /* load i becomes symbol first + i */
 	for (size_t i = 0; i < n && rc == 0; i++) {
 		struct load *l = &j->loads[i];
 		if (symtab_add(j->st, src, l->start, l->size, l->name, l->name_len, l->offset, j->d) < 0) {
@@ -560,6 +611,13 @@ static int add_symbols(struct jd *j, uint32_t src, int64_t bias)
 		s->code = l->code;
 		s->code_index = l->index;
 		s->generation = gen[i];
+		if (l->bare) {   /* the file and first line of the function it copies: one identity */
+			const struct symbol *of = symtab_symbol(j->st, (uint32_t)(first + l->root));
+			s->file = of->file;
+			s->file_len = of->file_len;
+			s->line = of->line;
+			continue;
+		}
 		if (!l->nrows)
 			continue;
 		for (size_t k = 0; k < l->nrows; k++) {
@@ -607,6 +665,7 @@ int jitdump_read_input(struct symtab *st, struct input *in, const char *object, 
 	j.stats = stats;
 	j.d = d;
 	j.in = in;
+	idmap_init(&j.by_index);
 	const char *path = j.path;
 	int rc = read_header(&j);
 	if (rc == 0)
@@ -614,11 +673,12 @@ int jitdump_read_input(struct symtab *st, struct input *in, const char *object, 
 	if (rc == 0) {
 		stats->bias_detected = bias == JITDUMP_BIAS_AUTO;
 		stats->bias = bias == JITDUMP_BIAS_AUTO ? detect_bias(&j) : bias;
-		uint32_t src = symtab_add_source(st, path, object, 1);
+		uint32_t src = symtab_add_source(st, path, object, SYMTAB_PRIO_JITDUMP);
 		rc = add_symbols(&j, src, stats->bias);
 	}
 	free(j.rec);
 	free(j.loads);
+	idmap_free(&j.by_index);
 	free(j.pending);
 	free(j.dbg);
 	return rc;

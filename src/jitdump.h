@@ -28,6 +28,10 @@ enum { JITDUMP_BIAS_AUTO = -1 };
  * (struct symbol generation = JITDUMP_NO_GENERATION). */
 #define JITDUMP_MAX_GENERATIONS 16
 #define JITDUMP_NO_GENERATION UINT32_MAX
+/* Moved copies of one function that get its line rows and machine code; later CODE_MOVEs of
+ * it give the new range its name only (struct jitdump_stats moves_bare), so that memory and
+ * ELF files follow the distinct code, not the number of moves. */
+#define JITDUMP_MAX_MOVES 16
 
 struct jitdump_stats {
 	int big_endian;
@@ -43,7 +47,10 @@ struct jitdump_stats {
 	uint64_t not_code_rows;    /* rows of those records (not in debug_entries) */
 	uint64_t bad_debug;        /* DEBUG_INFO records dropped */
 	char bad_debug_reason[160];/* why the first one was dropped */
-	uint64_t bad_loads;        /* CODE_LOAD records refused (name not terminated, ...) */
+	uint64_t bad_loads;        /* CODE_LOAD records refused (name not terminated, code past
+	                              2^64, ...) */
+	uint64_t bad_moves;        /* CODE_MOVE records refused (code moved past 2^64) */
+	uint64_t moves_bare;       /* moves past JITDUMP_MAX_MOVES of one function: name only */
 	uint64_t reused;           /* loads at addresses another load also had */
 	uint64_t no_elf;           /* loads past JITDUMP_MAX_GENERATIONS reuses: no ELF */
 	uint64_t truncated_bytes;  /* bytes of a record cut off at the end */

@@ -68,7 +68,7 @@ int perfmap_read_input(struct symtab *st, struct input *in, const char *object, 
 {
 	const char *path = input_name(in);
 	memset(stats, 0, sizeof(*stats));
-	uint32_t src = symtab_add_source(st, path, object, 0);
+	uint32_t src = symtab_add_source(st, path, object, SYMTAB_PRIO_MAP);
 	struct line_reader lr;
 	line_reader_init(&lr, in, max_line);
 	int rc = 0;

@@ -9,7 +9,7 @@
 
 #include "jitdump.h"
 
-enum { REPORT_MAX_EVENTS = 64, REPORT_MAX_SOURCES = 64 };
+enum { REPORT_MAX_EVENTS = 64, REPORT_MAX_SOURCES = 64, REPORT_MAX_SKIPPED = 8 };
 
 struct report_event {
 	char name[64];
@@ -54,6 +54,8 @@ struct report {
 	struct report_event events[REPORT_MAX_EVENTS];
 	unsigned nsources;
 	struct report_source sources[REPORT_MAX_SOURCES];
+	unsigned nskipped;            /* files that discovery found but did not read */
+	char skipped[REPORT_MAX_SKIPPED][600];   /* ... each "PATH: why" */
 };
 
 /* The entry for event NAME, added if new (NULL when REPORT_MAX_EVENTS are in use). */

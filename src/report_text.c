@@ -47,8 +47,14 @@ void report_text_write(const struct report *r, FILE *f)
 				fprintf(f, "             %" PRIu64 " loads reuse addresses more than %d times: no ELF "
 					   "file for them\n", j->no_elf, JITDUMP_MAX_GENERATIONS);
 			if (j->bad_loads)
-				fprintf(f, "             %" PRIu64 " code loads refused (sizes do not fit the record)\n",
-					j->bad_loads);
+				fprintf(f, "             %" PRIu64 " code loads refused (sizes do not fit the record, or "
+					   "the code passes the end of the address space)\n", j->bad_loads);
+			if (j->moves_bare)
+				fprintf(f, "             %" PRIu64 " moves of functions moved more than %d times: "
+					   "name only (no line rows, no machine code)\n", j->moves_bare, JITDUMP_MAX_MOVES);
+			if (j->bad_moves)
+				fprintf(f, "             %" PRIu64 " code moves refused (the code would pass the end of "
+					   "the address space)\n", j->bad_moves);
 			if (j->truncated_bytes)
 				fprintf(f, "             warning: the last %" PRIu64 " bytes are a record cut off "
 					   "(dump copied while the JIT was writing?)\n", j->truncated_bytes);
@@ -56,6 +62,9 @@ void report_text_write(const struct report *r, FILE *f)
 				fprintf(f, "             %" PRIu64 " records of unknown kinds skipped\n", j->unknown);
 		}
 	}
+	for (unsigned i = 0; i < r->nskipped; i++)
+		fprintf(f, "  skipped    %s; found from the pid: line (name it after the profile to "
+			   "use it)\n", r->skipped[i]);
 	fprintf(f, "  pseudo-functions  %" PRIu64 " in object ???, %" PRIu64 " named from symbols, %" PRIu64
 		   " left as addresses (not JIT code, or not in any map)\n",
 		r->pseudo_functions, r->resolved, r->pseudo_functions - r->resolved);

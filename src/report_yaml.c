@@ -1,5 +1,6 @@
 /* report_yaml.c - libyaml emitter over struct report, written through struct output so
- * that a failed run leaves no half-written stats file either. */
+ * that a failed run leaves no half-written stats file either: augment commits it together
+ * with the profile (io.h output_commit_all). */
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -117,6 +118,8 @@ static int emit_report(yaml_emitter_t *e, const struct report *r)
 			     kv_str(e, "debug_bias_detected", j->bias_detected ? "true" : "false") &&
 			     kv_u64(e, "unwinding_records", j->unwinding) &&
 			     kv_u64(e, "loads_refused", j->bad_loads) &&
+			     kv_u64(e, "moves_refused", j->bad_moves) &&
+			     kv_u64(e, "moves_name_only", j->moves_bare) &&
 			     kv_u64(e, "loads_reusing_addresses", j->reused) &&
 			     kv_u64(e, "loads_without_elf", j->no_elf) &&
 			     kv_u64(e, "unknown_records", j->unknown) &&
@@ -124,6 +127,9 @@ static int emit_report(yaml_emitter_t *e, const struct report *r)
 		}
 		ok = ok && map_end(e);
 	}
+	ok = ok && seq(e, 0) && scalar(e, "discovery_skipped") && seq(e, 1);
+	for (unsigned i = 0; ok && i < r->nskipped; i++)
+		ok = scalar(e, r->skipped[i]);
 	ok = ok && seq(e, 0) && scalar(e, "events") && map_start(e);
 	for (unsigned i = 0; ok && i < r->nevents; i++) {
 		const struct report_event *v = &r->events[i];
@@ -135,11 +141,9 @@ static int emit_report(yaml_emitter_t *e, const struct report *r)
 	return ok && map_end(e) && map_end(e);
 }
 
-int report_yaml_write(const struct report *r, const char *path, struct diag *d)
+int report_yaml_emit(const struct report *r, struct output *out, struct diag *d)
 {
-	struct sink s = { output_open(path, d), d, 0 };
-	if (!s.out)
-		return -1;
+	struct sink s = { out, d, 0 };
 	yaml_emitter_t e;
 	yaml_event_t ev;
 	yaml_emitter_initialize(&e);
@@ -156,11 +160,20 @@ int report_yaml_write(const struct report *r, const char *path, struct diag *d)
 	yaml_stream_end_event_initialize(&ev);
 	ok = ok && yaml_emitter_emit(&e, &ev) && yaml_emitter_flush(&e);
 	if (!ok && !s.failed)
-		diag_at(d, path, 0, "YAML emitter failed: %s", e.problem ? e.problem : "unknown error");
+		diag_at(d, output_path(out), 0, "YAML emitter failed: %s",
+			e.problem ? e.problem : "unknown error");
 	yaml_emitter_delete(&e);
-	if (!ok) {
-		output_abort(s.out);
+	return ok ? 0 : -1;
+}
+
+int report_yaml_write(const struct report *r, const char *path, struct diag *d)
+{
+	struct output *out = output_open(path, d);
+	if (!out)
+		return -1;
+	if (report_yaml_emit(r, out, d) < 0) {
+		output_abort(out);
 		return -1;
 	}
-	return output_commit(s.out, d);
+	return output_commit(out, d);
 }

@@ -2,6 +2,7 @@
  * The sweep walks the start and end points in address order, keeps the live entries in a
  * max-heap ordered by (priority class, insertion order) and gives each elementary range
  * to the heap's top: O(n log n), whatever the overlaps. */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,6 +58,20 @@ uint32_t symtab_add_source(struct symtab *st, const char *path, const char *obje
 	return (uint32_t)st->nsources++;
 }
 
+/* A map entry is located by its line, a jitdump record by its byte offset. */
+__attribute__((format(printf, 4, 5)))
+static int entry_error(const struct symtab_source *src, uint64_t where, struct diag *d,
+		       const char *fmt, ...)
+{
+	char msg[600];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	return src->prio == SYMTAB_PRIO_JITDUMP ? diag_byte(d, src->path, where, "%s", msg)
+						 : diag_at(d, src->path, where, "%s", msg);
+}
+
 int symtab_add(struct symtab *st, uint32_t source, uint64_t start, uint64_t size,
 	       const char *name, size_t len, uint64_t source_line, struct diag *d)
 {
@@ -65,12 +80,13 @@ int symtab_add(struct symtab *st, uint32_t source, uint64_t start, uint64_t size
 		src->skipped++;
 		return 0;
 	}
-	if (start > UINT64_MAX - size)
-		return diag_at(d, src->path, source_line,
-			       "range 0x%llx + 0x%llx goes past the end of the address space",
-			       (unsigned long long)start, (unsigned long long)size);
+	/* A range may end exactly at 2^64 (its last byte at 2^64 - 1), not past it. */
+	if (start - 1 > UINT64_MAX - size && start != 0)
+		return entry_error(src, source_line, d,
+				   "range 0x%llx + 0x%llx goes past the end of the address space",
+				   (unsigned long long)start, (unsigned long long)size);
 	if (st->nsyms >= UINT32_MAX / 2)
-		return diag_at(d, src->path, source_line, "more than 2^31 symbols");
+		return entry_error(src, source_line, d, "more than 2^31 symbols");
 	/* A name becomes part of a text line: control bytes (a jitdump name may hold any byte
 	 * but NUL) are written as '_', as wasmtime does for its perf maps; an empty name gets
 	 * the address, so that unnamed blobs stay apart. */
@@ -107,15 +123,19 @@ int symtab_add(struct symtab *st, uint32_t source, uint64_t start, uint64_t size
 	return 0;
 }
 
+/* A start or end of a range; ADDR is taken mod 2^64 and TOP is 1 only for an end at
+ * 2^64, which sorts after every address. */
 struct point {
 	uint64_t addr;
 	uint32_t sym;
-	int is_end;
+	uint8_t is_end, top;
 };
 
 static int cmp_point(const void *a, const void *b)
 {
 	const struct point *x = a, *y = b;
+	if (x->top != y->top)
+		return x->top - y->top;
 	if (x->addr != y->addr)
 		return x->addr < y->addr ? -1 : 1;
 	return x->is_end - y->is_end;
@@ -159,11 +179,12 @@ static void heap_pop(const struct symtab *st, uint32_t *h, size_t *n)
 	}
 }
 
+/* Appends [A, B] (B inclusive, so that a segment can end at 2^64 - 1). */
 static void emit(struct symtab *st, size_t *cap, uint64_t a, uint64_t b, uint32_t sym, int contested)
 {
-	struct symtab_segment *last = st->nsegs ? &st->segs[st->nsegs - 1] : NULL;
-	if (last && last->end == a && last->sym == sym && last->contested == (uint32_t)contested) {
-		last->end = b;
+	struct symtab_segment *prev = st->nsegs ? &st->segs[st->nsegs - 1] : NULL;
+	if (prev && prev->last + 1 == a && prev->sym == sym && prev->contested == (uint32_t)contested) {
+		prev->last = b;
 		return;
 	}
 	xgrow((void **)&st->segs, cap, st->nsegs + 1, sizeof(*st->segs));
@@ -175,8 +196,9 @@ void symtab_finish(struct symtab *st)
 	size_t n = st->nsyms, segcap = 0;
 	struct point *pts = xmalloc(2 * n * sizeof(*pts) + 1);
 	for (size_t i = 0; i < n; i++) {
-		pts[2 * i] = (struct point){ st->syms[i].start, (uint32_t)i, 0 };
-		pts[2 * i + 1] = (struct point){ st->syms[i].start + st->syms[i].size, (uint32_t)i, 1 };
+		uint64_t end = st->syms[i].start + st->syms[i].size;   /* 0: 2^64 */
+		pts[2 * i] = (struct point){ st->syms[i].start, (uint32_t)i, 0, 0 };
+		pts[2 * i + 1] = (struct point){ end, (uint32_t)i, 1, end == 0 };
 	}
 	qsort(pts, 2 * n, sizeof(*pts), cmp_point);
 	uint32_t *heap = xmalloc(n * sizeof(*heap) + 1);
@@ -188,7 +210,8 @@ void symtab_finish(struct symtab *st)
 	size_t live = 0, distinct = 0;
 	for (size_t k = 0; k < 2 * n;) {
 		uint64_t at = pts[k].addr;
-		for (; k < 2 * n && pts[k].addr == at; k++) {
+		uint8_t at_top = pts[k].top;
+		for (; k < 2 * n && pts[k].addr == at && pts[k].top == at_top; k++) {
 			uint32_t s = pts[k].sym;
 			uint32_t nm = st->syms[s].name_id;
 			if (pts[k].is_end) {
@@ -207,10 +230,10 @@ void symtab_finish(struct symtab *st)
 			heap_pop(st, heap, &hn);
 		if (!hn || k == 2 * n)
 			continue;
-		uint64_t next = pts[k].addr;
+		uint64_t next = pts[k].addr;   /* mod 2^64: 0 for the end at 2^64 */
 		uint32_t top = heap[0];
 		won[top] += next - at;
-		emit(st, &segcap, at, next, top, distinct > 1);
+		emit(st, &segcap, at, next - 1, top, distinct > 1);
 		/* Bounded, so that a hostile map with deep overlaps stays O(n log n); the count
 		 * is then a lower bound. */
 		if (distinct > 1)
@@ -240,7 +263,7 @@ const struct symtab_segment *symtab_lookup(const struct symtab *st, uint64_t add
 	size_t lo = 0, hi = st->nsegs;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		if (st->segs[mid].end <= addr)
+		if (st->segs[mid].last < addr)
 			lo = mid + 1;
 		else
 			hi = mid;

@@ -44,7 +44,7 @@ struct symbol {
 struct symtab_source {
 	const char *path;        /* as given by the user */
 	const char *object;      /* the object name JIT functions from it get (ob=) */
-	unsigned prio;           /* 0 = perf map, 1 = jitdump */
+	unsigned prio;           /* SYMTAB_PRIO_MAP or SYMTAB_PRIO_JITDUMP */
 	uint64_t entries;        /* symbols added from it */
 	uint64_t skipped;        /* entries ignored (size 0) */
 };
@@ -58,19 +58,24 @@ struct symtab_stats {
 };
 
 struct symtab_segment {
-	uint64_t start, end;     /* [start, end) */
+	uint64_t start, last;    /* [start, last]: the last address is included, so that a
+	                            segment can end at 2^64 */
 	uint32_t sym;            /* index of the winning symbol */
 	uint32_t contested;      /* 1 if several distinct names claimed these addresses */
 };
 
 struct symtab;
 
+/* Priority classes of sources; also how an entry's source_line is meant: a line of a perf
+ * map, a byte offset in a jitdump (messages say "FILE:LINE:" or "FILE: byte N:"). */
+enum { SYMTAB_PRIO_MAP = 0, SYMTAB_PRIO_JITDUMP = 1 };
+
 struct symtab *symtab_new(void);
 void symtab_free(struct symtab *st);   /* NULL is a no-op */
 /* Registers a symbol source (map or dump path; OBJECT is the ob= name). Returns its index. */
 uint32_t symtab_add_source(struct symtab *st, const char *path, const char *object, unsigned prio);
-/* Adds [START, START+SIZE) named NAME (copied). SIZE 0 is counted as skipped.
- * Returns 0, or -1 with D set when START+SIZE overflows. */
+/* Adds [START, START+SIZE) named NAME (copied). SIZE 0 is counted as skipped. A range may
+ * end exactly at 2^64. Returns 0, or -1 with D set when START+SIZE passes 2^64. */
 int symtab_add(struct symtab *st, uint32_t source, uint64_t start, uint64_t size,
 	       const char *name, size_t len, uint64_t source_line, struct diag *d);
 /* Builds the lookup index with the overlap policy. Call once, after the last add. */

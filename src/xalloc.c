@@ -6,6 +6,14 @@
 
 #include "xalloc.h"
 
+static size_t limit;   /* xalloc_limit(); 0: none */
+
+void xalloc_limit(size_t max)
+{
+	limit = max;
+}
+
+/* exit(), not _exit(): io.c's atexit handler removes the temporary output files. */
 static void oom(void)
 {
 	fputs("cgjit: out of memory\n", stderr);
@@ -14,7 +22,7 @@ static void oom(void)
 
 void *xmalloc(size_t n)
 {
-	void *p = malloc(n ? n : 1);
+	void *p = limit && n > limit ? NULL : malloc(n ? n : 1);
 	if (!p)
 		oom();
 	return p;
@@ -22,7 +30,7 @@ void *xmalloc(size_t n)
 
 void *xcalloc(size_t n, size_t size)
 {
-	void *p = calloc(n ? n : 1, size ? size : 1);
+	void *p = limit && size && n > limit / size ? NULL : calloc(n ? n : 1, size ? size : 1);
 	if (!p)
 		oom();
 	return p;
@@ -30,7 +38,7 @@ void *xcalloc(size_t n, size_t size)
 
 void *xrealloc(void *p, size_t n)
 {
-	p = realloc(p, n ? n : 1);
+	p = limit && n > limit ? NULL : realloc(p, n ? n : 1);
 	if (!p)
 		oom();
 	return p;

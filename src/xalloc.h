@@ -1,9 +1,10 @@
 /* xalloc.h - allocation that never returns NULL.
  * Out of memory is the one condition the library does not report through struct diag:
  * it prints "cgjit: out of memory" and exits 1 (as git's xmalloc does), because every
- * caller would otherwise carry an error path that cannot be tested. Input sizes are
- * bounded before anything is allocated (see README "Limits"), so this means the machine
- * is really out of memory. */
+ * caller would otherwise carry an error path that cannot be tested. exit() runs io.c's
+ * atexit handler, which removes the temporary output files, so nothing is left behind.
+ * Input sizes are bounded before anything is allocated (see README "Limits"), so this
+ * means the machine is really out of memory. */
 #ifndef CGJIT_XALLOC_H
 #define CGJIT_XALLOC_H
 
@@ -15,5 +16,8 @@ void *xrealloc(void *p, size_t n);
 /* Grows *P (an array of ELEM-byte items with capacity *CAP) to hold at least NEED items. */
 void xgrow(void **p, size_t *cap, size_t need, size_t elem);
 char *xstrndup(const char *s, size_t n);
+/* Test hook: from now on every single allocation of more than MAX bytes is treated as out
+ * of memory (0: no limit). Set by cgjit from $CGJIT_TEST_ALLOC_LIMIT and by unit tests. */
+void xalloc_limit(size_t max);
 
 #endif

@@ -106,29 +106,11 @@ for (@list_out) {
 }
 check(!@left, "no pseudo-function left inside a JIT range" . (@left ? ": @left[0..($#left > 4 ? 4 : $#left)]" : ""));
 
-# 4. each JIT symbol's self cost equals the input's cost on its addresses
+# 4. each JIT symbol's self cost equals the input's cost on its addresses: check 9 (inv4,
+# computed by cgcheck --jit-invariants with README rules 5 and 9: lines no symbol covers
+# leave the JIT function, lines inside an ELF function of the input go to it).
 my (undef, @list_in) = run($cgcheck, '--list', $in);
 my (undef, @addrs) = run($cgcheck, '--addrs', $in);
-my %expected;
-if (@addrs) {
-	for (@addrs) {
-		chomp;
-		my ($part, $addr, $fn, $c) = split /\t/;
-		next if $c eq 'call';
-		my $o = owner(hex($addr));
-		# A line outside every range stays with the JIT function its block was entered at.
-		$o //= owner(hex($1)) if $fn =~ /^0x([0-9a-f]{16})/;
-		addv($expected{"$part\t$o"} //= [], $c) if defined $o;
-	}
-} else {
-	for (@list_in) {
-		chomp;
-		my ($part, $fn, $file, $obj, $c) = split /\t/;
-		next unless $obj eq '???' && $fn =~ /^0x([0-9a-f]{16})(?:'|$)/;
-		my $o = owner(hex($1));
-		addv($expected{"$part\t$o"} //= [], $c) if defined $o;
-	}
-}
 my %actual;
 my %annot_expect;   # "file:name" -> first-event self, summed over parts
 for (@list_out) {
@@ -145,15 +127,6 @@ for (@list_out) {
 	my ($first) = split / /, $c;
 	$annot_expect{$fn} += $first;
 }
-my @diff;
-for my $k (sort(keys %expected), sort(keys %actual)) {
-	my $e = vstr($expected{$k} // [0]);
-	my $a = vstr($actual{$k} // [0]);
-	push @diff, "$k: expected $e, got $a" if $e ne $a;
-}
-my $no_jit = !%expected && !%actual;   # e.g. a dump taken before any JIT code ran
-check(!@diff && (scalar(keys %expected) > 0 || $no_jit), "each JIT symbol's self cost equals the input's cost in its address range ("
-      . scalar(keys %expected) . " symbol/part pairs)" . (@diff ? ": " . join('; ', @diff[0 .. ($#diff > 3 ? 3 : $#diff)]) : ""));
 
 # 5. callgrind_annotate reads the output and shows the JIT names with those self costs
 my ($first_event, @summaries);
@@ -182,6 +155,7 @@ for my $fn (keys %annot_expect) {
 		$annot_by_fn{$fn} += $annot{$k} if substr($k, -length($fn) - 1) eq ":$fn";
 	}
 }
+my $no_jit = !%actual;   # e.g. a dump taken before any JIT code ran
 my @adiff;
 for my $k (keys %annot_expect) {
 	next unless $annot_expect{$k};
@@ -209,6 +183,40 @@ for (@addrs) {
 	my $o = owner(hex($addr));
 	$contrib{"$part\t$fn"}{$o} = 1 if defined $o;
 }
+# Rule 9: lines of a map symbol inside the span of an ELF function's own cost lines (at
+# most 16 MiB, same part; cgcheck --spans) go to that function, so the pseudo-functions
+# holding such lines count toward its bound too.
+my %spans;   # part -> [[lo, hi, key], ...] sorted by lo, with the running maximum of hi
+my (undef, @span_rows) = run($cgcheck, '--spans', $in);
+for (@span_rows) {
+	chomp;
+	my ($part, $fn, $file, $obj, $lo, $hi) = split /\t/;
+	next if hex($hi) - hex($lo) > 16 << 20;
+	push @{$spans{$part}}, [hex($lo), hex($hi), "$part\t$fn\t$file\t$obj"];
+}
+for my $p (keys %spans) {
+	my @v = sort { $a->[0] <=> $b->[0] } @{$spans{$p}};
+	my $max = 0;
+	for (@v) { $max = $_->[1] if $_->[1] > $max; push @$_, $max; }
+	$spans{$p} = \@v;
+}
+sub elf_functions_at {   # keys of the ELF functions whose span covers ADDR in PART
+	my ($part, $addr) = @_;
+	my $v = $spans{$part} or return ();
+	my ($lo, $hi) = (0, scalar @$v);
+	while ($lo < $hi) { my $m = int(($lo + $hi) / 2); if ($v->[$m][0] <= $addr) { $lo = $m + 1 } else { $hi = $m } }
+	my @k;
+	for (my $j = $lo - 1; $j >= 0 && $v->[$j][3] >= $addr; $j--) {
+		push @k, $v->[$j][2] if $v->[$j][1] >= $addr;
+	}
+	return @k;
+}
+my %elf_contrib;   # "part\tpseudo-function" -> { ELF function key => 1 }
+for (@addrs) {
+	my ($part, $addr, $fn) = split /\t/;
+	next unless defined owner(hex($addr));
+	$elf_contrib{"$part\t$fn"}{$_} = 1 for elf_functions_at($part, hex($addr));
+}
 my %in_incl;
 # The bound counts the input's self-calls too: code a function reached by a jump can call
 # the function back, which after the move is a call between two functions.
@@ -222,6 +230,7 @@ for (@incl_in) {
 	my $o = owner(hex($1));
 	$to{$o} = 1 if defined $o;
 	addv($in_incl{"$part\tjit\t$_"} //= [], $c) for keys %to;
+	addv($in_incl{$_} //= [], $c) for keys %{$elf_contrib{"$part\t$fn"} // {}};
 }
 my (undef, @incl) = run($cgcheck, '--inclusive', $out);
 my @over;
@@ -247,25 +256,36 @@ for (@incl) {
 check(!@over, "no function's inclusive cost exceeds the total, unless the input's already did" . (@over ? ": @over[0..($#over > 3 ? 3 : $#over)]" : ""));
 
 # 7. with a jitdump: every cost line of JIT code shows the file and line of its address
-# in the DEBUG_INFO rows of the load that owns it (rows shifted by --bias)
+# in the DEBUG_INFO rows of the load that owns it (rows shifted by --bias); a load whose
+# rows cannot be machine-code offsets (JitDump::code_rows) shows the file and line of its
+# V8 name on every line, or (other names) one file and line throughout
 if (@loads && @addrs && grep { @{$_->{rows}} } @loads) {
 	my (undef, @lines) = run($cgcheck, '--lines', $out);
-	my ($n, @bad) = (0);
+	my ($n, $n_name, @bad, %ignored, %first) = (0, 0);
 	for (@lines) {
 		chomp;
 		my ($part, $addr, $line, $file, $fn, $obj) = split /\t/;
 		next unless is_jit_object($obj);
 		my $s = owner_sym(hex($addr));
 		next unless $s && $s->[4] && @{$s->[4]{rows}};
-		my @rows = sort { $a->[0] <=> $b->[0] }
-			   map { [$_->[0] - $s->[0] >= $bias ? $_->[0] - $bias : $s->[0], $_->[1], $_->[2]] } @{$s->[4]{rows}};
-		my $row = $rows[0];
-		for (@rows) { $row = $_ if $_->[0] <= hex($addr); }
+		my ($rows, $why) = JitDump::code_rows($s->[4], $bias);
+		my ($wfile, $wline);
+		if (@$rows) {
+			my $row = $rows->[0];
+			for (@$rows) { $row = $_ if $_->[0] <= hex($addr); }
+			($wfile, $wline) = ($row->[2], $row->[1]);
+		} else {
+			$ignored{"$s->[0] $why"} = 1;
+			$n_name++;
+			($wfile, $wline) = JitDump::v8_place($s->[2]);
+			($wfile, $wline) = @{$first{$s->[0]} //= [$file, $line]} unless defined $wfile;
+		}
 		$n++;
-		push @bad, "$addr in $fn: $file:$line, the dump says $row->[2]:$row->[1]"
-			if $row->[1] != $line || $row->[2] ne $file;
+		push @bad, "$addr in $fn: $file:$line, the dump says $wfile:$wline" if $wline != $line || $wfile ne $file;
 	}
-	check(!@bad && $n > 0, "$n JIT cost lines carry the file and line of the dump's DEBUG_INFO rows"
+	my $nb = grep { / baseline$/ } keys %ignored;
+	check(!@bad && $n > 0, "$n JIT cost lines carry the file and line of the dump's DEBUG_INFO rows ($n_name of "
+	      . scalar(keys %ignored) . " functions whose rows are not machine-code offsets, $nb of them V8 baseline code: the name's)"
 	      . (@bad ? ": " . join('; ', @bad[0 .. ($#bad > 3 ? 3 : $#bad)]) : ""));
 }
 
@@ -295,6 +315,74 @@ if (@loads) {
 	}
 	check(!@bad && $n > 0 && scalar(keys %elf) > 0, "objdump -d of the ELF files shows each of $n CODE_LOADs' bytes at its address"
 	      . (@bad ? ": missing " . join('; ', @bad[0 .. ($#bad > 3 ? 3 : $#bad)]) : ""));
+}
+
+# 9. the call graph of every JIT function J (all symbols of one name, its 'N and 'caller
+# variants grouped) adds up: cgcheck --jit-invariants reads the input, the output and the
+# effective ranges written here (the entry that wins each address, as owner() decides) and
+# finds, on its own, the input's returns recorded as calls (P -> B, B inside symbol F but not
+# at its start, right after a call site s in F's code that calls P, no more calls and cost
+# than the calls at s). It checks per part and J: inclusive (the calls into J from outside)
+# = the input's calls into J's addresses from outside - returns recorded as calls +
+# synthetic calls; self + calls to others <= the input's self cost on J's addresses + calls
+# from them - the returns' cost; call count <= calls into J - returns + synthetic calls;
+# self = the input's self cost on J's addresses. A line of the input is J's when it lies in
+# J's ranges (README rule 5: no fallback to the function it was charged to) and not within
+# an ELF function of the input (rule 9); without instr positions, by its function's entry.
+{
+	require File::Temp;
+	my (%start_at, %end_at);
+	for my $i (0 .. $#syms) {
+		next unless $syms[$i][1] > $syms[$i][0];
+		push @{$start_at{$syms[$i][0]}}, $i;
+		push @{$end_at{$syms[$i][1]}}, $i;
+	}
+	my (%active, @ranges, $prev, $win);   # [start, end, winning entry]
+	for my $b (sort { $a <=> $b } keys %{{ map { $_ => 1 } keys(%start_at), keys(%end_at) }}) {
+		if (defined $win) {
+			if (@ranges && $ranges[-1][1] == $prev && $ranges[-1][2] == $win) { $ranges[-1][1] = $b; }
+			else { push @ranges, [$prev, $b, $win]; }
+		}
+		delete $active{$_} for @{$end_at{$b} // []};
+		$active{$_} = 1 for @{$start_at{$b} // []};
+		undef $win;
+		for (keys %active) { $win = $_ if !defined $win || $syms[$_][3] > $syms[$win][3]; }
+		$prev = $b;
+	}
+	my $rf = File::Temp->new(TEMPLATE => 'jit-ranges.XXXXXX', TMPDIR => 1);
+	for my $r (@ranges) {
+		my $s = $syms[$r->[2]];
+		# names as cgjit writes them (README, Jitdump: control bytes as '_', empty: address)
+		(my $n = $s->[2]) =~ s/[\x00-\x1f\x7f]/_/g;
+		$n = sprintf('[JIT code at 0x%x]', $s->[0]) if $n eq '';
+		printf $rf "0x%x 0x%x 0x%x %s\n", $r->[0], $r->[1] - $r->[0], $s->[0], $n;
+	}
+	my %jobj;
+	for (@list_out) { my (undef, undef, undef, $obj) = split /\t/; $jobj{$obj =~ s{.*/}{}r} = 1 if is_jit_object($obj); }
+	print $rf "object $_\n" for sort keys %jobj;
+	close $rf;
+	my ($jrc, @jl) = run($cgcheck, '--jit-invariants', $rf->filename, $in, $out);
+	my (%viol, @notes, $summary);
+	my ($nfn, $nret) = (0, 0);
+	for (@jl) {
+		chomp;
+		my @f = split /\t/;
+		if ($f[0] eq 'violation') { push @{$viol{$f[1]}}, "part $f[2] '$f[3]': $f[4]"; }
+		elsif ($f[0] eq 'fn') { $nfn++; }
+		elsif ($f[0] eq 'return') { $nret++; }
+		elsif ($f[0] eq 'note' && $f[2] =~ /^no instr positions/) { push @notes, $f[2]; }
+		elsif ($f[0] eq 'summary') { $summary = $_; }
+	}
+	my $how = "$nfn function/part pairs, $nret returns recorded as calls"
+		. (@notes ? "; no instr positions, so returns recorded as calls were not looked for" : "");
+	for my $c (['inv1', "each JIT function's inclusive cost = the input's calls into its addresses from outside - returns recorded as calls + synthetic calls"],
+		   ['inv2', "each JIT function's self cost + calls to others <= the input's cost on its addresses + calls from there - returns recorded as calls"],
+		   ['inv3', "each JIT function's call count <= the input's calls into it - returns recorded as calls + synthetic calls"],
+		   ['inv4', "each JIT function's self cost = the input's on its addresses (rules 5 and 9)"]) {
+		my @v = (@{$viol{parts} // []}, @{$viol{$c->[0]} // []});
+		check(defined $summary && $jrc != 2 && !@v && ($nfn > 0 || $no_jit), "$c->[1] ($how)"
+		      . (@v ? ": " . scalar(@v) . " violations: " . join('; ', @v[0 .. ($#v > 2 ? 2 : $#v)]) : ""));
+	}
 }
 
 exit($failed ? 1 : 0);

@@ -95,6 +95,62 @@ cat >"$tmp/want" <<EOF
 EOF
 check inclusive "$tmp/want" --inclusive
 
+# --jit-invariants RANGES IN OUT on hand-written pairs (cases/jit-*, ranges cases/jit.ranges)
+# jit NAME IN OUT RC ERE...: exit RC, nothing on stderr, every ERE matches a line of stdout,
+# and no violation line when RC is 0
+jit() {
+	name=$1 in=$2 out=$3 want=$4
+	shift 4
+	"$cg" --jit-invariants "$cases/jit.ranges" "$cases/$in" "$cases/$out" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	if [ "$rc" -ne "$want" ]; then
+		bad "$name" "exit $rc, expected $want: $(grep -v '^fn' "$tmp/out" | head -3) $(head -3 "$tmp/err")"
+		return
+	elif [ -s "$tmp/err" ]; then
+		bad "$name" "wrote to stderr: $(head -3 "$tmp/err")"
+		return
+	elif [ "$want" -eq 0 ] && grep -q '^violation' "$tmp/out"; then
+		bad "$name" "$(grep '^violation' "$tmp/out" | head -3)"
+		return
+	fi
+	for pat; do
+		if ! grep -Eq -- "$pat" "$tmp/out"; then
+			bad "$name" "stdout lacks /$pat/: $(head -5 "$tmp/out")"
+			return
+		fi
+	done
+	ok "$name"
+}
+# the prologue's return to jit_F+0x14 found and dropped, its cost taken off jit_F's call
+# to the prologue; jit_G reached by a jump gets a synthetic call
+jit jit-return-dropped jit-ret.in.cg jit-ret.out.cg 0 \
+	"^return${T}1${T}0x10000014${T}jit_F${T}Builtins_Prologue${T}0x2005${T}0x1000000f${T}3${T}991\$" \
+	"^fn${T}1${T}jit_F${T}incl=1030${T}in=2021${T}ret=991${T}synth=0${T}count=3${T}in-count=6${T}ret-count=3${T}synth-count=0${T}self=909${T}in-self=909${T}calls=81${T}in-calls=1072${T}ret-taken=991${T}synth-out=40\$" \
+	"^fn${T}1${T}jit_G${T}incl=40${T}in=0${T}ret=0${T}synth=40${T}count=1${T}" \
+	"^summary${T}parts=1${T}functions=2${T}returns=1${T}violations=0\$"
+# the same input with the cycle jit_F -> Builtins_Prologue -> jit_F kept (the bug)
+jit jit-return-kept jit-ret.in.cg jit-ret-cycle.out.cg 1 \
+	"^violation${T}inv1${T}1${T}jit_F${T}Ir: inclusive 2021 != 1030 = calls into it in the input 2021 - returns recorded as calls 991 \+ synthetic calls into it 0\$" \
+	"^violation${T}inv2${T}1${T}jit_F${T}Ir: self 909 \+ calls to others 1072 = 1981 > 990 = " \
+	"^violation${T}inv3${T}1${T}jit_F${T}called 6 times > 3 = " \
+	"^summary${T}parts=1${T}functions=2${T}returns=1${T}violations=3\$"
+# recursion through a builtin back to jit_F's start, and a real call to jit_F+0x14 (more
+# calls than jit_F's calls to the builtin): no return recorded as a call, all calls stay
+jit jit-recursion jit-rec.in.cg jit-rec.out.cg 0 \
+	"^fn${T}1${T}jit_F${T}incl=58${T}in=58${T}ret=0${T}synth=0${T}count=4${T}in-count=4${T}" \
+	"^summary${T}parts=1${T}functions=1${T}returns=0${T}violations=0\$"
+# ... and an output that dropped that real call (jit_F no longer adds up)
+jit jit-recursion-call-dropped jit-rec.in.cg jit-rec-dropped.out.cg 1 \
+	"^violation${T}inv1${T}1${T}jit_F${T}Ir: inclusive 54 != 58 = calls into it in the input 58 - returns recorded as calls 0 \+ synthetic calls into it 0\$" \
+	"^summary${T}parts=1${T}functions=1${T}returns=0${T}violations=1\$"
+"$cg" --jit-invariants "$cases/jit.ranges" "$cases/jit-ret.in.cg" >/dev/null 2>&1
+rc=$?
+if [ "$rc" -eq 2 ]; then ok jit-usage; else bad jit-usage "one profile exited $rc, not 2"; fi
+printf '0x10 0x20 0x10 a\n0x20 0x8 0x20 b\n' >"$tmp/overlap.ranges"
+"$cg" --jit-invariants "$tmp/overlap.ranges" "$cases/jit-ret.in.cg" "$cases/jit-ret.out.cg" >/dev/null 2>"$tmp/err"
+rc=$?
+if [ "$rc" -eq 2 ] && grep -q overlap "$tmp/err"; then ok jit-ranges-overlap; else bad jit-ranges-overlap "exit $rc: $(cat "$tmp/err")"; fi
+
 # usage errors exit 2
 "$cg" >/dev/null 2>&1
 rc=$?

@@ -19,6 +19,12 @@
  * plus parse errors (malformed lines, unknown lines, missing events:,
  * missing totals:, no final newline).
  *
+ * --jit-invariants RANGES IN OUT checks cgjit's call graph of JIT functions
+ * in OUT against its input IN (see the section of that name below): the
+ * inclusive cost and call count of each JIT function against the calls into
+ * its addresses in IN, less the returns that callgrind recorded as calls
+ * (found here, independently), plus cgjit's synthetic calls.
+ *
  * Identity: key = name + basename(file) + basename(object), no separator,
  * bound when an id is *defined* with the context then in effect; `???` is
  * the empty name; a later `(id)` reference returns the bound function.
@@ -62,11 +68,13 @@ static u64 *zalloc_costs(u64 *p, int nev)
 static const char *g_fname = "-";
 static long g_lineno;
 static u64 g_nproblems, g_maxshow = 1000;
+static bool g_quiet; /* a second reading of a file: its problems are reported once */
 
+static void problem_at(long line, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void problem_at(long line, const char *fmt, ...)
 {
 	va_list ap;
-	if (++g_nproblems > g_maxshow && g_maxshow)
+	if (g_quiet || (++g_nproblems > g_maxshow && g_maxshow))
 		return;
 	if (line > 0)
 		fprintf(stderr, "%s:%ld: ", g_fname, line);
@@ -179,6 +187,11 @@ typedef struct {
 	u64 sites, count, jumps;
 	long first_ref;      /* first calls=/jump line targeting it */
 	bool body;           /* some fn= block had a self cost or call line */
+	/* --jit-invariants: JIT function group of this key in the input (by the
+	 * address in its `0x…` name) and in the output (by name); -1 = none */
+	int jin, jout, jrange;
+	bool jin_set, jout_set, has_span;
+	u64 jaddr, span_lo, span_hi; /* addresses of its self cost lines in this part */
 } Func;
 
 static Func *F;
@@ -191,6 +204,9 @@ enum { NEXT_SELF, NEXT_CALL, NEXT_JUMP };
 static bool opt_list, opt_totals, opt_incl, opt_addrs;
 static bool opt_self_calls;   /* --inclusive counts calls to itself too */
 static bool opt_lines;        /* --lines: address, line and file of every self cost line */
+static bool opt_spans;        /* --spans: lowest and highest address of each ELF function's
+                                 self cost lines, per part (README rule 9) */
+static bool opt_jit;          /* --jit-invariants RANGES IN OUT */
 static int line_idx = -1;     /* index of the line subposition, -1 if none */
 static bool instr_first;  /* positions: starts with instr (absolute addresses in ???) */
 static int g_parts;      /* parts are numbered over all files */
@@ -213,6 +229,8 @@ static struct {
 	long pend_line;           /* line of the pending calls=/jump */
 	bool pend_reported;
 	u64 pend_count;
+	u64 pend_target;          /* first subposition of the calls= target */
+	bool synth_pending;       /* "# cgjit: synthetic call" seen before this call */
 	int *touched; /* functions seen in this part */
 	size_t ntouched, captouched;
 } P;
@@ -227,6 +245,7 @@ static void touch(int f)
 	fp->out = zalloc_costs(fp->out, P.nev);
 	fp->sites = fp->count = fp->jumps = 0;
 	fp->first_ref = 0;
+	fp->has_span = false;
 	fp->body = false;
 	if (P.ntouched >= P.captouched) {
 		P.captouched = P.captouched ? 2 * P.captouched : 1024;
@@ -315,6 +334,660 @@ static int resolve(int kind, const char *tag, const char *s, int file, int obj)
 	return val;
 }
 
+/* ---- --jit-invariants RANGES IN OUT ----
+ * cgjit's call-graph invariants for JIT functions, from cgjit's input IN, its
+ * output OUT and RANGES, the effective JIT address ranges after the overlap
+ * policy (written by tests/e2e/check-augment.pl):
+ *   START SIZE ENTRY NAME   [START, START+SIZE) is owned by the symbol NAME
+ *                           that starts at ENTRY; ranges are disjoint
+ *   object BASENAME         the functions of this object in OUT are JIT code
+ *
+ * A JIT function J is all symbols of one name.  In IN, a self cost or call
+ * line is J's when it is in a `???` function and its address (the instr
+ * subposition) lies in J's ranges (README rule 5: code no symbol covers is no
+ * JIT function's) but not between the first and last self cost line of a
+ * function of an ELF object in that part spanning at most 16 MiB (rule 9:
+ * such code is that function's; IN is read twice for this).  Without instr
+ * positions a line is J's when its function's `0x…` name is in J's ranges.
+ * A call goes into J when its callee is a `???` function whose `0x…` name is.
+ * In OUT, J is every function of a JIT object whose name is J's or J's
+ * followed by `'` parts (`'N` recursion levels, `--separate-callers`
+ * contexts): grouped, because they split what IN has at the same addresses.
+ * Calls between J's members are J's own in both files (kcachegrind's
+ * callers-based inclusive cost leaves calls to itself out): "into J" means
+ * from outside J, "to others" to outside J.
+ *
+ * Returns recorded as calls (instr positions only): a call P -> B into J from
+ * outside J, B not the start of its symbol F, where F's code calls P at a
+ * site s with 0 < B - s <= 15 (the nearest such s in F) and the record has no
+ * more calls, and in no event more cost, than all calls from F's code at s to
+ * P (of any of J's functions) still have: each return found takes its cost
+ * off them, as cgjit does.  Then per part and J:
+ *   inv1  inclusive(OUT) = calls into J (IN) - returns + synthetic calls into J (OUT)
+ *   inv2  self(OUT) + calls to others (OUT, not synthetic) <= self(IN)
+ *         + calls from J's code to others (IN) - the returns' cost taken off
+ *         J's calls - returns made from J's code
+ *   inv3  calls into J (OUT, count) <= calls into J (IN) - returns + synthetic
+ *   inv4  self(OUT) = self(IN) */
+
+typedef struct {
+	u64 start, end, entry;
+	int j;
+} JRange;
+static JRange *JR;
+static size_t nJR;
+static int *J_name;   /* group -> name sid */
+static int nJ;
+static int *J_of_sid; /* name sid -> group or -1, for sids < nJ_of_sid */
+static size_t nJ_of_sid;
+static int *J_obj;    /* sids of JIT object basenames */
+static size_t nJ_obj;
+static int jit_side;  /* -1: first reading of IN (spans), 0: IN, 1: OUT */
+
+enum { Q_IN_INCL, Q_RET, Q_SELF_IN, Q_CALLS_IN, Q_RED,
+       Q_OUT_INCL, Q_SYNTH_IN, Q_SELF_OUT, Q_CALLS_OUT, Q_SYNTH_OUT, NQ };
+enum { N_IN, N_RET, N_OUT, N_SYNTH, NN };
+
+typedef struct {
+	int nev;
+	bool in_seen, out_seen, instr;
+	char **evname;
+	u64 *v; /* [j][q][event] */
+	u64 *n; /* [j][k] call counts */
+	u64 nret;
+} JPart;
+static JPart *JP;
+static int nJP;
+
+/* per input part: calls made from JIT code, keyed by (call site, callee) */
+typedef struct {
+	u64 s, n, entry;
+	int callee, j;
+	u64 *rem; /* inclusive cost not yet taken by a return */
+} JSite;
+static JSite *JS;
+static size_t nJS, capJS;
+static int *JStab;
+static size_t JStab_cap;
+
+/* per input part: calls into J at an interior address, from outside J */
+typedef struct {
+	u64 b, a, n;
+	int caller, jt, js, range;
+	u64 *c;
+} JCand;
+static JCand *JC;
+static size_t nJC, capJC;
+
+static u64 g_jfuncs, g_jrets, g_jviol;
+
+static int lookup_n(const char *s, size_t n)
+{
+	if (!Stab_cap)
+		return -1;
+	for (size_t h = hash_bytes(s, n) & (Stab_cap - 1); Stab[h] >= 0; h = (h + 1) & (Stab_cap - 1))
+		if (strncmp(S[Stab[h]], s, n) == 0 && S[Stab[h]][n] == '\0')
+			return Stab[h];
+	return -1;
+}
+
+static int cmp_range(const void *a, const void *b)
+{
+	const JRange *x = a, *y = b;
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* Reads RANGES.  Returns 0, or -1 with a message on stderr. */
+static int jit_load(const char *fname)
+{
+	FILE *fp = fopen(fname, "r");
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t len;
+	long ln = 0;
+	if (!fp) {
+		fprintf(stderr, "cgcheck: cannot open %s\n", fname);
+		return -1;
+	}
+	while ((len = getline(&line, &cap, fp)) != -1) {
+		const char *p = line;
+		u64 start, size, entry;
+		ln++;
+		while (len && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+			line[--len] = '\0';
+		if (!len || line[0] == '#')
+			continue;
+		if (!strncmp(line, "object ", 7)) {
+			J_obj = xrealloc(J_obj, (nJ_obj + 1) * sizeof *J_obj);
+			J_obj[nJ_obj++] = intern(line + 7);
+			continue;
+		}
+		if (!parse_num(&p, &start) || *p++ != ' ' || !parse_num(&p, &size) || *p++ != ' ' ||
+		    !parse_num(&p, &entry) || *p++ != ' ' || !*p || !size || start + size < start) {
+			fprintf(stderr, "cgcheck: %s:%ld: expected 'START SIZE ENTRY NAME' or 'object NAME'\n",
+				fname, ln);
+			goto fail;
+		}
+		int sid = intern(p);
+		if ((size_t)sid >= nJ_of_sid) {
+			size_t nc = 2 * (size_t)sid + 16;
+			J_of_sid = xrealloc(J_of_sid, nc * sizeof *J_of_sid);
+			for (size_t i = nJ_of_sid; i < nc; i++)
+				J_of_sid[i] = -1;
+			nJ_of_sid = nc;
+		}
+		if (J_of_sid[sid] < 0) {
+			J_name = xrealloc(J_name, (size_t)(nJ + 1) * sizeof *J_name);
+			J_name[nJ] = sid;
+			J_of_sid[sid] = nJ++;
+		}
+		JR = xrealloc(JR, (nJR + 1) * sizeof *JR);
+		JR[nJR++] = (JRange){start, start + size, entry, J_of_sid[sid]};
+	}
+	qsort(JR, nJR, sizeof *JR, cmp_range);
+	for (size_t i = 1; i < nJR; i++)
+		if (JR[i].start < JR[i - 1].end) {
+			fprintf(stderr, "cgcheck: %s: ranges at 0x%llx and 0x%llx overlap\n", fname,
+				JR[i - 1].start, JR[i].start);
+			goto fail;
+		}
+	free(line);
+	fclose(fp);
+	return 0;
+fail:
+	free(line);
+	fclose(fp);
+	return -1;
+}
+
+/* index of the range holding ADDR, or -1 */
+static int jit_own(u64 addr)
+{
+	size_t lo = 0, hi = nJR;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (JR[mid].end <= addr)
+			lo = mid + 1;
+		else if (JR[mid].start > addr)
+			hi = mid;
+		else
+			return (int)mid;
+	}
+	return -1;
+}
+
+/* callgrind's name for code without a symbol: 0x + 16 (8 on 32-bit hosts)
+ * lowercase hex digits, then nothing or `'` parts */
+static bool pseudo_addr(const char *s, u64 *addr)
+{
+	size_t n = 0;
+	if (s[0] != '0' || s[1] != 'x')
+		return false;
+	while (isdigit((unsigned char)s[2 + n]) || (s[2 + n] >= 'a' && s[2 + n] <= 'f'))
+		n++;
+	if ((n != 16 && n != 8) || (s[2 + n] && s[2 + n] != '\''))
+		return false;
+	*addr = strtoull(s + 2, NULL, 16);
+	return true;
+}
+
+static bool is_unknown_obj(int f) { return S[F[f].obj][0] == '\0'; }
+
+/* input: the group of a `???` function's entry address, or -1 */
+static int jit_in(int f)
+{
+	Func *fp = &F[f];
+	if (!fp->jin_set) {
+		fp->jin_set = true;
+		fp->jin = fp->jrange = -1;
+		if (is_unknown_obj(f) && pseudo_addr(S[fp->name], &fp->jaddr) &&
+		    (fp->jrange = jit_own(fp->jaddr)) >= 0)
+			fp->jin = JR[fp->jrange].j;
+	}
+	return fp->jin;
+}
+
+/* ELF functions' spans per input part (README, rule 9): sorted by start, with
+ * the largest end so far, so that "does some span cover A" is one search */
+typedef struct {
+	u64 *lo, *hi_max;
+	size_t n;
+} JSpans;
+static JSpans *JSP;
+static int nJSP;
+
+static bool jit_in_elf_function(u64 a)
+{
+	if (g_file_parts > nJSP)
+		return false;
+	const JSpans *sp = &JSP[g_file_parts - 1];
+	size_t lo = 0, hi = sp->n; /* first span starting above A */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (sp->lo[mid] <= a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo > 0 && sp->hi_max[lo - 1] >= a;
+}
+
+/* input: the group a line of function F at address A (if HAVE_A) belongs to.
+ * With addresses, the symbol owning the address, or none: uncovered code
+ * reached by a jump from JIT code gets an identity of its own (README, rule
+ * 5), and covered code inside the span of an ELF function's own cost lines
+ * goes to that function (rule 9: node's map names builtins in its binary) */
+static int jit_attr(int f, bool have_a, u64 a)
+{
+	int r;
+	if (!is_unknown_obj(f))
+		return -1;
+	if (have_a)
+		return (r = jit_own(a)) >= 0 && !jit_in_elf_function(a) ? JR[r].j : -1;
+	return jit_in(f);
+}
+
+/* output: the group of a function of a JIT object, by the longest prefix of
+ * its name that ends before a `'` (or is the name) and names a symbol */
+static int jit_out(int f)
+{
+	Func *fp = &F[f];
+	if (fp->jout_set)
+		return fp->jout;
+	fp->jout_set = true;
+	fp->jout = -1;
+	const char *ob = base_of(fp->obj), *nm = S[fp->name];
+	size_t i;
+	for (i = 0; i < nJ_obj && strcmp(S[J_obj[i]], ob); i++)
+		;
+	if (i == nJ_obj)
+		return -1;
+	for (size_t n = strlen(nm);; n--) {
+		if (n == strlen(nm) || nm[n] == '\'') {
+			int sid = lookup_n(nm, n);
+			if (sid >= 0 && (size_t)sid < nJ_of_sid && J_of_sid[sid] >= 0)
+				return fp->jout = J_of_sid[sid];
+		}
+		if (!n)
+			break;
+	}
+	printf("note\t%d\tfunction '%s' of JIT object '%s' has no symbol's name: not checked\n",
+	       g_file_parts, show(fp->name), show(fp->obj));
+	return -1;
+}
+
+static void jit_violation(const char *inv, int part, int j, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static JPart *jit_cur(void) { return &JP[g_file_parts - 1]; }
+
+static void jit_add(int j, int q, const u64 *c)
+{
+	JPart *jp = jit_cur();
+	u64 *v = jp->v + ((size_t)j * NQ + (size_t)q) * (size_t)jp->nev;
+	for (int e = 0; e < jp->nev && e < P.nev; e++)
+		v[e] += c[e];
+}
+
+static void jit_count(int j, int k, u64 n) { jit_cur()->n[(size_t)j * NN + (size_t)k] += n; }
+
+/* events: of a part of IN or OUT */
+static void jit_part_begin(void)
+{
+	int k = g_file_parts;
+	if (jit_side < 0)
+		return;
+	if (k > nJP) {
+		JP = xrealloc(JP, (size_t)k * sizeof *JP);
+		memset(&JP[nJP], 0, (size_t)(k - nJP) * sizeof *JP);
+		nJP = k;
+	}
+	JPart *jp = &JP[k - 1];
+	if (jit_side == 0) {
+		jp->in_seen = true;
+		jp->instr = instr_first;
+		jp->nev = P.nev;
+		jp->evname = xrealloc(NULL, (size_t)(P.nev + 1) * sizeof *jp->evname);
+		for (int e = 0; e < P.nev; e++)
+			jp->evname[e] = strcpy(xrealloc(NULL, strlen(P.evname[e]) + 1), P.evname[e]);
+		jp->v = xrealloc(NULL, ((size_t)nJ * NQ * (size_t)P.nev + 1) * sizeof *jp->v);
+		memset(jp->v, 0, ((size_t)nJ * NQ * (size_t)P.nev + 1) * sizeof *jp->v);
+		jp->n = xrealloc(NULL, ((size_t)nJ * NN + 1) * sizeof *jp->n);
+		memset(jp->n, 0, ((size_t)nJ * NN + 1) * sizeof *jp->n);
+	} else {
+		jp->out_seen = true;
+		if (jp->in_seen && jp->nev != P.nev)
+			jit_violation("parts", k, -1, "part %d has %d events in the input, %d in the output", k,
+				      jp->nev, P.nev);
+		if (!jp->in_seen) {
+			jp->nev = 0;
+			jp->v = xrealloc(NULL, sizeof *jp->v);
+			jp->n = xrealloc(NULL, ((size_t)nJ * NN + 1) * sizeof *jp->n);
+			memset(jp->n, 0, ((size_t)nJ * NN + 1) * sizeof *jp->n);
+		}
+	}
+}
+
+static size_t jsite_hash(u64 s, int callee)
+{
+	return (size_t)((s * 0x9e3779b97f4a7c15ULL) ^ ((u64)(unsigned)callee * 0xff51afd7ed558ccdULL) ^
+			(s >> 31));
+}
+
+static int jsite_find(u64 s, int callee)
+{
+	if (!JStab_cap)
+		return -1;
+	size_t mask = JStab_cap - 1;
+	for (size_t h = jsite_hash(s, callee) & mask; JStab[h] >= 0; h = (h + 1) & mask)
+		if (JS[JStab[h]].s == s && JS[JStab[h]].callee == callee)
+			return JStab[h];
+	return -1;
+}
+
+static void jsite_add(u64 s, int callee, int r, u64 n, const u64 *c)
+{
+	int i = jsite_find(s, callee);
+	if (i < 0) {
+		if (2 * (nJS + 1) > JStab_cap) {
+			size_t nc = JStab_cap ? 2 * JStab_cap : 1024;
+			free(JStab);
+			JStab = xrealloc(NULL, nc * sizeof *JStab);
+			memset(JStab, 0xff, nc * sizeof *JStab);
+			for (size_t k = 0; k < nJS; k++) {
+				size_t h = jsite_hash(JS[k].s, JS[k].callee) & (nc - 1);
+				while (JStab[h] >= 0)
+					h = (h + 1) & (nc - 1);
+				JStab[h] = (int)k;
+			}
+			JStab_cap = nc;
+		}
+		if (nJS >= capJS)
+			JS = xrealloc(JS, (capJS = capJS ? 2 * capJS : 1024) * sizeof *JS);
+		JS[nJS] = (JSite){s, 0, JR[r].entry, callee, JR[r].j, zalloc_costs(NULL, P.nev)};
+		size_t h = jsite_hash(s, callee) & (JStab_cap - 1);
+		while (JStab[h] >= 0)
+			h = (h + 1) & (JStab_cap - 1);
+		JStab[h] = (int)nJS;
+		i = (int)nJS++;
+	}
+	JS[i].n += n;
+	for (int e = 0; e < P.nev; e++)
+		JS[i].rem[e] += c[e];
+}
+
+/* a self cost line of function F at address A (first subposition) */
+static void jit_self(int f, u64 a, const u64 *c)
+{
+	if (jit_side < 0) { /* the first reading of IN: spans of ELF functions */
+		Func *fp = &F[f];
+		if (!instr_first || is_unknown_obj(f))
+			return;
+		if (!fp->has_span || a < fp->span_lo)
+			fp->span_lo = a;
+		if (!fp->has_span || a > fp->span_hi)
+			fp->span_hi = a;
+		fp->has_span = true;
+		return;
+	}
+	int j = jit_side ? jit_out(f) : jit_attr(f, instr_first, a);
+	if (j >= 0)
+		jit_add(j, jit_side ? Q_SELF_OUT : Q_SELF_IN, c);
+}
+
+/* a call record: CALLER at call site A calls CALLEE N times, inclusive cost C */
+static void jit_call(int caller, u64 a, int callee, u64 n, const u64 *c, bool synth)
+{
+	if (jit_side < 0)
+		return;
+	if (jit_side) {
+		int jc = jit_out(caller), jk = jit_out(callee);
+		if (jk >= 0 && jk != jc) {
+			jit_add(jk, Q_OUT_INCL, c);
+			jit_count(jk, N_OUT, n);
+			if (synth) {
+				jit_add(jk, Q_SYNTH_IN, c);
+				jit_count(jk, N_SYNTH, n);
+			}
+		}
+		if (jc >= 0 && jk != jc)
+			jit_add(jc, synth ? Q_SYNTH_OUT : Q_CALLS_OUT, c);
+		return;
+	}
+	int js = jit_attr(caller, instr_first, a), jt = jit_in(callee), r;
+	if (jt >= 0 && jt != js) {
+		jit_add(jt, Q_IN_INCL, c);
+		jit_count(jt, N_IN, n);
+		const Func *k = &F[callee];
+		if (instr_first && k->jaddr != JR[k->jrange].entry) {
+			if (nJC >= capJC)
+				JC = xrealloc(JC, (capJC = capJC ? 2 * capJC : 256) * sizeof *JC);
+			JC[nJC] = (JCand){k->jaddr, a, n, caller, jt, js, k->jrange, zalloc_costs(NULL, P.nev)};
+			memcpy(JC[nJC++].c, c, (size_t)P.nev * sizeof *c);
+		}
+	}
+	if (js >= 0 && jt != js)
+		jit_add(js, Q_CALLS_IN, c);
+	if (instr_first && is_unknown_obj(caller) && (r = jit_own(a)) >= 0)
+		jsite_add(a, callee, r, n, c);
+}
+
+/* a return recorded as a call?  The nearest call site s before B in B's symbol
+ * whose calls go to the record's caller and can hold it. */
+static int jit_return_site(const JCand *r)
+{
+	int nev = jit_cur()->nev;
+	for (u64 d = 1; d <= 15 && d <= r->b; d++) {
+		int i = jsite_find(r->b - d, r->caller);
+		if (i < 0 || JS[i].entry != JR[r->range].entry || JS[i].j != r->jt || r->n > JS[i].n)
+			continue;
+		int e = 0;
+		while (e < nev && r->c[e] <= JS[i].rem[e])
+			e++;
+		if (e == nev)
+			return i;
+	}
+	return -1;
+}
+
+static int cmp_u64_pair(const void *a, const void *b)
+{
+	const u64 *x = a, *y = b;
+	return x[0] < y[0] ? -1 : x[0] > y[0];
+}
+
+/* end of a part in the first reading of IN: the spans of ELF functions, those
+ * of at most 16 MiB (rule 9) */
+static void jit_spans_end(void)
+{
+	int k = g_file_parts;
+	if (k > nJSP) {
+		JSP = xrealloc(JSP, (size_t)k * sizeof *JSP);
+		memset(&JSP[nJSP], 0, (size_t)(k - nJSP) * sizeof *JSP);
+		nJSP = k;
+	}
+	JSpans *sp = &JSP[k - 1];
+	u64 *pairs = xrealloc(NULL, (2 * P.ntouched + 1) * sizeof *pairs);
+	size_t n = 0;
+	for (size_t i = 0; i < P.ntouched; i++) {
+		const Func *fp = &F[P.touched[i]];
+		if (fp->has_span && fp->span_hi - fp->span_lo < ((u64)16 << 20)) {
+			pairs[2 * n] = fp->span_lo;
+			pairs[2 * n++ + 1] = fp->span_hi;
+		}
+	}
+	qsort(pairs, n, 2 * sizeof *pairs, cmp_u64_pair);
+	sp->lo = xrealloc(NULL, (n + 1) * sizeof *sp->lo);
+	sp->hi_max = xrealloc(NULL, (n + 1) * sizeof *sp->hi_max);
+	for (size_t i = 0; i < n; i++) {
+		sp->lo[i] = pairs[2 * i];
+		sp->hi_max[i] = i && sp->hi_max[i - 1] > pairs[2 * i + 1] ? sp->hi_max[i - 1] : pairs[2 * i + 1];
+	}
+	sp->n = n;
+	free(pairs);
+}
+
+/* end of a part of IN: find the returns recorded as calls */
+static void jit_part_end(void)
+{
+	if (jit_side < 0) {
+		jit_spans_end();
+		return;
+	}
+	JPart *jp = jit_cur();
+	for (size_t k = 0; jit_side == 0 && k < nJC; k++) {
+		JCand *r = &JC[k];
+		int i = jit_return_site(r);
+		if (i < 0)
+			continue;
+		for (int e = 0; e < jp->nev; e++)
+			JS[i].rem[e] -= r->c[e];
+		jit_add(r->jt, Q_RET, r->c);
+		jit_count(r->jt, N_RET, r->n);
+		jit_add(r->jt, Q_RED, r->c); /* F's call at s loses it */
+		if (r->js >= 0)
+			jit_add(r->js, Q_RED, r->c); /* and the record's caller its call */
+		jp->nret++;
+		g_jrets++;
+		printf("return\t%d\t0x%llx\t%s\t%s\t0x%llx\t0x%llx\t%llu\t", g_file_parts, r->b,
+		       show(J_name[r->jt]), show(F[r->caller].name), r->a, JS[i].s, r->n);
+		for (int e = 0; e < jp->nev; e++)
+			printf(e ? " %llu" : "%llu", r->c[e]);
+		putchar('\n');
+	}
+	for (size_t k = 0; k < nJC; k++)
+		free(JC[k].c);
+	for (size_t k = 0; k < nJS; k++)
+		free(JS[k].rem);
+	nJC = nJS = 0;
+	if (JStab)
+		memset(JStab, 0xff, JStab_cap * sizeof *JStab);
+}
+
+static void jit_vec(const char *key, const u64 *v, int nev)
+{
+	printf("\t%s=", key);
+	for (int e = 0; e < nev; e++)
+		printf(e ? ",%llu" : "%llu", v[e]);
+}
+
+static void jit_violation(const char *inv, int part, int j, const char *fmt, ...)
+{
+	va_list ap;
+	g_jviol++;
+	printf("violation\t%s\t%d\t%s\t", inv, part, j >= 0 ? show(J_name[j]) : "");
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+}
+
+/* the fn line and the violations of JIT function J in part K */
+static void jit_check_function(int k, int j)
+{
+	const JPart *jp = &JP[k - 1];
+	const u64 *v = jp->v + (size_t)j * NQ * (size_t)jp->nev, *n = jp->n + (size_t)j * NN;
+#define Q(q) (v + (size_t)(q) * (size_t)jp->nev)
+	printf("fn\t%d\t%s", k, show(J_name[j]));
+	jit_vec("incl", Q(Q_OUT_INCL), jp->nev);
+	jit_vec("in", Q(Q_IN_INCL), jp->nev);
+	jit_vec("ret", Q(Q_RET), jp->nev);
+	jit_vec("synth", Q(Q_SYNTH_IN), jp->nev);
+	printf("\tcount=%llu\tin-count=%llu\tret-count=%llu\tsynth-count=%llu", n[N_OUT], n[N_IN], n[N_RET],
+	       n[N_SYNTH]);
+	jit_vec("self", Q(Q_SELF_OUT), jp->nev);
+	jit_vec("in-self", Q(Q_SELF_IN), jp->nev);
+	jit_vec("calls", Q(Q_CALLS_OUT), jp->nev);
+	jit_vec("in-calls", Q(Q_CALLS_IN), jp->nev);
+	jit_vec("ret-taken", Q(Q_RED), jp->nev);
+	jit_vec("synth-out", Q(Q_SYNTH_OUT), jp->nev);
+	putchar('\n');
+	for (int e = 0; e < jp->nev; e++) {
+		const char *ev = jp->evname[e];
+		u64 in = Q(Q_IN_INCL)[e], ret = Q(Q_RET)[e], syn = Q(Q_SYNTH_IN)[e];
+		u64 got = Q(Q_OUT_INCL)[e], want = in - ret + syn; /* ret is part of in */
+		if (got != want)
+			jit_violation("inv1", k, j,
+				      "%s: inclusive %llu != %llu = calls into it in the input %llu - returns "
+				      "recorded as calls %llu + synthetic calls into it %llu",
+				      ev, got, want, in, ret, syn);
+		u64 own = Q(Q_SELF_OUT)[e] + Q(Q_CALLS_OUT)[e];
+		u64 bound = Q(Q_SELF_IN)[e] + Q(Q_CALLS_IN)[e];
+		bound = bound >= Q(Q_RED)[e] ? bound - Q(Q_RED)[e] : 0;
+		if (own > bound)
+			jit_violation("inv2", k, j,
+				      "%s: self %llu + calls to others %llu = %llu > %llu = the input's self cost "
+				      "%llu + calls from its code %llu - returns recorded as calls %llu",
+				      ev, Q(Q_SELF_OUT)[e], Q(Q_CALLS_OUT)[e], own, bound, Q(Q_SELF_IN)[e],
+				      Q(Q_CALLS_IN)[e], Q(Q_RED)[e]);
+		if (Q(Q_SELF_OUT)[e] != Q(Q_SELF_IN)[e])
+			jit_violation("inv4", k, j, "%s: self cost %llu != %llu, the input's at its addresses",
+				      ev, Q(Q_SELF_OUT)[e], Q(Q_SELF_IN)[e]);
+	}
+#undef Q
+	u64 want = n[N_IN] - n[N_RET] + n[N_SYNTH];
+	if (n[N_OUT] > want)
+		jit_violation("inv3", k, j,
+			      "called %llu times > %llu = calls into it in the input %llu - returns recorded as "
+			      "calls %llu + synthetic calls %llu",
+			      n[N_OUT], want, n[N_IN], n[N_RET], n[N_SYNTH]);
+}
+
+/* after IN and OUT: per part, a fn line and the violations of each JIT
+ * function with any cost or call in either file; a summary line last */
+static void jit_report(void)
+{
+	u64 nparts = 0;
+	for (int k = 1; k <= nJP; k++) {
+		const JPart *jp = &JP[k - 1];
+		if (!jp->in_seen || !jp->out_seen) {
+			jit_violation("parts", k, -1, "part %d is only in the %s", k,
+				      jp->in_seen ? "input" : "output");
+			continue;
+		}
+		nparts++;
+		if (!jp->instr)
+			printf("note\t%d\tno instr positions: returns recorded as calls cannot be found "
+			       "(no call-site addresses); costs and calls belong to the function's entry\n", k);
+		for (int j = 0; j < nJ; j++) {
+			const u64 *v = jp->v + (size_t)j * NQ * (size_t)jp->nev, *n = jp->n + (size_t)j * NN;
+			bool any = n[N_IN] || n[N_OUT];
+			for (int i = 0; !any && i < NQ * jp->nev; i++)
+				any = v[i] != 0;
+			if (any) {
+				g_jfuncs++;
+				jit_check_function(k, j);
+			}
+		}
+	}
+	printf("summary\tparts=%llu\tfunctions=%llu\treturns=%llu\tviolations=%llu\n", nparts, g_jfuncs,
+	       g_jrets, g_jviol);
+}
+
+static void jit_free(void)
+{
+	for (int k = 0; k < nJP; k++) {
+		for (int e = 0; JP[k].evname && e < JP[k].nev; e++)
+			free(JP[k].evname[e]);
+		free(JP[k].evname);
+		free(JP[k].v);
+		free(JP[k].n);
+	}
+	free(JP);
+	for (int k = 0; k < nJSP; k++) {
+		free(JSP[k].lo);
+		free(JSP[k].hi_max);
+	}
+	free(JSP);
+	free(JC);
+	free(JS);
+	free(JStab);
+	free(JR);
+	free(J_name);
+	free(J_of_sid);
+	free(J_obj);
+}
+
 /* ---- end of a part: checks (a), (c), (d), (e) and the outputs ---- */
 
 static int cmp_func(const void *a, const void *b)
@@ -395,6 +1068,14 @@ static void finish_part(void)
 				   P.num, P.evname[i], P.selfsum[i], tv);
 	}
 	check_functions();
+	if (opt_jit)
+		jit_part_end();
+	for (size_t i = 0; opt_spans && i < P.ntouched; i++) {
+		const Func *fp = &F[P.touched[i]];
+		if (fp->has_span)
+			printf("%d\t%s\t%s\t%s\t%llx\t%llx\n", P.num, show(fp->name), show(fp->file),
+			       show(fp->obj), fp->span_lo, fp->span_hi);
+	}
 	for (int i = 0; opt_totals && i < P.nev; i++)
 		printf("%d\t%s\t%llu\n", P.num, P.evname[i], P.selfsum[i]);
 }
@@ -452,6 +1133,8 @@ static void set_events(const char *s)
 	if (!P.nev)
 		problem("events: line names no events");
 	P.selfsum = zalloc_costs(NULL, P.nev);
+	if (opt_jit)
+		jit_part_begin();
 }
 
 static void set_positions(const char *s)
@@ -596,13 +1279,19 @@ static void cost_line(const char *line)
 				callee->first_ref = P.pend_line;
 			for (int i = 0; (opt_self_calls || P.cfn != P.fn) && i < P.nev; i++)
 				cur->out[i] += cost[i];
+			if (opt_jit)
+				jit_call(P.fn, newpos[0], P.cfn, P.pend_count, cost, P.synth_pending);
 		}
+		P.synth_pending = false;
 		P.cob = P.cfile = -1; /* cfn stays, as in kcachegrind */
 	} else {
 		for (int i = 0; i < P.nev; i++) {
 			cur->self[i] += cost[i];
 			P.selfsum[i] += cost[i];
 		}
+		if (opt_jit || opt_spans)
+			jit_self(P.fn, newpos[0], cost);
+		P.synth_pending = false;
 		if (opt_lines && instr_first && line_idx > 0)
 			printf("%d\t0x%llx\t%llu\t%s\t%s\t%s\n", P.num, (unsigned long long)newpos[0],
 			       (unsigned long long)newpos[line_idx], show(P.file), show(cur->name), show(cur->obj));
@@ -630,6 +1319,7 @@ static void call_or_jump(const char *s, int kind, const char *tag)
 	ok = ok && *s == ' ' && (r = parse_positions(skip_sp(s), tgt)) && !*r;
 	if (!ok)
 		problem("malformed %s line", tag);
+	P.pend_target = ok ? tgt[0] : 0;
 	if (P.next != NEXT_SELF && !P.pend_reported)
 		problem_at(P.pend_line, "%s not followed by its %s line",
 			   P.next == NEXT_CALL ? "calls=" : "jump",
@@ -715,8 +1405,12 @@ static void spec_line(const char *line)
 static void handle_line(const char *line)
 {
 	unsigned char c = (unsigned char)line[0];
-	if (c == '\0' || c == '#')
+	if (c == '\0' || c == '#') {
+		/* cgjit marks the calls it adds (README, rule 5) */
+		if (opt_jit && after(line, "# cgjit: synthetic call"))
+			P.synth_pending = true;
 		return;
+	}
 	if (c <= '9') { /* kcachegrind: a position (cost) line */
 		if (!P.num) {
 			problem("cost line before events: (kcachegrind skips the file)");
@@ -793,6 +1487,18 @@ static void usage(FILE *o)
 		"  --totals      part event sum-of-self-costs\n"
 		"  --inclusive   part name file object self+calls-to-others\n"
 		"  --max-errors N  print at most N problems (default 1000, 0 = all)\n"
+		"  --spans       per part, the lowest and highest address of the self cost\n"
+		"                lines of each function outside object ??? (hex)\n"
+		"  --jit-invariants RANGES IN OUT\n"
+		"                cgjit's JIT call-graph invariants of OUT (augmented) against IN\n"
+		"                (its input); RANGES: lines 'START SIZE ENTRY NAME' (disjoint JIT\n"
+		"                ranges, ENTRY = start of the owning symbol) and 'object BASENAME'\n"
+		"                (the JIT objects of OUT).  Prints per part and JIT function:\n"
+		"                  return part B function caller site s count costs\n"
+		"                  fn part name incl= in= ret= synth= count= ... (key=value)\n"
+		"                  violation inv1|inv2|inv3|inv4|parts part name message\n"
+		"                  note part message\n"
+		"                and last 'summary parts= functions= returns= violations='\n"
 		"Exit: 0 all checks pass, 1 problems found (one per line on stderr), 2 usage.\n");
 }
 
@@ -815,8 +1521,18 @@ int main(int argc, char **argv)
 			opt_addrs = true;
 		else if (!strcmp(argv[i], "--inclusive-all"))
 			opt_incl = opt_self_calls = true;
-		else if (!strcmp(argv[i], "--lines"))
+		else if (!strcmp(argv[i], "--spans")) {
+			opt_spans = true;
+			jit_side = -1;
+		} else if (!strcmp(argv[i], "--lines"))
 			opt_lines = true;
+		else if (!strcmp(argv[i], "--jit-invariants") && i + 1 < argc && !opt_jit) {
+			opt_jit = true;
+			if (jit_load(argv[++i]) < 0) {
+				free(files);
+				return 2;
+			}
+		}
 		else if (!strcmp(argv[i], "--max-errors") && i + 1 < argc &&
 			 parse_num((s = argv[i + 1], &s), &g_maxshow) && !*s)
 			i++;
@@ -832,17 +1548,30 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (!nfiles) {
+	if (!nfiles || (opt_jit && nfiles != 2)) {
 		usage(stderr);
 		free(files);
 		return 2;
 	}
-	for (i = 0; i < nfiles; i++)
+	if (opt_jit) { /* a first reading of IN for rule 9's ELF function spans */
+		jit_side = -1;
+		g_quiet = true;
+		if (process(files[0]) < 0)
+			rc = 2;
+		g_quiet = false;
+	}
+	for (i = 0; i < nfiles; i++) {
+		jit_side = opt_spans ? -1 : i;
 		if (process(files[i]) < 0)
 			rc = 2;
+	}
+	if (opt_jit) {
+		jit_report();
+		jit_free();
+	}
 	fflush(stdout);
 	if (g_maxshow && g_nproblems > g_maxshow)
 		fprintf(stderr, "cgcheck: %llu more problem(s) not shown\n", g_nproblems - g_maxshow);
 	free(files);
-	return rc ? rc : g_nproblems ? 1 : 0;
+	return rc ? rc : g_nproblems || g_jviol ? 1 : 0;
 }

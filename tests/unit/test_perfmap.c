@@ -7,6 +7,7 @@
 
 #include "diag.h"
 #include "helpers.h"
+#include "io.h"
 #include "perfmap.h"
 #include "symtab.h"
 
@@ -110,6 +111,60 @@ static void test_perfmap__errors_name_file_and_line(void **state)
 	symtab_free(st);
 }
 
+/* A range may end exactly at 2^64 (its last byte at 2^64 - 1); one byte more is refused,
+ * with the file and line. */
+static void test_perfmap__range_ending_at_2_64(void **state)
+{
+	(void)state;
+	char *path = tmp_file("ffffffffffffff00 100 top\n1000 10 low\n");
+	struct symtab *st = symtab_new();
+	struct perfmap_stats ps;
+	struct diag d = { 0 };
+	assert_int_equal(perfmap_read(st, path, "obj", 1 << 16, &ps, &d), 0);
+	assert_int_equal(ps.entries, 2);
+	symtab_finish(st);
+	assert_string_equal(symtab_symbol(st, symtab_lookup(st, UINT64_MAX)->sym)->name, "top");
+	assert_string_equal(symtab_symbol(st, symtab_lookup(st, 0xffffffffffffff00)->sym)->name, "top");
+	assert_null(symtab_lookup(st, 0xfffffffffffffeff));
+	assert_string_equal(symtab_symbol(st, symtab_lookup(st, 0x100f)->sym)->name, "low");
+	symtab_free(st);
+	unlink(path);
+	free(path);
+	path = tmp_file("1000 10 low\nffffffffffffff00 101 past\n");
+	st = symtab_new();
+	assert_int_equal(perfmap_read(st, path, "obj", 1 << 16, &ps, &d), -1);
+	char expect[256];
+	snprintf(expect, sizeof(expect), "%s:2: range 0xffffffffffffff00 + 0x101 goes past the end of the "
+		 "address space", path);
+	assert_string_equal(d.msg, expect);
+	symtab_free(st);
+	unlink(path);
+	free(path);
+}
+
+/* A map read from a pipe, as augment reads a symbol file: once, from its first byte. */
+static void test_perfmap__read_from_pipe(void **state)
+{
+	(void)state;
+	static const char map[] = "1000 10 first\n2000 10 second\n";
+	int fds[2];
+	assert_int_equal(pipe(fds), 0);
+	assert_int_equal(write(fds[1], map, sizeof(map) - 1), (ssize_t)sizeof(map) - 1);
+	close(fds[1]);
+	struct diag d = { 0 };
+	struct input *in = input_open_fd(fds[0], "pipe", &d);
+	unsigned char m[4];
+	assert_int_equal(input_peek(in, m, 4, &d), 4);
+	struct symtab *st = symtab_new();
+	struct perfmap_stats ps;
+	assert_int_equal(perfmap_read_input(st, in, "pipe", 1 << 16, &ps, &d), 0);
+	assert_int_equal(ps.entries, 2);
+	symtab_finish(st);
+	assert_string_equal(symtab_symbol(st, symtab_lookup(st, 0x1000)->sym)->name, "first");
+	symtab_free(st);
+	input_close(in);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -117,6 +172,8 @@ int main(void)
 		cmocka_unit_test(test_perfmap__refused),
 		cmocka_unit_test(test_perfmap__read_file),
 		cmocka_unit_test(test_perfmap__errors_name_file_and_line),
+		cmocka_unit_test(test_perfmap__range_ending_at_2_64),
+		cmocka_unit_test(test_perfmap__read_from_pipe),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

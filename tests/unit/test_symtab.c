@@ -112,8 +112,17 @@ static void test_symtab__errors_and_zero_size(void **state)
 	assert_int_equal(symtab_add(st, src, UINT64_MAX - 4, 0x10, "wrap", 4, 7, &d), -1);
 	assert_non_null(strstr(d.msg, "perf-1.map:7: range 0xfffffffffffffffb + 0x10 goes past"));
 	add(UINT64_MAX - 0x10, 0x10, "top");   /* ends exactly at 2^64-1 */
+	add(UINT64_MAX - 0x7, 0x8, "last");    /* ends exactly at 2^64 */
+	/* a jitdump entry is located by its byte offset, not a line */
+	uint32_t dump = symtab_add_source(st, "jit-1.dump", "jit-1.dump", SYMTAB_PRIO_JITDUMP);
+	memset(&d, 0, sizeof(d));
+	assert_int_equal(symtab_add(st, dump, UINT64_MAX - 4, 0x10, "wrap", 4, 96, &d), -1);
+	assert_string_equal(d.msg, "jit-1.dump: byte 96: range 0xfffffffffffffffb + 0x10 goes past the end "
+			    "of the address space");
 	symtab_finish(st);
-	assert_string_equal(at(UINT64_MAX - 1), "top");
+	assert_string_equal(at(UINT64_MAX - 1), "last");
+	assert_string_equal(at(UINT64_MAX), "last");
+	assert_string_equal(at(UINT64_MAX - 8), "top");
 	assert_null(at(0x1000));
 }
 

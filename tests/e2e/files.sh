@@ -61,8 +61,26 @@ if [ "$have_root" = 1 ] && setpriv --reuid=nobody --regid=nogroup --clear-groups
 	as_nobody=(setpriv --reuid=nobody --regid=nogroup --clear-groups)
 fi
 
-# feed FIFO FILE: the first 400 bytes of FILE into FIFO, the rest after 3 s (background)
-feed() { (head -c 400 "$2"; sleep 3; tail -c +401 "$2") >"$1" 2>/dev/null & }
+# feed FIFO FILE [N]: makes FIFO and writes the first N (400) bytes of FILE into it, the rest
+# once "release FIFO" was called (in the background, PID in $feeder). A run reading FIFO
+# waits there with its outputs open.
+feed() {
+	local n=${3:-400}
+	rm -f "$1" "$1.go"
+	mkfifo "$1"
+	(head -c "$n" "$2"; while [ ! -e "$1.go" ]; do sleep 0.05; done; tail -c +$((n + 1)) "$2") >"$1" 2>/dev/null &
+	feeder=$!
+}
+release() { touch "$1.go"; wait "$feeder" 2>/dev/null; rm -f "$1.go"; }
+# wait_tmp DIR N [PATTERN]: until DIR holds N temporaries (matching PATTERN), at most 10 s
+wait_tmp() {
+	local i
+	for i in $(seq 100); do
+		[ "$(ls -A "$1" | grep "${3:-cgjit-tmp}" | grep -c cgjit-tmp)" -ge "$2" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
 
 echo "# 1. a failed run deletes nothing it did not create and restores what it replaced"
 k=$tmp/keep1
@@ -89,6 +107,22 @@ if [ "$have_root" = 1 ] && mount -t tmpfs -o size=64k tmpfs "$tmp/full" 2>/dev/n
 else
 	echo "# skipped: a full file system needs root to mount a 64 KiB tmpfs"
 fi
+# Without root: the profile's destination becomes a directory while the run reads a FIFO,
+# so its rename fails after the ELF file and the stats were renamed into place.
+r1=$tmp/race1
+mkdir -p "$r1"
+echo "old stats" >"$r1/s.yaml"
+echo "old elf" >"$r1/good.dump.elf"
+feed "$r1/fifo" "$P" 100
+"$CGJIT" augment -q "$r1/fifo" "$in/good.dump" -o "$r1/p.out" --stats "$r1/s.yaml" --elf "$r1" 2>"$tmp/err" &
+victim=$!
+wait_tmp "$r1" 2   # the profile's and the stats' temporaries: the outputs are open
+mkdir "$r1/p.out"
+release "$r1/fifo"
+wait "$victim"
+rc=$?
+expect '[ $rc = 1 ] && grep -q "p.out: is a directory" "$tmp/err" && [ "$(cat "$r1/s.yaml")" = "old stats" ] && [ "$(cat "$r1/good.dump.elf")" = "old elf" ] && [ "$(ls -A "$r1" | wc -l)" = 4 ]' \
+	"the profile's rename fails last: exit $rc, the --stats and ELF files it had replaced are restored, nothing else left ($(head -c 160 "$tmp/err"))"
 if [ ${#as_nobody[@]} -gt 0 ]; then
 	# A sticky directory with the profile's destination owned by root: nobody cannot replace
 	# it, so the last rename fails after the ELF file and the stats were renamed into place.
@@ -203,21 +237,17 @@ echo "# 7. signals"
 s7=$tmp/sig
 mkdir -p "$s7"
 for sig in HUP INT QUIT TERM PIPE ALRM USR1 USR2 XCPU XFSZ VTALRM PROF; do
-	rm -f "$s7/fifo"
-	mkfifo "$s7/fifo"
 	feed "$s7/fifo" "$in/big.cg"
-	feeder=$!
 	dflt "$sig"
 	"${pre[@]}" "$CGJIT" augment -q "$s7/fifo" "$in/jit-30961.dump" -o "$s7/out" \
 		--stats "$s7/s.yaml" --elf "$s7" 2>/dev/null &
 	victim=$!
-	sleep 0.5
+	wait_tmp "$s7" 3   # profile, stats, ELF files
 	before=$(ls -A "$s7" | grep -c cgjit-tmp)
 	kill -"$sig" "$victim"
 	{ wait "$victim"; } 2>/dev/null   # no "Hangup" etc. from the shell
 	rc=$?
-	kill "$feeder" 2>/dev/null
-	wait "$feeder" 2>/dev/null
+	release "$s7/fifo"
 	expect '[ "$rc" = $((128 + $(kill -l "$sig"))) ] && [ "$before" -ge 3 ] && no_tmp "$s7" && [ ! -e "$s7/out" ] && [ ! -e "$s7/s.yaml" ]' \
 		"SIG$sig during a run: killed by it (exit $rc), its $before temporaries (profile, stats, ELF) removed"
 done
@@ -229,20 +259,16 @@ for i in $(seq 1 70); do
 	cp "$in/good.dump" "$mk/jit-$i.dump"
 	dumps+=("$mk/jit-$i.dump")
 done
-rm -f "$s7/fifo"
-mkfifo "$s7/fifo"
 feed "$s7/fifo" "$P"
-feeder=$!
 dflt INT
 "${pre[@]}" "$CGJIT" augment -q "$s7/fifo" "${dumps[@]}" -o "$mk/out" --elf "$mk" 2>/dev/null &
 victim=$!
-sleep 1
+wait_tmp "$mk" 71
 before=$(ls -A "$mk" | grep -c cgjit-tmp)
 kill -INT "$victim"
 wait "$victim"
 rc=$?
-kill "$feeder" 2>/dev/null
-wait "$feeder" 2>/dev/null
+release "$s7/fifo"
 expect '[ "$rc" = 130 ] && [ "$before" -gt 64 ] && no_tmp "$mk" && ! ls "$mk" | grep -q "\.elf$"' \
 	"SIGINT with $before temporaries (more than the old table's 64): all removed"
 # a real SIGPIPE: -o - | head
@@ -264,52 +290,47 @@ dflt XFSZ
 } 2>/dev/null
 expect '[ "$rc" = 153 ] && [ -z "$(ls -A "$x7")" ]' "ulimit -f 8 (SIGXFSZ, exit $rc): nothing left"
 # an ignored SIGHUP (nohup) stays ignored: the run goes on and succeeds
-rm -f "$s7/fifo" "$s7/out"
-mkfifo "$s7/fifo"
-(head -c 100 "$P"; sleep 1; tail -c +101 "$P") >"$s7/fifo" &
-feeder=$!
+rm -f "$s7/out"
+feed "$s7/fifo" "$P" 100
 nohup "$CGJIT" augment -q "$s7/fifo" "$in/good.map" -o "$s7/out" >/dev/null 2>&1 &
 victim=$!
-sleep 0.4
+wait_tmp "$s7" 1   # nohup has run cgjit, which has opened its output
 kill -HUP "$victim"
+sleep 0.2
+release "$s7/fifo"
 wait "$victim"
 rc=$?
-wait "$feeder"
 expect '[ "$rc" = 0 ] && cmp -s "$s7/out" "$tmp/ref.out" && no_tmp "$s7"' \
 	"nohup cgjit: SIGHUP stays ignored, the run completes (exit $rc)"
 # SIGKILL leaves .cgjit-tmp.PID.*, which the next run in that directory removes, and only that
 k7=$tmp/stale
 mkdir -p "$k7"
-rm -f "$s7/fifo"
-mkfifo "$s7/fifo"
 feed "$s7/fifo" "$P"
-feeder=$!
 "$CGJIT" augment -q "$s7/fifo" "$in/good.map" -o "$k7/out" 2>/dev/null &
 killed=$!
-sleep 0.5
+wait_tmp "$k7" 1
 kill -KILL "$killed"
 { wait "$killed"; } 2>/dev/null
-kill "$feeder" 2>/dev/null
-wait "$feeder" 2>/dev/null
+release "$s7/fifo"
 left=$(ls -A "$k7" | grep "^\.cgjit-tmp\.$killed\.")
 expect '[ -n "$left" ] && [ "$(ls -A "$k7" | wc -l)" = 1 ]' "SIGKILL leaves one temporary, named with the PID: $left"
 # look-alikes that must stay: a live run's, one locked by a live process, another user's
-rm -f "$s7/fifo"
-mkfifo "$s7/fifo"
 feed "$s7/fifo" "$P"
-feeder=$!
 "$CGJIT" augment -q "$s7/fifo" "$in/good.map" -o "$k7/live" 2>/dev/null &
 live=$!
+# the look-alikes only once the live run has its temporary (and so has scanned the directory,
+# removing the killed run's; STALE2 below is left for the next run)
+wait_tmp "$k7" 1 "^\.cgjit-tmp\.$live\."
 true &
 dead=$!
 wait "$dead"
 echo x >"$k7/.cgjit-tmp.$dead.LOCKED"
-flock "$k7/.cgjit-tmp.$dead.LOCKED" sleep 5 &
+(exec 9<"$k7/.cgjit-tmp.$dead.LOCKED" && flock -x 9 && exec sleep 30) >/dev/null 2>&1 &
 locker=$!
+for i in $(seq 100); do flock -n "$k7/.cgjit-tmp.$dead.LOCKED" true || break; sleep 0.05; done
 echo x >"$k7/.cgjit-tmp.$dead.OTHERS"
 [ "$have_root" = 1 ] && chown nobody "$k7/.cgjit-tmp.$dead.OTHERS"
 echo x >"$k7/.cgjit-tmp.$dead.STALE2"
-sleep 0.5
 livetmp=$(ls -A "$k7" | grep "^\.cgjit-tmp\.$live\.")
 "$CGJIT" augment -q "$P" "$in/good.map" -o "$k7/next"
 rc=$?
@@ -324,8 +345,7 @@ else
 fi
 kill "$live" "$locker" 2>/dev/null
 wait "$live" "$locker" 2>/dev/null
-kill "$feeder" 2>/dev/null
-wait "$feeder" 2>/dev/null
+release "$s7/fifo"
 
 echo "# 8. permissions: the umask for new files, the old mode for replaced ones"
 p8=$tmp/perm

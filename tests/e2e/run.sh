@@ -168,7 +168,7 @@ for sig in TERM INT; do
 	mkfifo "$tmp/fifo"
 	(head -c 400 "$bad/good.cg"; sleep 3) >"$tmp/fifo" &
 	feeder=$!
-	"$CGJIT" augment -q "$tmp/fifo" "$bad/good.map" -o "$tmp/sig.out" 2>/dev/null &
+	env --default-signal="$sig" "$CGJIT" augment -q "$tmp/fifo" "$bad/good.map" -o "$tmp/sig.out" 2>/dev/null &
 	victim=$!
 	sleep 0.5
 	kill -"$sig" "$victim"

@@ -57,32 +57,7 @@ struct input *input_open(const char *path, struct diag *d)
 			return NULL;
 		}
 	}
-	struct input *in = xcalloc(1, sizeof(*in));
-	in->name = xstrndup(path, strlen(path));
-	in->fd = fd;
-	in->own_fd = fd != 0;
-	/* Read up to 4 bytes to look for the zstd magic; short inputs are plain. */
-	while (in->prefix_len < 4) {
-		ssize_t r = read_fd(fd, in->prefix + in->prefix_len, 4 - in->prefix_len);
-		if (r < 0) {
-			diag_at(d, path, 0, "read error: %s", strerror(errno));
-			input_close(in);
-			return NULL;
-		}
-		if (r == 0)
-			break;
-		in->prefix_len += (size_t)r;
-	}
-	if (in->prefix_len == 4 && zstd_is_magic(in->prefix)) {
-		in->z = zstd_in_new(fd, in->prefix, 4, in->name);
-		if (!in->z) {
-			diag_at(d, path, 0, "cannot create a zstd decompression context");
-			input_close(in);
-			return NULL;
-		}
-		in->prefix_len = 0;
-	}
-	return in;
+	return input_open_fd(fd, path, d);
 }
 
 
@@ -898,16 +873,15 @@ void output_abort(struct output *o)
 	output_free(o);
 }
 
-/* ---- one open per symbol file: sniffed and read from the same stream ----
- * (augment.c load_one/discover: a pipe, FIFO or stdin can be read only once.) Kept apart
- * from the input functions above; input_open() could become open() + input_open_fd(). */
+/* ---- one open per input: sniffed and read from the same stream ----
+ * (a pipe, FIFO or stdin can be read only once; input_open() is open() + this) */
 
 struct input *input_open_fd(int fd, const char *name, struct diag *d)
 {
 	struct input *in = xcalloc(1, sizeof(*in));
 	in->name = xstrndup(name, strlen(name));
 	in->fd = fd;
-	in->own_fd = 1;
+	in->own_fd = fd != 0;   /* stdin stays open */
 	while (in->prefix_len < 4) {
 		ssize_t r = read_fd(fd, in->prefix + in->prefix_len, 4 - in->prefix_len);
 		if (r < 0) {

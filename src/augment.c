@@ -296,10 +296,11 @@ static uint32_t foreign_identity(struct run *u, const struct fnres *x, uint64_t 
 	return cgw_fn(u->w, u->name.s, u->name.len, unknown, cgw_file(u->w, "???", 3));
 }
 
-/* Who the line at POS of X's block belongs to. TRACK: a cost or call line, which may
- * start or continue a run of foreign code; jump records (no cost) leave foreign code
- * with X. */
-static struct owner owner_of(struct run *u, const struct fnres *x, const uint64_t *pos, int track)
+/* Who the line at POS of X (input function FN) belongs to. TRACK: a cost or call line of
+ * the current block, which may start or continue a run of foreign code; jump records (no
+ * cost) leave foreign code with X. */
+static struct owner owner_of(struct run *u, const struct fnres *x, uint32_t fn,
+			     const uint64_t *pos, int track)
 {
 	struct owner w = { x->out, x->sym, 0, 0 };
 	if (!x->lookup) {
@@ -329,18 +330,24 @@ static struct owner owner_of(struct run *u, const struct fnres *x, const uint64_
 	if ((int64_t)seg->sym == x->sym)
 		return w;
 	w.sym = seg->sym;
-	if (u->cache_sym != (int64_t)seg->sym) {
-		/* Lines may alternate between symbols: build each name once per block function. */
-		uint64_t key = (uint64_t)u->block_fn << 32 | seg->sym;
-		uint32_t out = idmap_get(&u->moved_ids, key);
-		if (out == UINT32_MAX) {
-			out = jit_identity(u, seg->sym, x->suffix ? x->suffix : "", x->suffix_len);
-			idmap_put(&u->moved_ids, key, out);
-		}
+	int in_block = u->have_block && fn == u->block_fn;
+	if (in_block && u->cache_sym == (int64_t)seg->sym) {
+		w.out = u->cache_out;
+		return w;
+	}
+	/* Lines may alternate between symbols: build each name once per input function (the
+	 * name carries that function's 'N and 'caller parts). */
+	uint64_t key = (uint64_t)fn << 32 | seg->sym;
+	uint32_t out = idmap_get(&u->moved_ids, key);
+	if (out == UINT32_MAX) {
+		out = jit_identity(u, seg->sym, x->suffix ? x->suffix : "", x->suffix_len);
+		idmap_put(&u->moved_ids, key, out);
+	}
+	if (in_block) {
 		u->cache_sym = seg->sym;
 		u->cache_out = out;
 	}
-	w.out = u->cache_out;
+	w.out = out;
 	return w;
 }
 
@@ -488,7 +495,7 @@ static void on_cost(struct run *u, const struct cg_record *rec)
 		own->lo = addr < own->lo ? addr : own->lo;
 		own->hi = addr > own->hi ? addr : own->hi;
 	}
-	struct owner w = owner_of(u, x, rec->pos, 1);
+	struct owner w = owner_of(u, x, rec->fn, rec->pos, 1);
 	uint64_t buf[CG_MAX_POS];
 	uint32_t file;
 	const uint64_t *pos = place(u, w.sym, w.out, rec->pos, rec->file, buf, &file);
@@ -511,7 +518,7 @@ static void on_cost(struct run *u, const struct cg_record *rec)
 static void on_call(struct run *u, const struct cg_record *rec)
 {
 	struct fnres xv = *resolve(u, rec->fn), *x = &xv;
-	struct owner w = owner_of(u, x, rec->pos, 1);
+	struct owner w = owner_of(u, x, rec->fn, rec->pos, 1);
 	struct fnres cv = *resolve(u, rec->callee), *c = &cv;
 	uint32_t callee = c->out;
 	int moved = w.out != x->out;
@@ -533,7 +540,7 @@ static void on_call(struct run *u, const struct cg_record *rec)
 	if (u->instr >= 0 && c->kind == FK_JIT) {
 		dest = rec->target[u->instr];
 		const struct symtab_segment *seg = symtab_lookup(u->st, dest);
-		callee_sym = seg ? (int64_t)seg->sym : c->sym;
+		callee_sym = seg ? (int64_t)seg->sym : -1;   /* B outside every symbol: no return */
 	}
 	uint64_t callee_start = callee_sym >= 0 ? symtab_symbol(u->st, (uint32_t)callee_sym)->start : 0;
 	int interior = callee_sym >= 0 && dest != callee_start && callee_sym != w.sym;
@@ -672,8 +679,8 @@ static int end_part_calls(struct run *u, uint64_t line)
 	end_block(u);
 	struct deferred_calls *q = &u->calls;
 	if (u->instr >= 0) {
+		assign_elf_owners(u);   /* first: a return may come from code rule 9 renames */
 		u->rep->returns_as_calls += deferred_calls_match_returns(q);
-		assign_elf_owners(u);
 	}
 	for (size_t i = 0; i < u->nmoves; i++) {
 		const struct move *m = &u->moves[i];
@@ -692,6 +699,8 @@ static int end_part_calls(struct run *u, uint64_t line)
 	for (size_t i = 0; i < u->nmoves; i++) {
 		const struct move *m = &u->moves[i];
 		struct synth *s = synth_for(u, i);
+		if (m->kind == MOVE_CALL && q->v[m->ref].dropped)
+			continue;   /* a return, not written: nothing of it moved */
 		const uint64_t *costs = m->kind == MOVE_CALL ? deferred_calls_costs(q, &q->v[m->ref])
 							      : u->move_costs + m->ref;
 		if (add_costs_checked(u->synth_costs + s->costs, costs, u->nevents) < 0)
@@ -720,9 +729,9 @@ static int end_part_calls(struct run *u, uint64_t line)
 static void on_jump(struct run *u, const struct cg_record *rec)
 {
 	struct fnres xv = *resolve(u, rec->fn), *x = &xv;
-	struct owner w = owner_of(u, x, rec->pos, 0);
+	struct owner w = owner_of(u, x, rec->fn, rec->pos, 0);
 	struct fnres tv = *resolve(u, rec->callee), *t = &tv;
-	struct owner tw = owner_of(u, t, rec->target, 0);
+	struct owner tw = owner_of(u, t, rec->callee, rec->target, 0);
 	uint64_t b1[CG_MAX_POS], b2[CG_MAX_POS];
 	uint32_t file, tfile;
 	const uint64_t *pos = place(u, w.sym, w.out, rec->pos, rec->file, b1, &file);

@@ -158,6 +158,8 @@ struct output {
 	dev_t dir_dev, tmp_dev;/* OUT_FILE: the directory and the temporary file */
 	ino_t dir_ino, tmp_ino;
 	int tmp_exists, bak_exists;   /* names this run created that still hold a file */
+	int truncate_pending;  /* OUT_FD on a regular file: emptied at the first write, after
+	                          the check that it is no input (output_check_clashes) */
 	enum commit_state state;
 };
 
@@ -605,8 +607,11 @@ struct output *output_open(const char *path, struct diag *d)
 		if (t.fd_pid == (long)getpid())
 			o->fd = fcntl(t.fd_num, F_DUPFD_CLOEXEC, 3);
 		else
-			o->fd = open(t.path, O_WRONLY | O_TRUNC | O_NOCTTY | O_CLOEXEC);
+			o->fd = open(t.path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
 		o->own_fd = 1;
+		struct stat fst;
+		o->truncate_pending = o->fd >= 0 && t.fd_pid != (long)getpid() &&
+				      fstat(o->fd, &fst) == 0 && S_ISREG(fst.st_mode);
 		if (o->fd < 0)
 			rc = diag_at(d, path, 0, "cannot open for writing: %s", strerror(errno));
 		break;
@@ -648,8 +653,22 @@ struct output *output_open(const char *path, struct diag *d)
 	return o;
 }
 
+/* Empties a file written in place through another process's descriptor, once, when
+ * writing starts: never at open, where the run may still refuse it (it is an input). */
+static int start_writing(struct output *o, struct diag *d)
+{
+	if (!o->truncate_pending)
+		return 0;
+	o->truncate_pending = 0;
+	if (ftruncate(o->fd, 0) < 0)
+		return diag_at(d, o->name, 0, "cannot empty it for writing: %s", strerror(errno));
+	return 0;
+}
+
 int output_write(struct output *o, const void *p, size_t n, struct diag *d)
 {
+	if (start_writing(o, d) < 0)
+		return -1;
 	if (o->z)
 		return zstd_out_write(o->z, p, n, d);
 	return write_all(o->fd, p, n, output_path(o), d);
@@ -704,8 +723,8 @@ int output_check_clashes(struct output *const *outs, size_t n, const char *const
  * goes with it). Returns 0 or -1 with D set. */
 static int finish(struct output *o, struct diag *d)
 {
-	int rc = 0;
-	if (o->z && zstd_out_finish(o->z, d) < 0)
+	int rc = start_writing(o, d);
+	if (rc == 0 && o->z && zstd_out_finish(o->z, d) < 0)
 		rc = -1;
 	if (rc == 0 && o->kind == OUT_FILE && fsync(o->fd) < 0 && errno != EINVAL)
 		rc = diag_at(d, o->name, 0, "write error: %s", strerror(errno));

@@ -431,5 +431,17 @@ expect '[ $rc = 2 ] && grep -q "is the same file as the input" "$tmp/err" && [ "
 	"-o PROFILE with the profile on stdin: refused"
 expect '[ ! -e "$i11/x.out" ] && [ ! -e "$i11/same" ]' "... no output of any refused run"
 
+# Another process's descriptor of an input: refused before anything is emptied.
+cp "$bad/good.cg" "$tmp/held.cg"
+sleep 30 7<"$tmp/held.cg" &
+holder=$!
+held_before=$(cksum <"$tmp/held.cg")
+"$CGJIT" augment -q -o "/proc/$holder/fd/7" "$tmp/held.cg" "$bad/good.map" 2>"$tmp/err"
+rc=$?
+kill "$holder" 2>/dev/null
+wait "$holder" 2>/dev/null
+expect '[ $rc = 2 ] && [ "$(cksum <"$tmp/held.cg")" = "$held_before" ]' \
+	"-o /proc/PID/fd/N of another process naming the input: refused, the input not emptied"
+
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

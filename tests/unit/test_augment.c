@@ -191,6 +191,26 @@ static void test_augment__interior_call_that_is_no_return_stays(void **state)
 	free(s);
 }
 
+/* A return recorded as a call, made from code that moved (P's code reached by a jump
+ * from A): it is dropped, so the synthetic call A -> P carries only what moved (20). */
+static void test_augment__dropped_return_not_in_synthetic_call(void **state)
+{
+	(void)state;
+	static const char map[] = "1000 100 F\n2000 100 P\n3000 100 A\n";
+	char *s = augment(HDR "positions: instr line\nevents: Ir\nsummary: 142\n"
+			  "ob=(1) ???\nfl=(1) ???\nfn=(1) 0x0000000000001000\n0x1000 0 10\n"
+			  "cfn=(2) 0x0000000000002000\ncalls=1 0x2000 0\n0x1010 0 100\n"
+			  "fn=(2)\n0x2000 0 100\n"
+			  "fn=(3) 0x0000000000003000\n0x3000 0 7\n0x2050 0 20\n"
+			  "cfn=(4) 0x0000000000001015\ncalls=1 0x1015 0\n0x2060 0 5\n"
+			  "fn=(4)\n0x1015 0 5\ntotals: 142\n", map, 0);
+	assert_int_equal(rep.returns_as_calls, 1);
+	assert_non_null(strstr(s, "calls=1 0x2000 0\n0x1010 0 95\n"));
+	assert_non_null(strstr(s, "calls=20 0x2050 0\n0x3000 0 20\n"));
+	assert_int_equal(count(s, "calls="), 2);
+	free(s);
+}
+
 static void test_augment__parts_define_ids_again(void **state)
 {
 	(void)state;
@@ -232,6 +252,7 @@ int main(void)
 		cmocka_unit_test(test_augment__same_name_merges_or_keeps_addresses),
 		cmocka_unit_test(test_augment__return_recorded_as_call_dropped),
 		cmocka_unit_test(test_augment__interior_call_that_is_no_return_stays),
+		cmocka_unit_test(test_augment__dropped_return_not_in_synthetic_call),
 		cmocka_unit_test(test_augment__parts_define_ids_again),
 		cmocka_unit_test(test_augment__default_output),
 	};

@@ -7,13 +7,7 @@
 # Prints "ok"/"not ok" per check and "N passed, N failed" last; exits 1 on any failure.
 # Cases that need root (a tmpfs, mknod, another user through setpriv) say "# skipped" and
 # why when they cannot run.
-set -u
-top=$(cd "$(dirname "$0")/../.." && pwd)
-CGJIT=$(realpath "${CGJIT:-$top/build/cgjit}")
-CGCHECK=$(realpath "${CGCHECK:-$top/build/cgcheck}")
-pass=0
-fail=0
-tmp=$(mktemp -d)
+. "$(dirname "$0")/harness.sh"
 chmod 755 "$tmp"   # another user (nobody) runs cgjit below
 mounts=()
 cleanup() {
@@ -22,14 +16,10 @@ cleanup() {
 }
 trap cleanup EXIT
 
-ok() { pass=$((pass + 1)); echo "ok - $*"; }
-notok() { fail=$((fail + 1)); echo "not ok - $*"; }
-expect() { if eval "$1"; then ok "$2"; else notok "$2"; fi; }
 # no_tmp DIR...: no .cgjit-tmp.* file in any of them
 no_tmp() { ! ls -A "$@" 2>/dev/null | grep -q 'cgjit-tmp'; }
 mode() { stat -c %a "$1"; }
 
-bad=$top/tests/bad
 jd=$top/tests/jitprog/profiles/jitdump-instr
 in=$tmp/in
 mkdir -p "$in"
@@ -443,5 +433,4 @@ wait "$holder" 2>/dev/null
 expect '[ $rc = 2 ] && [ "$(cksum <"$tmp/held.cg")" = "$held_before" ]' \
 	"-o /proc/PID/fd/N of another process naming the input: refused, the input not emptied"
 
-echo "$pass passed, $fail failed"
-[ "$fail" = 0 ]
+finish

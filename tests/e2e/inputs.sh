@@ -5,19 +5,9 @@
 # skips files it should not trust, ranges that end at 2^64, jitdump records past 2^64
 # counted rather than fatal, error offsets in compressed data.
 # Prints "ok"/"not ok" per check and "N passed, N failed" last; exits 1 on any failure.
-set -u
-top=$(cd "$(dirname "$0")/../.." && pwd)
-CGJIT=$(realpath "${CGJIT:-$top/build/cgjit}")
-CGCHECK=$(realpath "${CGCHECK:-$top/build/cgcheck}")
-pass=0
-fail=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-bad=$top/tests/bad
+. "$(dirname "$0")/harness.sh"
 cd "$tmp" || exit 1
 
-ok() { pass=$((pass + 1)); echo "ok - $*"; }
-notok() { fail=$((fail + 1)); echo "not ok - $*"; }
 expect() { if eval "$1"; then ok "$2"; else notok "$2 ($(head -c 300 "$tmp/err" 2>/dev/null))"; fi; }
 
 # run OUT ARGS...: cgjit augment -o OUT ARGS, at most 10 s (a hang is a failure, not a
@@ -259,5 +249,4 @@ expect '[ "$(grep -c "^fn=" "$tmp/o")" = 1 ] && grep -q "^fn=(1) hostile_fn_1$" 
 	! has_nop "$elf" $((0x10000000 + 17 * 1024)) && ! has_nop "$elf" $((0x10000000 + 2000 * 1024))' \
 	"... every copy is one function (same object and file); code in the ELF for the load and its first 16 moves"
 
-echo "$pass passed, $fail failed"
-[ "$fail" = 0 ]
+finish

@@ -3,18 +3,7 @@
 # independent oracle (tests/tools/cgcheck, kcachegrind's identity rules) and by
 # callgrind_annotate; CLI behaviour; the malformed-input table tests/bad/cases.
 # Prints "ok"/"not ok" per check and "N passed, N failed" last; exits 1 on any failure.
-set -u
-top=$(cd "$(dirname "$0")/../.." && pwd)
-CGJIT=$(realpath "${CGJIT:-$top/build/cgjit}")
-CGCHECK=$(realpath "${CGCHECK:-$top/build/cgcheck}")
-pass=0
-fail=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-
-ok() { pass=$((pass + 1)); echo "ok - $*"; }
-notok() { fail=$((fail + 1)); echo "not ok - $*"; }
-expect() { if eval "$1"; then ok "$2"; else notok "$2"; fi; }
+. "$(dirname "$0")/harness.sh"
 
 is_zstd() { [ "$(head -c 4 "$1" | od -An -tx1 | tr -d ' \n')" = "28b52ffd" ]; }
 
@@ -122,7 +111,6 @@ if [ -d "$nb" ]; then
 fi
 
 echo "# command line"
-bad=$top/tests/bad
 cp "$bad/good.cg" "$tmp/callgrind.out.4242"
 "$CGJIT" augment -q "$tmp/callgrind.out.4242" "$bad/good.map"
 expect '[ -f "$tmp/callgrind.out.jit.4242" ]' "default output: callgrind.out.PID -> callgrind.out.jit.PID"
@@ -223,5 +211,4 @@ while IFS='|' read -r prof map code text; do
 	fi
 done <"$bad/cases"
 
-echo "$pass passed, $fail failed"
-[ "$fail" = 0 ]
+finish

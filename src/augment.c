@@ -140,7 +140,7 @@ struct run {
 
 static void scratch_put(struct scratch *b, const char *s, size_t n)
 {
-	xgrow((void **)&b->s, &b->cap, b->len + n + 1, 1);
+	XGROW(b->s, b->cap, b->len + n + 1);
 	memcpy(b->s + b->len, s, n);
 	b->len += n;
 	b->s[b->len] = '\0';
@@ -204,7 +204,7 @@ static uint32_t out_file(struct run *u, uint32_t in_file)
 {
 	if (in_file >= u->file_out_cap) {
 		size_t old = u->file_out_cap;
-		xgrow((void **)&u->file_out, &u->file_out_cap, (size_t)in_file + 1, sizeof(*u->file_out));
+		XGROW(u->file_out, u->file_out_cap, (size_t)in_file + 1);
 		memset(u->file_out + old, 0, (u->file_out_cap - old) * sizeof(*u->file_out));
 	}
 	if (u->file_out[in_file] == 0) {
@@ -220,7 +220,7 @@ static struct fnres *resolve(struct run *u, uint32_t fn)
 {
 	if (fn >= u->res_cap) {
 		size_t old = u->res_cap;
-		xgrow((void **)&u->res, &u->res_cap, (size_t)fn + 1, sizeof(*u->res));
+		XGROW(u->res, u->res_cap, (size_t)fn + 1);
 		memset(u->res + old, 0, (u->res_cap - old) * sizeof(*u->res));
 	}
 	struct fnres *x = &u->res[fn];
@@ -389,7 +389,7 @@ static struct move *move_add(struct run *u, enum move_kind kind, const struct ow
 			     const uint64_t *pos, const uint64_t *wpos, uint32_t wfile,
 			     const uint64_t *costs, uint64_t count)
 {
-	xgrow((void **)&u->moves, &u->moves_cap, u->nmoves + 1, sizeof(*u->moves));
+	XGROW(u->moves, u->moves_cap, u->nmoves + 1);
 	struct move *m = &u->moves[u->nmoves++];
 	memset(m, 0, sizeof(*m));
 	m->kind = kind;
@@ -413,8 +413,7 @@ static struct move *move_add(struct run *u, enum move_kind kind, const struct ow
 		m->src_file = UINT32_MAX;
 	}
 	if (costs) {
-		xgrow((void **)&u->move_costs, &u->move_costs_cap, u->nmove_costs + u->nevents + 1,
-		      sizeof(*u->move_costs));
+		XGROW(u->move_costs, u->move_costs_cap, u->nmove_costs + u->nevents + 1);
 		m->ref = u->nmove_costs;
 		memcpy(u->move_costs + m->ref, costs, u->nevents * sizeof(*costs));
 		u->nmove_costs += u->nevents;
@@ -594,7 +593,7 @@ static void assign_elf_owners(struct run *u)
 		if (u->moves[i].sym >= 0)
 			v[n++] = (struct addr_ref){ u->moves[i].addr, i };
 	qsort(v, n, sizeof(*v), cmp_addr_ref);
-	xgrow((void **)&u->elf_owner, &u->elf_owner_cap, n + 1, sizeof(*u->elf_owner));
+	XGROW(u->elf_owner, u->elf_owner_cap, n + 1);
 	u->elf_width = xrealloc(u->elf_width, u->elf_owner_cap * sizeof(*u->elf_width));
 	memset(u->elf_owner, 0, n * sizeof(*u->elf_owner));
 	for (size_t fn = 0; n && fn < u->res_cap; fn++) {
@@ -645,9 +644,8 @@ static struct synth *synth_for(struct run *u, size_t i)
 	if (k != UINT32_MAX)
 		return &u->synth[k];
 	idmap_put(&u->synth_ids, key, (uint32_t)u->nsynth);
-	xgrow((void **)&u->synth, &u->synth_cap, u->nsynth + 1, sizeof(*u->synth));
-	xgrow((void **)&u->synth_costs, &u->synth_costs_cap, (u->nsynth + 1) * u->nevents + 1,
-	      sizeof(*u->synth_costs));
+	XGROW(u->synth, u->synth_cap, u->nsynth + 1);
+	XGROW(u->synth_costs, u->synth_costs_cap, (u->nsynth + 1) * u->nevents + 1);
 	struct synth *s = &u->synth[u->nsynth];
 	s->first = i;
 	s->costs = u->nsynth * u->nevents;
@@ -848,8 +846,8 @@ static int write_elfs(struct run *u, const char *dump, size_t first, uint32_t ma
 			rc = -1;
 			break;
 		}
-		xgrow((void **)&u->elf_out, &u->elf_cap, u->nelf + 1, sizeof(*u->elf_out));
-		xgrow((void **)&u->elf_name, &u->elf_name_cap, u->nelf + 1, sizeof(*u->elf_name));
+		XGROW(u->elf_out, u->elf_cap, u->nelf + 1);
+		XGROW(u->elf_name, u->elf_name_cap, u->nelf + 1);
 		u->elf_name[u->nelf] = object;
 		u->elf_out[u->nelf++] = o;
 		rc = elf_write(o, (uint16_t)machine, f, n, u->d);
@@ -1222,7 +1220,7 @@ int augment_run(const struct augment_opts *o, struct report *rep, struct diag *d
 		 * and decides: output_commit_all() renames none of them unless every one is
 		 * written, and if a later rename fails or a signal comes, puts back what the
 		 * earlier ones replaced. Nothing that this run did not create is removed. */
-		xgrow((void **)&u.elf_out, &u.elf_cap, u.nelf + 2, sizeof(*u.elf_out));
+		XGROW(u.elf_out, u.elf_cap, u.nelf + 2);
 		u.elf_out[u.nelf] = stats;
 		u.elf_out[u.nelf + 1] = out;
 		for (unsigned i = 0; i < rep->nsources; i++)

@@ -45,7 +45,7 @@ uint32_t cg_names_fn(struct cg_names *n, const char *name, size_t len, uint32_t 
 	int added;
 	uint32_t i = strtab_intern_key(&n->fnkeys, name, len, obj, file, &added);
 	if (added) {
-		xgrow((void **)&n->fns, &n->fns_cap, (size_t)i + 1, sizeof(*n->fns));
+		XGROW(n->fns, n->fns_cap, (size_t)i + 1);
 		const struct strtab_entry *e = strtab_get(&n->fnkeys, i);
 		n->fns[i].name = e->str;   /* the key starts with the NUL-terminated name */
 		n->fns[i].len = len;

@@ -54,7 +54,7 @@ static uint32_t table_intern(struct table *t, const char *s, size_t len)
 	int added;
 	uint32_t i = strtab_intern(&t->names, s, len, &added);
 	if (added) {
-		xgrow((void **)&t->id, &t->cap, (size_t)i + 1, sizeof(*t->id));
+		XGROW(t->id, t->cap, (size_t)i + 1);
 		t->id[i] = 0;
 	}
 	return i;
@@ -180,8 +180,8 @@ uint32_t cgw_file(struct cgw *w, const char *name, size_t len)
 
 static uint32_t add_fn(struct cgw *w, const char *name, size_t len, uint32_t obj, uint32_t file)
 {
-	xgrow((void **)&w->fns, &w->fns_cap, w->nfns + 1, sizeof(*w->fns));
-	xgrow((void **)&w->fn_id, &w->fn_id_cap, w->nfns + 1, sizeof(*w->fn_id));
+	XGROW(w->fns, w->fns_cap, w->nfns + 1);
+	XGROW(w->fn_id, w->fn_id_cap, w->nfns + 1);
 	w->fns[w->nfns] = (struct cgw_fn){ name, len, obj, file };
 	w->fn_id[w->nfns] = 0;
 	return (uint32_t)w->nfns++;
@@ -193,7 +193,7 @@ uint32_t cgw_fn(struct cgw *w, const char *name, size_t len, uint32_t obj, uint3
 	int added;
 	uint32_t k = strtab_intern_key(&w->fnkeys, name, len, obj, file, &added);
 	if (added) {
-		xgrow((void **)&w->fnkey_fn, &w->fnkey_cap, (size_t)k + 1, sizeof(*w->fnkey_fn));
+		XGROW(w->fnkey_fn, w->fnkey_cap, (size_t)k + 1);
 		w->fnkey_fn[k] = add_fn(w, strtab_get(&w->fnkeys, k)->str, len, obj, file);
 	}
 	return w->fnkey_fn[k];

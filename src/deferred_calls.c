@@ -29,8 +29,8 @@ void deferred_calls_reset(struct deferred_calls *q, unsigned nevents)
 
 void deferred_calls_add(struct deferred_calls *q, const struct dcall *c, const uint64_t *costs)
 {
-	xgrow((void **)&q->v, &q->cap, q->n + 1, sizeof(*q->v));
-	xgrow((void **)&q->pool, &q->pool_cap, (q->n + 1) * q->nevents + 1, sizeof(*q->pool));
+	XGROW(q->v, q->cap, q->n + 1);
+	XGROW(q->pool, q->pool_cap, (q->n + 1) * q->nevents + 1);
 	struct dcall *d = &q->v[q->n];
 	*d = *c;
 	d->dropped = 0;
@@ -92,7 +92,7 @@ static int is_return_candidate(const struct dcall *r)
 
 size_t deferred_calls_match_returns(struct deferred_calls *q)
 {
-	xgrow((void **)&q->order, &q->order_cap, q->n + 1, sizeof(*q->order));
+	XGROW(q->order, q->order_cap, q->n + 1);
 	size_t ns = 0;
 	for (size_t i = 0; i < q->n; i++)
 		if (q->v[i].caller_sym >= 0)

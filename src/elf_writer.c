@@ -19,7 +19,7 @@ struct bytes {
 
 static void put(struct bytes *b, const void *s, size_t n)
 {
-	xgrow((void **)&b->p, &b->cap, b->n + n, 1);
+	XGROW(b->p, b->cap, b->n + n);
 	memcpy(b->p + b->n, s, n);
 	b->n += n;
 }

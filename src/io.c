@@ -542,7 +542,7 @@ static int open_tmp(struct output *o, const struct target *t, struct diag *d)
 	hold_signals(&old);
 	/* Grown with the signals held: the handler must never see the table being moved (out of
 	 * memory here exits, and the old table is still intact for the atexit handler). */
-	xgrow((void **)&tmp_list, &tmp_cap, tmp_n + 1, sizeof(*tmp_list));
+	XGROW(tmp_list, tmp_cap, tmp_n + 1);
 	int e = EEXIST;
 	for (int tries = 0; tries < 100 && e == EEXIST; tries++) {
 		char sfx[7];

@@ -156,7 +156,7 @@ static void bad_debug(struct jd *j, const char *fmt, ...)
 static void on_debug(struct jd *j, const unsigned char *r, size_t size, uint64_t offset)
 {
 	j->stats->debug_records++;
-	xgrow((void **)&j->dbg, &j->dbg_cap, size, 1);
+	XGROW(j->dbg, j->dbg_cap, size);
 	memcpy(j->dbg, r, size);
 	j->dbg_size = size;
 	j->have_pending = 1;
@@ -165,7 +165,7 @@ static void on_debug(struct jd *j, const unsigned char *r, size_t size, uint64_t
 
 static struct load *new_load(struct jd *j)
 {
-	xgrow((void **)&j->loads, &j->loads_cap, j->nloads + 1, sizeof(*j->loads));
+	XGROW(j->loads, j->loads_cap, j->nloads + 1);
 	struct load *l = &j->loads[j->nloads++];
 	memset(l, 0, sizeof(*l));
 	l->root = (uint32_t)(j->nloads - 1);
@@ -182,7 +182,7 @@ static void index_load(struct jd *j)
 
 static void add_row(struct jd *j, uint64_t addr, uint32_t line, const char *file, size_t len)
 {
-	xgrow((void **)&j->pending, &j->pending_cap, j->npending + 1, sizeof(*j->pending));
+	XGROW(j->pending, j->pending_cap, j->npending + 1);
 	j->pending[j->npending++] = (struct row){ addr, line, file, len };
 }
 
@@ -436,12 +436,12 @@ static int read_records(struct jd *j)
 					 size, MAX_RECORD);
 		/* The buffer grows with the bytes that really arrive, never to a claimed size
 		 * first: a lying size in a short file costs no allocation. */
-		xgrow((void **)&j->rec, &j->rec_cap, PREFIX, 1);
+		XGROW(j->rec, j->rec_cap, PREFIX);
 		memcpy(j->rec, pre, PREFIX);
 		size_t got = PREFIX;
 		while (got < size) {
 			size_t chunk = size - got < (1u << 20) ? size - got : (1u << 20);
-			xgrow((void **)&j->rec, &j->rec_cap, got + chunk, 1);
+			XGROW(j->rec, j->rec_cap, got + chunk);
 			n = read_upto(j, j->rec + got, chunk);
 			if (n < 0)
 				return -1;
@@ -591,7 +591,7 @@ static int add_symbols(struct jd *j, uint32_t src, int64_t bias)
 			continue;
 		}
 		if (g == ngen) {
-			xgrow((void **)&gen_end, &gen_cap, ngen + 1, sizeof(*gen_end));
+			XGROW(gen_end, gen_cap, ngen + 1);
 			ngen++;
 		}
 		gen_end[g] = l->start + l->size;

@@ -33,7 +33,7 @@ static int fill(struct line_reader *lr, struct diag *d)
 	}
 	if (lr->cap - lr->end < CHUNK) {
 		size_t need = lr->end + CHUNK;
-		xgrow((void **)&lr->buf, &lr->cap, need, 1);
+		XGROW(lr->buf, lr->cap, need);
 	}
 	ssize_t r = input_read(lr->in, lr->buf + lr->end, lr->cap - lr->end, d);
 	if (r < 0)

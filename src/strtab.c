@@ -95,7 +95,7 @@ uint32_t strtab_intern(struct strtab *t, const char *s, size_t len, int *added)
 		*added = !found;
 	if (found)
 		return t->slots[i] - 1;
-	xgrow((void **)&t->entries, &t->cap, t->count + 1, sizeof(*t->entries));
+	XGROW(t->entries, t->cap, t->count + 1);
 	struct strtab_entry *e = &t->entries[t->count];
 	e->str = arena_strndup(&t->arena, s, len);
 	e->len = len;

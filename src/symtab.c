@@ -49,7 +49,7 @@ void symtab_free(struct symtab *st)
 
 uint32_t symtab_add_source(struct symtab *st, const char *path, const char *object, unsigned prio)
 {
-	xgrow((void **)&st->sources, &st->sources_cap, st->nsources + 1, sizeof(*st->sources));
+	XGROW(st->sources, st->sources_cap, st->nsources + 1);
 	struct symtab_source *s = &st->sources[st->nsources];
 	memset(s, 0, sizeof(*s));
 	s->path = arena_strndup(&st->arena, path, strlen(path));
@@ -100,7 +100,7 @@ int symtab_add(struct symtab *st, uint32_t source, uint64_t start, uint64_t size
 				       (unsigned long long)start);
 		use = fallback;
 	}
-	xgrow((void **)&st->syms, &st->cap, st->nsyms + 1, sizeof(*st->syms));
+	XGROW(st->syms, st->cap, st->nsyms + 1);
 	struct symbol *s = &st->syms[st->nsyms++];
 	memset(s, 0, sizeof(*s));
 	s->start = start;
@@ -187,7 +187,7 @@ static void emit(struct symtab *st, size_t *cap, uint64_t a, uint64_t b, uint32_
 		prev->last = b;
 		return;
 	}
-	xgrow((void **)&st->segs, cap, st->nsegs + 1, sizeof(*st->segs));
+	XGROW(st->segs, *cap, st->nsegs + 1);
 	st->segs[st->nsegs++] = (struct symtab_segment){ a, b, sym, (uint32_t)contested };
 }
 

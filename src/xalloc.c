@@ -44,18 +44,19 @@ void *xrealloc(void *p, size_t n)
 	return p;
 }
 
-void xgrow(void **p, size_t *cap, size_t need, size_t elem)
+void *xgrow_array(void *p, size_t *cap, size_t need, size_t elem)
 {
 	if (need <= *cap)
-		return;
+		return p;
 	size_t n = *cap ? *cap : 16;
 	while (n < need) {
 		if (n > SIZE_MAX / 2 / elem)
 			oom();
 		n *= 2;
 	}
-	*p = xrealloc(*p, n * elem);
+	p = xrealloc(p, n * elem);
 	*cap = n;
+	return p;
 }
 
 char *xstrndup(const char *s, size_t n)

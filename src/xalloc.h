@@ -13,8 +13,14 @@
 void *xmalloc(size_t n);
 void *xcalloc(size_t n, size_t size);
 void *xrealloc(void *p, size_t n);
-/* Grows *P (an array of ELEM-byte items with capacity *CAP) to hold at least NEED items. */
-void xgrow(void **p, size_t *cap, size_t need, size_t elem);
+/* XGROW(p, cap, need): grows the array P (capacity CAP, both lvalues) to hold at least NEED
+ * items, doubling; type-safe where a void ** would hide a wrong pointer. */
+#define XGROW(p, cap, need) \
+	do { \
+		if ((need) > (cap)) \
+			(p) = xgrow_array((p), &(cap), (need), sizeof(*(p))); \
+	} while (0)
+void *xgrow_array(void *p, size_t *cap, size_t need, size_t elem);
 char *xstrndup(const char *s, size_t n);
 /* Test hook: from now on every single allocation of more than MAX bytes is treated as out
  * of memory (0: no limit). Set by cgjit from $CGJIT_TEST_ALLOC_LIMIT and by unit tests. */

@@ -43,6 +43,10 @@ struct cg_reader {
 	uint32_t cob, cfi, jfi, cfn, jfn;
 	int have_cob, have_cfi, have_jfi, have_cfn, have_jfn;
 	uint32_t unknown_obj, unknown_file;
+	struct cg_def *defs;        /* functions defined since the last record; names in def_names */
+	size_t ndefs, defs_cap;
+	char *def_names;
+	size_t def_names_len, def_names_cap;
 	int saw_sign;           /* a line only callgrind writes: marker, creator:, version:, positions: */
 	int maybe_cachegrind;   /* events: came without any such line */
 };
@@ -62,6 +66,8 @@ void cg_reader_free(struct cg_reader *r)
 		return;
 	line_reader_free(&r->lr);
 	cg_names_free(&r->names);
+	free(r->defs);
+	free(r->def_names);
 	for (unsigned i = 0; i < r->nevents; i++)
 		free(r->event_names[i]);
 	free(r);
@@ -254,6 +260,80 @@ static int parse_pos(struct cg_reader *r, const char **pp, const char *end, cons
 	return 0;
 }
 
+/* The common case of a cost line, as callgrind writes it: one space between fields, each
+ * subposition "*", "+D", "-D", "0xH" or "D", decimal costs of at most 19 digits. Fills
+ * POS and the costs and returns 1; returns 0, having changed nothing, on anything else,
+ * which parse_cost_line() then reads (and explains, if it is wrong). Most of a profile's
+ * bytes are such lines. */
+static int parse_simple_cost_line(struct cg_reader *r, const char *p, const char *end,
+				  uint64_t *pos)
+{
+	for (unsigned i = 0; i < r->npos; i++) {
+		if (i) {
+			if (p >= end || *p != ' ')
+				return 0;
+			p++;
+		}
+		if (p >= end)
+			return 0;
+		char c = *p;
+		uint64_t v = 0, b = r->base[i];
+		if (c == '*') {
+			pos[i] = b;
+			p++;
+			continue;
+		}
+		if (c == '+' || c == '-')
+			p++;
+		const char *s = p;
+		if (c != '+' && c != '-' && p + 2 < end && p[0] == '0' && p[1] == 'x') {
+			if (i > 0)
+				return 0;   /* canonical text has hex only in the first subposition */
+			p += 2;
+			s = p;
+			int h;
+			while (p < end && (h = hexval(*p)) >= 0 && p - s < 16) {
+				v = v << 4 | (uint64_t)h;
+				p++;
+			}
+		} else {
+			while (p < end && (unsigned)(*p - '0') <= 9 && p - s < 19) {
+				v = v * 10 + (uint64_t)(*p - '0');
+				p++;
+			}
+		}
+		if (p == s || (p < end && *p != ' '))
+			return 0;
+		if (c == '+') {
+			if (b > UINT64_MAX - v)
+				return 0;
+			v = b + v;
+		} else if (c == '-') {
+			if (v > b)
+				return 0;
+			v = b - v;
+		}
+		pos[i] = v;
+	}
+	unsigned n = 0;
+	while (p < end) {
+		if (*p != ' ' || n == r->nevents || ++p == end)
+			return 0;
+		const char *s = p;
+		uint64_t v = 0;
+		while (p < end && (unsigned)(*p - '0') <= 9 && p - s < 19) {
+			v = v * 10 + (uint64_t)(*p - '0');
+			p++;
+		}
+		if (p == s || (p < end && *p != ' '))
+			return 0;
+		r->costs[n++] = v;
+	}
+	for (unsigned i = n; i < r->nevents; i++)
+		r->costs[i] = 0;
+	return 1;
+}
+
 /* A cost line: positions then costs. Moves the base (as both readers do, also on a
  * call's cost line: callgrind-format.md 1.3). */
 static int parse_cost_line(struct cg_reader *r, const char *line, size_t len, struct diag *d,
@@ -263,6 +343,10 @@ static int parse_cost_line(struct cg_reader *r, const char *line, size_t len, st
 	*clean = 1;
 	memcpy(r->prev, r->base, sizeof(r->base));
 	uint64_t pos[CG_MAX_POS];
+	if (parse_simple_cost_line(r, p, end, pos)) {
+		memcpy(r->base, pos, sizeof(pos));
+		return 0;
+	}
 	if (parse_pos(r, &p, end, r->base, pos, clean, d, line, len) < 0)
 		return -1;
 	size_t b = scan_blanks(&p, end);
@@ -292,6 +376,17 @@ static const struct {
 	{ "jump", 4, T_JUMP }, { "jcnd", 4, T_JCND },
 };
 
+static void add_def(struct cg_reader *r, uint32_t fn, const char *name, size_t len)
+{
+	XGROW(r->defs, r->defs_cap, r->ndefs + 1);
+	XGROW(r->def_names, r->def_names_cap, r->def_names_len + len + 1);
+	memcpy(r->def_names + r->def_names_len, name, len);
+	r->def_names[r->def_names_len + len] = '\0';
+	/* an offset until cg_reader_next() returns: def_names may move as it grows */
+	r->defs[r->ndefs++] = (struct cg_def){ fn, (const char *)(uintptr_t)r->def_names_len, len };
+	r->def_names_len += len + 1;
+}
+
 /* Resolves "(id) name", "(id)" or "name" in SPACE. For functions, OBJ and FILE are the
  * context that binds a definition (or an uncompressed name). */
 static int name_ref(struct cg_reader *r, enum cg_space sp, const char *v, const char *end,
@@ -308,7 +403,7 @@ static int name_ref(struct cg_reader *r, enum cg_space sp, const char *v, const 
 		scan_blanks(&v, end);
 		compressed = 1;
 	}
-	uint32_t known = compressed ? idmap_get(&r->names.ids[sp], id) : UINT32_MAX;
+	uint32_t known = compressed ? cg_names_id_get(&r->names, sp, id) : UINT32_MAX;
 	if (compressed && v == end) {
 		if (known == UINT32_MAX) {
 			static const char *what[] = { "object", "file", "function" };
@@ -320,21 +415,37 @@ static int name_ref(struct cg_reader *r, enum cg_space sp, const char *v, const 
 		return 0;
 	}
 	size_t n = (size_t)(end - v);
-	uint32_t idx = sp == SP_FN ? cg_names_fn(&r->names, v, n, obj, file)
-				   : cg_names_intern(&r->names, sp, v, n);
+	uint32_t idx;
+	if (sp == SP_FN) {
+		uint64_t key = cg_names_fn_key(v, n, obj, file);
+		int added = 1;
+		/* Two ids may name one identity: --separate-callers=N cuts deeper contexts to
+		 * the same name. kcachegrind keys functions by name, so they are one. */
+		if (known != UINT32_MAX)
+			idx = cg_names_get_fn(&r->names, known)->key == key ? known : UINT32_MAX;
+		else
+			idx = cg_names_intern_fn(&r->names, key, n, obj, file, &added);
+		if (idx != UINT32_MAX && known == UINT32_MAX && added)
+			add_def(r, idx, v, n);
+	} else {
+		idx = cg_names_intern(&r->names, sp, v, n);
+	}
 	if (compressed && known != UINT32_MAX && known != idx) {
 		/* kcachegrind rebinds, callgrind_annotate overwrites: the two disagree, so refuse. */
-		const char *old = sp == SP_FN ? cg_names_get_fn(&r->names, known)->name
-					      : cg_names_get(&r->names, sp, known)->str;
 		char q1[100], q2[100];
+		if (sp == SP_FN)
+			return diag_at(d, r->name, r->lr.lineno, "id (%llu) redefined as '%s', which is not "
+				       "the name (or the object and file) it was defined with",
+				       (unsigned long long)id, diag_quote(q1, sizeof(q1), v, n));
+		const char *old = cg_names_get(&r->names, sp, known)->str;
 		return diag_at(d, r->name, r->lr.lineno, "id (%llu) redefined as '%s', it was '%s'",
 			       (unsigned long long)id, diag_quote(q1, sizeof(q1), v, n),
 			       diag_quote(q2, sizeof(q2), old, strlen(old)));
 	}
 	if (compressed && known == UINT32_MAX) {
-		if (r->names.ids[sp].count >= (size_t)1 << 30)
+		if (r->names.nids[sp] >= (size_t)1 << 30)
 			return diag_at(d, r->name, r->lr.lineno, "more than 2^30 ids");
-		idmap_put(&r->names.ids[sp], id, idx);
+		cg_names_id_put(&r->names, sp, id, idx);
 	}
 	*out = idx;
 	return 0;
@@ -706,9 +817,15 @@ static int next_line(struct cg_reader *r, struct cg_record *rec, struct diag *d)
 int cg_reader_next(struct cg_reader *r, struct cg_record *rec, struct diag *d)
 {
 	int rc;
+	r->ndefs = 0;
+	r->def_names_len = 0;
 	/* Name lines (ob=, cfn=, ...) update the context and produce no record. */
 	while ((rc = next_line(r, rec, d)) == 2)
 		;
+	for (size_t i = 0; i < r->ndefs; i++)
+		r->defs[i].name = r->def_names + (uintptr_t)r->defs[i].name;
+	rec->defs = r->defs;
+	rec->ndefs = (unsigned)r->ndefs;
 	return rc;
 }
 

@@ -36,8 +36,18 @@ enum cg_header_key {
 
 enum cg_pos_kind { POS_INSTR, POS_BB, POS_LINE };
 
+/* A function defined by a name line (fn=, cfn=, jfn=) since the previous record, with its
+ * name, which the reader does not keep: this is the one time it is handed out. */
+struct cg_def {
+	uint32_t fn;
+	const char *name;
+	size_t len;
+};
+
 struct cg_record {
 	enum cg_kind kind;
+	const struct cg_def *defs;  /* valid until the next cg_reader_next() */
+	unsigned ndefs;
 	uint64_t line;              /* line number in the input (of the last line read) */
 	const char *text;           /* the line, without "\n"/"\r\n" (HEADER, COMMENT, COST) */
 	size_t len;

@@ -3,8 +3,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arena.h"
 #include "callgrind_writer.h"
 #include "diag.h"
+#include "idmap.h"
 #include "io.h"
 #include "scan.h"
 #include "strtab.h"
@@ -27,13 +29,16 @@ struct cgw {
 	uint64_t bytes;
 
 	struct table objs, files;
-	struct strtab fnkeys;       /* interned identities -> index into fns */
-	uint32_t *fnkey_fn;
-	size_t fnkey_cap;
+	struct idmap fnkeys;        /* hash of an interned identity -> index into fns */
 	struct cgw_fn *fns;         /* every identity, interned or borrowed */
 	uint32_t *fn_id;            /* output id, 0 = not written yet */
 	size_t nfns, fns_cap, fn_id_cap;
 	uint32_t next_fn_id;
+	/* A name is needed until its identity is first written. Names of identities made
+	 * since cgw_settle() are borrowed (valid until then) or in TRANSIENT; cgw_settle()
+	 * copies those not written yet into PENDING, which lasts the part. */
+	size_t settled;             /* identities before this index are settled */
+	struct arena transient, pending;
 
 	unsigned npos, nevents;
 	enum cg_pos_kind kinds[CG_MAX_POS];
@@ -68,7 +73,7 @@ struct cgw *cgw_new(struct output *out)
 	w->buf = xmalloc(w->cap);
 	table_init(&w->objs);
 	table_init(&w->files);
-	strtab_init(&w->fnkeys);
+	idmap_init(&w->fnkeys);
 	return w;
 }
 
@@ -79,8 +84,9 @@ void cgw_free(struct cgw *w)
 	free(w->buf);
 	table_free(&w->objs);
 	table_free(&w->files);
-	strtab_free(&w->fnkeys);
-	free(w->fnkey_fn);
+	idmap_free(&w->fnkeys);
+	arena_free(&w->transient);
+	arena_free(&w->pending);
 	free(w->fns);
 	free(w->fn_id);
 	free(w);
@@ -130,8 +136,11 @@ void cgw_part_begin(struct cgw *w)
 {
 	table_clear(&w->objs);
 	table_clear(&w->files);
-	strtab_clear(&w->fnkeys);
+	idmap_clear(&w->fnkeys);
+	arena_reset(&w->transient);
+	arena_reset(&w->pending);
 	w->nfns = 0;
+	w->settled = 0;
 	w->next_fn_id = 0;
 	w->have_ob = w->have_fn = 0;
 	w->base_valid = 0;
@@ -187,16 +196,25 @@ static uint32_t add_fn(struct cgw *w, const char *name, size_t len, uint32_t obj
 	return (uint32_t)w->nfns++;
 }
 
+/* Identities are interned by a 64-bit hash of (name, object, file), not by the name: the
+ * names are not kept once written (callgrind_names.h). */
+static uint64_t fn_key(const char *name, size_t len, uint32_t obj, uint32_t file)
+{
+	uint64_t h = strtab_hash(name, len);
+	h ^= ((uint64_t)obj << 32 | file) * 0xc2b2ae3d27d4eb4fULL;
+	return h ^ h >> 29;
+}
+
 uint32_t cgw_fn(struct cgw *w, const char *name, size_t len, uint32_t obj, uint32_t file)
 {
 	writable_name(&name, &len);
-	int added;
-	uint32_t k = strtab_intern_key(&w->fnkeys, name, len, obj, file, &added);
-	if (added) {
-		XGROW(w->fnkey_fn, w->fnkey_cap, (size_t)k + 1);
-		w->fnkey_fn[k] = add_fn(w, strtab_get(&w->fnkeys, k)->str, len, obj, file);
+	uint64_t key = fn_key(name, len, obj, file);
+	uint32_t i = idmap_get(&w->fnkeys, key);
+	if (i == UINT32_MAX) {
+		i = add_fn(w, arena_strndup(&w->transient, name, len), len, obj, file);
+		idmap_put(&w->fnkeys, key, i);
 	}
-	return w->fnkey_fn[k];
+	return i;
 }
 
 uint32_t cgw_fn_borrowed(struct cgw *w, const char *name, size_t len, uint32_t obj, uint32_t file)
@@ -207,6 +225,16 @@ uint32_t cgw_fn_borrowed(struct cgw *w, const char *name, size_t len, uint32_t o
 	if (writable_name(&n, &l))
 		return cgw_fn(w, name, len, obj, file);
 	return add_fn(w, name, len, obj, file);
+}
+
+void cgw_settle(struct cgw *w)
+{
+	for (size_t i = w->settled; i < w->nfns; i++) {
+		struct cgw_fn *f = &w->fns[i];
+		f->name = w->fn_id[i] ? NULL : arena_strndup(&w->pending, f->name, f->len);
+	}
+	w->settled = w->nfns;
+	arena_reset(&w->transient);
 }
 
 const struct cgw_fn *cgw_fn_get(const struct cgw *w, uint32_t fn) { return &w->fns[fn]; }
@@ -254,10 +282,11 @@ static void ref_file(struct cgw *w, const char *tag, uint32_t i)
 static void ref_fn(struct cgw *w, const char *tag, uint32_t i)
 {
 	put_ref(w, tag, &w->fn_id[i], &w->next_fn_id, w->fns[i].name, w->fns[i].len);
+	if (i < w->settled)
+		w->fns[i].name = NULL;   /* written: its pending copy is no longer needed */
 }
 
-/* Makes FN the current function and FILE the current file. */
-static void enter(struct cgw *w, uint32_t fn, uint32_t file)
+void cgw_enter(struct cgw *w, uint32_t fn, uint32_t file)
 {
 	if (!w->have_fn || w->fn != fn) {
 		const struct cgw_fn *f = &w->fns[fn];
@@ -347,7 +376,7 @@ void cgw_raw(struct cgw *w, const char *text, size_t len)
 void cgw_cost(struct cgw *w, uint32_t fn, uint32_t file, const uint64_t *pos,
 	      const uint64_t *costs, const char *raw, size_t raw_len, const uint64_t *prev)
 {
-	enter(w, fn, file);
+	cgw_enter(w, fn, file);
 	for (unsigned i = 0; i < w->nevents; i++)
 		w->sums[i] += costs[i];
 	int same = raw && w->base_valid;
@@ -370,7 +399,7 @@ void cgw_call(struct cgw *w, uint32_t fn, uint32_t file, uint32_t callee, uint64
 	      const uint64_t *target, const uint64_t *pos, const uint64_t *costs,
 	      const char *comment)
 {
-	enter(w, fn, file);
+	cgw_enter(w, fn, file);
 	if (comment) {
 		put(w, "# ", 2);
 		put(w, comment, strlen(comment));
@@ -401,7 +430,7 @@ int cgw_jump(struct cgw *w, uint32_t fn, uint32_t file, uint32_t tfn, uint32_t t
 {
 	if (w->fns[tfn].obj != w->fns[fn].obj)
 		return -1;
-	enter(w, fn, file);
+	cgw_enter(w, fn, file);
 	if (tfile != w->file)
 		ref_file(w, "jfi=", tfile);
 	if (tfn != fn)

@@ -20,7 +20,7 @@ struct output;
 struct cgw;
 
 struct cgw_fn {
-	const char *name;   /* NUL-terminated */
+	const char *name;   /* NUL-terminated; NULL once written (cgw_settle) */
 	size_t len;
 	uint32_t obj, file; /* writer object and file indices */
 };
@@ -41,9 +41,17 @@ uint32_t cgw_file(struct cgw *w, const char *name, size_t len);
 uint32_t cgw_fn(struct cgw *w, const char *name, size_t len, uint32_t obj, uint32_t file);
 /* A function identity known to be distinct from every other one asked for (an input
  * identity kept as it is): not interned, and NAME is borrowed, not copied; it must stay
- * valid until the next cgw_part_begin(). Saves a copy and a hash of every long name. */
+ * valid until the next cgw_settle(). Saves a copy and a hash of every long name. */
 uint32_t cgw_fn_borrowed(struct cgw *w, const char *name, size_t len, uint32_t obj, uint32_t file);
 const struct cgw_fn *cgw_fn_get(const struct cgw *w, uint32_t fn);
+/* Called after each input record: the names of identities made since the last call
+ * (borrowed, or copied for the record) are kept only if not written yet. A name written
+ * where the input defines it is never stored. */
+void cgw_settle(struct cgw *w);
+/* Makes FN the current function and FILE the current file (writes fn=, fi=, ... if they
+ * change); a block whose lines cannot move is entered at its fn= line, so that its name
+ * is written while the reader still has it. */
+void cgw_enter(struct cgw *w, uint32_t fn, uint32_t file);
 
 /* A line as it is (header, comment): TEXT then "\n". */
 void cgw_raw(struct cgw *w, const char *text, size_t len);

@@ -47,6 +47,9 @@ struct cg_reader {
 	size_t ndefs, defs_cap;
 	char *def_names;
 	size_t def_names_len, def_names_cap;
+	cg_cost_sink *sink;         /* cg_reader_sink_costs() */
+	void *sink_ctx;
+	uint32_t sink_fn;
 	int saw_sign;           /* a line only callgrind writes: marker, creator:, version:, positions: */
 	int maybe_cachegrind;   /* events: came without any such line */
 };
@@ -82,6 +85,13 @@ uint64_t cg_reader_pid(const struct cg_reader *r) { return r->pid; }
 unsigned cg_reader_part_count(const struct cg_reader *r) { return r->parts; }
 const struct cg_names *cg_reader_names(const struct cg_reader *r) { return &r->names; }
 const char *cg_reader_input_name(const struct cg_reader *r) { return r->name; }
+
+void cg_reader_sink_costs(struct cg_reader *r, uint32_t fn, cg_cost_sink *sink, void *ctx)
+{
+	r->sink = sink;
+	r->sink_ctx = ctx;
+	r->sink_fn = fn;
+}
 
 int cg_reader_pos_index(const struct cg_reader *r, enum cg_pos_kind k)
 {
@@ -124,6 +134,7 @@ static void new_part(struct cg_reader *r)
 	memset(r->base, 0, sizeof(r->base));
 	r->have_ob = r->have_fn = r->have_cob = r->have_cfi = r->have_jfi = 0;
 	r->have_cfn = r->have_jfn = 0;
+	r->sink = NULL;
 	r->unknown_obj = cg_names_intern(&r->names, SP_OBJ, "???", 3);
 	r->unknown_file = cg_names_intern(&r->names, SP_FILE, "???", 3);
 	r->ob = r->unknown_obj;
@@ -260,15 +271,31 @@ static int parse_pos(struct cg_reader *r, const char **pp, const char *end, cons
 	return 0;
 }
 
-/* The common case of a cost line, as callgrind writes it: one space between fields, each
- * subposition "*", "+D", "-D", "0xH" or "D", decimal costs of at most 19 digits. Fills
- * POS and the costs and returns 1; returns 0, having changed nothing, on anything else,
- * which parse_cost_line() then reads (and explains, if it is wrong). Most of a profile's
- * bytes are such lines. */
-static int parse_simple_cost_line(struct cg_reader *r, const char *p, const char *end,
-				  uint64_t *pos)
+/* Reads decimal digits at *P (at most 19: no overflow); returns how many. */
+static inline unsigned dec19(const char **pp, const char *end, uint64_t *v)
 {
-	for (unsigned i = 0; i < r->npos; i++) {
+	const char *p = *pp, *s = p;
+	const char *stop = end - p > 19 ? p + 19 : end;
+	uint64_t x = 0;
+	unsigned d;
+	while (p < stop && (d = (unsigned)(unsigned char)*p - '0') <= 9) {
+		x = x * 10 + d;
+		p++;
+	}
+	*v = x;
+	*pp = p;
+	return (unsigned)(p - s);
+}
+
+/* The common case of a cost line, as callgrind writes it: one space between fields, each
+ * subposition "*", "+D", "-D", "0xH" (first only) or "D", decimal costs of at most 19
+ * digits. Fills POS (from BASE) and COSTS and returns 1; returns 0 on anything else,
+ * which parse_cost_line() then reads (and explains, if it is wrong). Most of a profile's
+ * bytes are such lines, so this is written for speed: locals only, no error paths. */
+static int parse_simple_cost_line(unsigned npos, unsigned nevents, const uint64_t *base,
+				  const char *p, const char *end, uint64_t *pos, uint64_t *costs)
+{
+	for (unsigned i = 0; i < npos; i++) {
 		if (i) {
 			if (p >= end || *p != ' ')
 				return 0;
@@ -277,60 +304,50 @@ static int parse_simple_cost_line(struct cg_reader *r, const char *p, const char
 		if (p >= end)
 			return 0;
 		char c = *p;
-		uint64_t v = 0, b = r->base[i];
+		uint64_t v, b = base[i];
 		if (c == '*') {
 			pos[i] = b;
 			p++;
 			continue;
 		}
-		if (c == '+' || c == '-')
+		if (c == '+' || c == '-') {
 			p++;
-		const char *s = p;
-		if (c != '+' && c != '-' && p + 2 < end && p[0] == '0' && p[1] == 'x') {
+			if (!dec19(&p, end, &v))
+				return 0;
+			if (c == '+' ? b > UINT64_MAX - v : v > b)
+				return 0;
+			v = c == '+' ? b + v : b - v;
+		} else if (c == '0' && end - p > 2 && p[1] == 'x') {
 			if (i > 0)
 				return 0;   /* canonical text has hex only in the first subposition */
 			p += 2;
-			s = p;
+			const char *s = p;
+			const char *stop = end - p > 16 ? p + 16 : end;
 			int h;
-			while (p < end && (h = hexval(*p)) >= 0 && p - s < 16) {
+			v = 0;
+			while (p < stop && (h = hexval(*p)) >= 0) {
 				v = v << 4 | (uint64_t)h;
 				p++;
 			}
-		} else {
-			while (p < end && (unsigned)(*p - '0') <= 9 && p - s < 19) {
-				v = v * 10 + (uint64_t)(*p - '0');
-				p++;
-			}
-		}
-		if (p == s || (p < end && *p != ' '))
+			if (p == s)
+				return 0;
+		} else if (!dec19(&p, end, &v)) {
 			return 0;
-		if (c == '+') {
-			if (b > UINT64_MAX - v)
-				return 0;
-			v = b + v;
-		} else if (c == '-') {
-			if (v > b)
-				return 0;
-			v = b - v;
 		}
+		if (p < end && *p != ' ')
+			return 0;
 		pos[i] = v;
 	}
 	unsigned n = 0;
 	while (p < end) {
-		if (*p != ' ' || n == r->nevents || ++p == end)
+		if (*p != ' ' || n == nevents || ++p == end)
 			return 0;
-		const char *s = p;
-		uint64_t v = 0;
-		while (p < end && (unsigned)(*p - '0') <= 9 && p - s < 19) {
-			v = v * 10 + (uint64_t)(*p - '0');
-			p++;
-		}
-		if (p == s || (p < end && *p != ' '))
+		if (!dec19(&p, end, &costs[n]) || (p < end && *p != ' '))
 			return 0;
-		r->costs[n++] = v;
+		n++;
 	}
-	for (unsigned i = n; i < r->nevents; i++)
-		r->costs[i] = 0;
+	for (; n < nevents; n++)
+		costs[n] = 0;
 	return 1;
 }
 
@@ -343,7 +360,7 @@ static int parse_cost_line(struct cg_reader *r, const char *line, size_t len, st
 	*clean = 1;
 	memcpy(r->prev, r->base, sizeof(r->base));
 	uint64_t pos[CG_MAX_POS];
-	if (parse_simple_cost_line(r, p, end, pos)) {
+	if (parse_simple_cost_line(r->npos, r->nevents, r->base, p, end, pos, r->costs)) {
 		memcpy(r->base, pos, sizeof(pos));
 		return 0;
 	}
@@ -476,6 +493,7 @@ static int do_name(struct cg_reader *r, enum tag t, const char *v, const char *e
 	case T_FN:
 		if (name_ref(r, SP_FN, v, end, r->ob, r->fl, &x, d, line, len) < 0)
 			return -1;
+		r->sink = NULL;
 		r->fn = x;
 		r->file = r->fl;
 		r->have_fn = 1;
@@ -814,6 +832,25 @@ static int classify(struct cg_reader *r, const char *line, size_t len, struct cg
 
 static int next_line(struct cg_reader *r, struct cg_record *rec, struct diag *d);
 
+/* A canonical cost line of the sink's function, handed to the sink: 1; 0 if LINE is
+ * anything else (it then takes the general path, which also explains errors). The sink
+ * is only set in a part's body, after fn=. A NUL byte makes the line not canonical. */
+static int sink_cost_line(struct cg_reader *r, const char *line, size_t len)
+{
+	uint64_t pos[CG_MAX_POS], costs[CG_MAX_EVENTS], sums[CG_MAX_EVENTS];
+	if (!parse_simple_cost_line(r->npos, r->nevents, r->base, line, line + len, pos, costs))
+		return 0;
+	for (unsigned i = 0; i < r->nevents; i++)
+		if (__builtin_add_overflow(r->sums[i], costs[i], &sums[i]))
+			return 0;   /* the general path says so */
+	memcpy(r->sums, sums, r->nevents * sizeof(*sums));
+	memcpy(r->prev, r->base, sizeof(r->base));
+	memcpy(r->base, pos, r->npos * sizeof(*pos));
+	r->body_cost_seen = 1;
+	r->sink(r->sink_ctx, r->fn, r->file, line, len, r->base, r->prev, costs);
+	return 1;
+}
+
 int cg_reader_next(struct cg_reader *r, struct cg_record *rec, struct diag *d)
 {
 	int rc;
@@ -839,6 +876,9 @@ static int next_line(struct cg_reader *r, struct cg_record *rec, struct diag *d)
 		return -1;
 	if (rc == 0)
 		return at_end(r, d) < 0 ? -1 : 0;
+	if (r->sink && r->fn == r->sink_fn && len && !r->lr.missing_newline &&
+	    sink_cost_line(r, line, len))
+		return 2;
 	rec->line = r->lr.lineno;
 	rec->text = line;
 	rec->len = len;

@@ -78,6 +78,15 @@ void cg_reader_free(struct cg_reader *r);   /* NULL is a no-op */
  * file, self costs not adding up to totals:, NUL byte, cachegrind input. */
 int cg_reader_next(struct cg_reader *r, struct cg_record *rec, struct diag *d);
 
+/* A cost line handed over without a record: LINE (its text, canonical) for FN in FILE at
+ * POS, with the position base PREV before it, and its self COSTS. */
+typedef void cg_cost_sink(void *ctx, uint32_t fn, uint32_t file, const char *line, size_t len,
+			  const uint64_t *pos, const uint64_t *prev, const uint64_t *costs);
+/* From now on, canonical cost lines of function FN go to SINK instead of being returned
+ * as records, until the next fn= line or part (SINK NULL: none). Most lines of a profile
+ * are such lines in blocks that stay as they are; this saves a record per line. */
+void cg_reader_sink_costs(struct cg_reader *r, uint32_t fn, cg_cost_sink *sink, void *ctx);
+
 /* The current part's layout; valid after its events: line. */
 unsigned cg_reader_npos(const struct cg_reader *r);
 enum cg_pos_kind cg_reader_pos_kind(const struct cg_reader *r, unsigned i);

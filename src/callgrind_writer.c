@@ -1,5 +1,7 @@
 /* callgrind_writer.c - output id tables, context tracking and position encoding.
  * Owns its output buffer and the per-part output name tables. */
+#include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,12 +23,27 @@ struct table {
 	uint32_t next;
 };
 
+/* Output is handed to a second thread in blocks of about BUF_FLUSH bytes, so that
+ * compression (zstd output) and the write system calls overlap with reading and
+ * rewriting: two buffers, one being filled here while the other is written there. */
+struct flusher {
+	pthread_t thread;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	int started, stop;
+	const char *job;          /* the block being written, NULL when idle */
+	size_t job_len;
+	char *spare;              /* the buffer not being filled */
+	size_t spare_cap;
+};
+
 struct cgw {
 	struct output *out;
 	char *buf;
 	size_t len, cap;
-	struct diag err;
+	struct diag err;          /* the first write error (set by the flusher thread) */
 	uint64_t bytes;
+	struct flusher flusher;
 
 	struct table objs, files;
 	struct idmap fnkeys;        /* hash of an interned identity -> index into fns */
@@ -65,12 +82,92 @@ static uint32_t table_intern(struct table *t, const char *s, size_t len)
 	return i;
 }
 
+static void *flusher_main(void *arg)
+{
+	struct cgw *w = arg;
+	struct flusher *f = &w->flusher;
+	pthread_mutex_lock(&f->mu);
+	for (;;) {
+		while (!f->job && !f->stop)
+			pthread_cond_wait(&f->cv, &f->mu);
+		if (!f->job)
+			break;
+		const char *p = f->job;
+		size_t n = f->job_len;
+		pthread_mutex_unlock(&f->mu);
+		if (!w->err.set)
+			output_write(w->out, p, n, &w->err);
+		pthread_mutex_lock(&f->mu);
+		f->job = NULL;
+		pthread_cond_broadcast(&f->cv);
+	}
+	pthread_mutex_unlock(&f->mu);
+	return NULL;
+}
+
+/* Waits until the flusher is idle (called with its lock held). */
+static void flusher_wait(struct flusher *f)
+{
+	while (f->job)
+		pthread_cond_wait(&f->cv, &f->mu);
+}
+
+/* Starts the thread with every signal blocked: signals are the main thread's to handle
+ * (io.c puts outputs back and removes temporaries). 0, or -1 if it cannot start. */
+static int flusher_start(struct cgw *w)
+{
+	struct flusher *f = &w->flusher;
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	int rc = pthread_create(&f->thread, NULL, flusher_main, w);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (rc != 0)
+		return -1;
+	f->started = 1;
+	return 0;
+}
+
+/* Hands the filled buffer to the flusher and continues in the other one; writes here if
+ * no thread can be started. */
+static void submit(struct cgw *w)
+{
+	struct flusher *f = &w->flusher;
+	if (!w->len)
+		return;
+	if (!f->started && flusher_start(w) < 0) {
+		if (!w->err.set)
+			output_write(w->out, w->buf, w->len, &w->err);
+		w->len = 0;
+		return;
+	}
+	pthread_mutex_lock(&f->mu);
+	flusher_wait(f);
+	char *b = f->spare;
+	size_t c = f->spare_cap;
+	f->spare = w->buf;
+	f->spare_cap = w->cap;
+	f->job = w->buf;
+	f->job_len = w->len;
+	pthread_cond_broadcast(&f->cv);
+	pthread_mutex_unlock(&f->mu);
+	if (!b) {
+		c = w->cap;
+		b = xmalloc(c);
+	}
+	w->buf = b;
+	w->cap = c;
+	w->len = 0;
+}
+
 struct cgw *cgw_new(struct output *out)
 {
 	struct cgw *w = xcalloc(1, sizeof(*w));
 	w->out = out;
 	w->cap = BUF_FLUSH + 64 * 1024;
 	w->buf = xmalloc(w->cap);
+	pthread_mutex_init(&w->flusher.mu, NULL);
+	pthread_cond_init(&w->flusher.cv, NULL);
 	table_init(&w->objs);
 	table_init(&w->files);
 	idmap_init(&w->fnkeys);
@@ -81,6 +178,16 @@ void cgw_free(struct cgw *w)
 {
 	if (!w)
 		return;
+	if (w->flusher.started) {
+		pthread_mutex_lock(&w->flusher.mu);
+		w->flusher.stop = 1;
+		pthread_cond_broadcast(&w->flusher.cv);
+		pthread_mutex_unlock(&w->flusher.mu);
+		pthread_join(w->flusher.thread, NULL);
+	}
+	pthread_mutex_destroy(&w->flusher.mu);
+	pthread_cond_destroy(&w->flusher.cv);
+	free(w->flusher.spare);
 	free(w->buf);
 	table_free(&w->objs);
 	table_free(&w->files);
@@ -94,9 +201,12 @@ void cgw_free(struct cgw *w)
 
 int cgw_flush(struct cgw *w, struct diag *d)
 {
-	if (w->len && !w->err.set)
-		output_write(w->out, w->buf, w->len, &w->err);
-	w->len = 0;
+	submit(w);
+	if (w->flusher.started) {
+		pthread_mutex_lock(&w->flusher.mu);
+		flusher_wait(&w->flusher);
+		pthread_mutex_unlock(&w->flusher.mu);
+	}
 	if (w->err.set) {
 		if (d && !d->set)
 			*d = w->err;
@@ -110,7 +220,7 @@ static char *reserve(struct cgw *w, size_t n)
 {
 	if (w->len + n > w->cap) {
 		if (w->len >= BUF_FLUSH || w->len + n > w->cap)
-			cgw_flush(w, NULL);
+			submit(w);
 		if (n > w->cap) {
 			w->cap = n + 1024;
 			w->buf = xrealloc(w->buf, w->cap);
@@ -129,7 +239,7 @@ static void put(struct cgw *w, const char *s, size_t n)
 static void maybe_flush(struct cgw *w)
 {
 	if (w->len >= BUF_FLUSH)
-		cgw_flush(w, NULL);
+		submit(w);
 }
 
 void cgw_part_begin(struct cgw *w)

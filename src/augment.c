@@ -5,28 +5,23 @@
  * fragments of one function are folded, moved lines get a synthetic call, and the writer
  * re-encodes names and positions. Memory: names, symbols, one line, one block's pending
  * synthetic calls. */
-#include <errno.h>
-#include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
+#include "arena.h"
 #include "augment.h"
 #include "callgrind_reader.h"
 #include "callgrind_writer.h"
 #include "deferred_calls.h"
 #include "diag.h"
-#include "elf_writer.h"
+#include "elf_files.h"
 #include "idmap.h"
 #include "io.h"
-#include "jitdump.h"
-#include "perfmap.h"
 #include "pseudo_name.h"
 #include "report.h"
 #include "report_yaml.h"
+#include "symbol_files.h"
 #include "symtab.h"
 #include "xalloc.h"
 
@@ -36,15 +31,15 @@ enum fn_kind {
 	FK_JIT,        /* a ??? pseudo-function inside a symbol's range */
 };
 
-struct fnres {
-	int done;
-	enum fn_kind kind;
-	int lookup;            /* its cost lines are absolute addresses to look up */
+struct fnres {                /* per input function: memory follows their number */
+	uint8_t done;
+	uint8_t kind;          /* enum fn_kind */
+	uint8_t lookup;        /* its cost lines are absolute addresses to look up */
+	uint8_t elf;           /* its object is a file, not ??? */
 	uint32_t out;          /* writer function (the home identity) */
-	int64_t sym;           /* home symbol, or -1 */
-	const char *suffix;    /* "'2'caller..." part of the input name (reader memory) */
-	size_t suffix_len;
-	int elf;               /* its object is a file, not ??? */
+	int32_t sym;           /* home symbol, or -1 */
+	uint32_t suffix_len;   /* "'2'caller..." part of a pseudo-function's name ... */
+	const char *suffix;    /* ... (part arena), or NULL */
 	uint64_t lo, hi;       /* addresses of its own cost lines in this part (lo > hi: none) */
 };
 
@@ -90,7 +85,9 @@ struct run {
 	struct cg_reader *r;
 	struct cgw *w;
 	const struct cg_names *names;
+	struct elf_files *ef;
 	int symbols_loaded;
+	size_t nsymfiles;        /* symbol files read (the symtab's sources) */
 
 	/* per part */
 	struct fnres *res;
@@ -105,6 +102,7 @@ struct run {
 	int have_block;
 	uint32_t block_fn;       /* reader function */
 	struct fnres block_res;  /* its resolution */
+	int block_plain;         /* not JIT code, and none of its lines can move */
 	uint64_t last_home_pos[CG_MAX_POS];
 	uint32_t last_home_file;
 	int have_home_pos;
@@ -131,9 +129,7 @@ struct run {
 	size_t elf_owner_cap;
 
 	struct scratch name;
-	struct output **elf_out;     /* ELF files written, committed with the profile */
-	const char **elf_name;       /* ... and their paths (symtab memory) */
-	size_t nelf, elf_cap, elf_name_cap;
+	struct arena suffixes;       /* per part: suffixes of pseudo-functions */
 	const char *last_row_file;   /* cache: the last line-table file and its writer file */
 	uint32_t last_row_out;
 };
@@ -214,20 +210,29 @@ static uint32_t out_file(struct run *u, uint32_t in_file)
 	return u->file_out[in_file] - 1;
 }
 
-/* The resolution of input function FN. The pointer is valid until the next call: callers
- * that resolve two functions copy the first. */
+/* The resolution of input function FN, made where the input defined it (define()). The
+ * pointer is valid until the next define(): callers that resolve two functions copy the
+ * first. */
 static struct fnres *resolve(struct run *u, uint32_t fn)
 {
+	return &u->res[fn];
+}
+
+/* Resolves function DEF->fn, defined with the name DEF->name, which the reader hands out
+ * only now: the name is used here and, if it is kept, by the writer until it is written. */
+static void define(struct run *u, const struct cg_def *def)
+{
+	uint32_t fn = def->fn;
 	if (fn >= u->res_cap) {
 		size_t old = u->res_cap;
 		XGROW(u->res, u->res_cap, (size_t)fn + 1);
 		memset(u->res + old, 0, (u->res_cap - old) * sizeof(*u->res));
 	}
 	struct fnres *x = &u->res[fn];
-	if (x->done)
-		return x;
 	x->done = 1;
 	const struct cg_fn *f = cg_names_get_fn(u->names, fn);
+	const char *name = def->name;
+	size_t nlen = def->len;
 	const struct strtab_entry *obj = cg_names_get(u->names, SP_OBJ, f->obj);
 	int unknown_obj = obj->len == 3 && memcmp(obj->str, "???", 3) == 0;
 	x->elf = !unknown_obj;
@@ -237,39 +242,38 @@ static struct fnres *resolve(struct run *u, uint32_t fn)
 	size_t head;
 	x->sym = -1;
 	x->kind = FK_PLAIN;
-	int pseudo = unknown_obj && pseudo_name_parse(f->name, f->len, &addr, &head);
+	int pseudo = unknown_obj && pseudo_name_parse(name, nlen, &addr, &head);
 	x->lookup = unknown_obj && u->instr >= 0;
 	if (pseudo) {
 		u->rep->pseudo_functions++;
-		x->suffix = f->name + head;
-		x->suffix_len = f->len - head;
+		x->suffix_len = nlen - head > UINT32_MAX ? UINT32_MAX : (uint32_t)(nlen - head);
+		x->suffix = arena_strndup(&u->suffixes, name + head, x->suffix_len);
 		const struct symtab_segment *seg = symtab_lookup(u->st, addr);
 		if (seg) {
 			x->kind = FK_JIT;
-			x->sym = seg->sym;
+			x->sym = (int32_t)seg->sym;
 			x->out = jit_identity(u, seg->sym, x->suffix, x->suffix_len);
 			u->rep->resolved++;
-			return x;
+			return;
 		}
 		x->kind = FK_UNKNOWN;
 	}
 	uint32_t o = cgw_obj(u->w, obj->str, obj->len);
 	uint32_t file = out_file(u, f->file);
 	/* Only --separate-callers names carry "'": other names are kept as they are. */
-	const char *q = memchr(f->name, '\'', f->len);
+	const char *q = memchr(name, '\'', nlen);
 	if (q) {
 		u->name.len = 0;
-		scratch_put(&u->name, f->name, (size_t)(q - f->name));
-		if (put_suffix(u, &u->name, q, f->len - (size_t)(q - f->name))) {
+		scratch_put(&u->name, name, (size_t)(q - name));
+		if (put_suffix(u, &u->name, q, nlen - (size_t)(q - name))) {
 			u->rep->renamed_callers++;
 			x->out = cgw_fn(u->w, u->name.s, u->name.len, o, file);
-			return x;
+			return;
 		}
 	}
-	/* Input identities are distinct (cg_names interns them), so the writer can borrow the
-	 * reader's copy of the name: both are cleared together at the next part. */
-	x->out = cgw_fn_borrowed(u->w, f->name, f->len, o, file);
-	return x;
+	/* Input identities are distinct (callgrind defines each once), so the writer can
+	 * borrow the name until the record ends (cgw_settle). */
+	x->out = cgw_fn_borrowed(u->w, name, nlen, o, file);
 }
 
 /* ---- ownership of a line ---- */
@@ -446,8 +450,11 @@ static void forget_part_moves(struct run *u)
 static void end_block(struct run *u)
 {
 	u->have_block = 0;
+	u->block_plain = 0;
 	u->in_foreign_run = 0;
 }
+
+static cg_cost_sink plain_cost;
 
 static void begin_block(struct run *u, uint32_t fn)
 {
@@ -458,6 +465,13 @@ static void begin_block(struct run *u, uint32_t fn)
 	u->block_res = *resolve(u, fn);
 	u->have_home_pos = 0;
 	u->cache_sym = -1;
+	/* Lines of a block that is not JIT code never move: enter it now, while the name of
+	 * its function, if this fn= line defines it, is at hand (cgw_settle). */
+	u->block_plain = u->block_res.kind == FK_PLAIN && !u->block_res.lookup;
+	if (u->block_plain) {
+		cgw_enter(u->w, u->block_res.out, cgw_fn_get(u->w, u->block_res.out)->file);
+		cg_reader_sink_costs(u->r, fn, plain_cost, u);
+	}
 }
 
 /* ---- records ---- */
@@ -480,8 +494,28 @@ static void account(struct run *u, const struct fnres *x, const struct owner *w,
 	}
 }
 
+/* Most lines: code of a function that is not JIT code stays where it is. The reader
+ * hands such lines over directly (cg_reader_sink_costs). */
+static void plain_cost(void *ctx, uint32_t fn, uint32_t file, const char *line, size_t len,
+		       const uint64_t *pos, const uint64_t *prev, const uint64_t *costs)
+{
+	struct run *u = ctx;
+	if (u->block_res.elf && u->instr >= 0) {
+		struct fnres *own = &u->res[fn];
+		uint64_t addr = pos[u->instr];
+		own->lo = addr < own->lo ? addr : own->lo;
+		own->hi = addr > own->hi ? addr : own->hi;
+	}
+	cgw_cost(u->w, u->block_res.out, out_file(u, file), pos, costs, line, len, prev);
+}
+
 static void on_cost(struct run *u, const struct cg_record *rec)
 {
+	if (u->block_plain && rec->fn == u->block_fn) {
+		plain_cost(u, rec->fn, rec->file, rec->clean ? rec->text : NULL, rec->len, rec->pos,
+			   rec->prev_pos, rec->costs);
+		return;
+	}
 	/* Cost lines belong to the block's function: its resolution is kept with the block. */
 	struct fnres xv, *x = &u->block_res;
 	if (!u->have_block || rec->fn != u->block_fn) {
@@ -739,311 +773,6 @@ static void on_jump(struct run *u, const struct cg_record *rec)
 		u->rep->jumps_dropped++;
 }
 
-/* ---- symbols ---- */
-
-/* 1 if IN starts with a jitdump magic (after zstd decompression), 0 if not, -1 on error.
- * Peeks, so that the reader then gets the stream from its first byte. */
-static int is_jitdump(struct input *in, struct diag *d)
-{
-	unsigned char m[4];
-	ssize_t got = input_peek(in, m, sizeof(m), d);
-	if (got < 0)
-		return -1;
-	return got == 4 && jitdump_is_magic(m);
-}
-
-/* The ELF file for generation GEN of DUMP's code: DIR/<dump name without .zst>.elf, with
- * ".gN" before ".elf" for the N-th reuse of addresses; DIR made absolute, because
- * kcachegrind looks for the ob= path as written. */
-static int elf_path(struct run *u, const char *dump, uint32_t gen, char *out, size_t n)
-{
-	char dir[4096];
-	const char *want = u->o->elf_dir;
-	char outdir[4096];
-	if (!want) {
-		/* Beside the output; for one written in place (stdout, /dev/null, /dev/stdout, a
-		 * FIFO), whose directory is no place for files, the current directory. */
-		const char *o = u->rep->output;
-		const char *slash = strrchr(o, '/');
-		if (output_path_in_place(o) || !slash)
-			snprintf(outdir, sizeof(outdir), ".");
-		else
-			snprintf(outdir, sizeof(outdir), "%.*s", slash == o ? 1 : (int)(slash - o), o);
-		want = outdir;
-	}
-	if (!realpath(want, dir))
-		return diag_at(u->d, want, 0, "cannot use as the directory for ELF files: %s", strerror(errno));
-	const char *base = strrchr(dump, '/');
-	base = base ? base + 1 : dump;
-	size_t len = strlen(base);
-	if (len > 4 && !strcmp(base + len - 4, ".zst"))
-		len -= 4;
-	int k = gen ? snprintf(out, n, "%s/%.*s.g%u.elf", dir, (int)len, base, gen)
-		    : snprintf(out, n, "%s/%.*s.elf", dir, (int)len, base);
-	if (k < 0 || (size_t)k >= n)
-		return diag_at(u->d, dump, 0, "the ELF file name for it is longer than %zu bytes", n);
-	return 0;
-}
-
-static int cmp_func_addr(const void *a, const void *b)
-{
-	const struct elf_func *x = a, *y = b;
-	return x->addr < y->addr ? -1 : x->addr > y->addr;
-}
-
-/* One ELF per address-reuse generation of the symbols FIRST.. (one dump's), opened now and
- * committed with the profile; every symbol with code gets its generation's file as ob=.
- * The names are unique in the run: two dumps with one file name (in other directories, or
- * x.dump and x.dump.zst) would otherwise share a file, the later's code replacing the
- * earlier's while the earlier's ob= still named it. The K-th such dump gets "-K" after
- * its name (x.dump-2.elf, x.dump-2.g1.elf). */
-static int write_elfs(struct run *u, const char *dump, size_t first, uint32_t machine)
-{
-	size_t end = symtab_count(u->st);
-	uint32_t ngen = 0;
-	for (size_t i = first; i < end; i++) {
-		struct symbol *s = (struct symbol *)symtab_symbol(u->st, (uint32_t)i);
-		if (s->generation == JITDUMP_NO_GENERATION)
-			s->object = symtab_intern_file(u->st, dump, strlen(dump));   /* no machine code */
-		else if (s->generation + 1 > ngen)
-			ngen = s->generation + 1;
-	}
-	if (ngen == 0)
-		return 0;
-	size_t len = strlen(dump);
-	if (len > 4 && !strcmp(dump + len - 4, ".zst"))
-		len -= 4;
-	char stem[4096];
-	char (*path)[4096] = xmalloc(ngen * sizeof(*path));
-	for (unsigned k = 1, clash = 1; clash; k++) {
-		snprintf(stem, sizeof(stem), k == 1 ? "%.*s" : "%.*s-%u", (int)len, dump, k);
-		clash = 0;
-		for (uint32_t g = 0; g < ngen && !clash; g++) {
-			if (elf_path(u, stem, g, path[g], sizeof(path[g])) < 0)
-				return free(path), -1;
-			for (size_t i = 0; i < u->nelf && !clash; i++)
-				clash = !strcmp(u->elf_name[i], path[g]);
-		}
-	}
-	struct elf_func *f = xmalloc((end - first + 1) * sizeof(*f));
-	int rc = 0;
-	for (uint32_t g = 0; g < ngen && rc == 0; g++) {
-		const char *object = symtab_intern_file(u->st, path[g], strlen(path[g]));
-		size_t n = 0;
-		for (size_t i = first; i < end; i++) {
-			struct symbol *s = (struct symbol *)symtab_symbol(u->st, (uint32_t)i);
-			if (g == 0 && !s->code)   /* a CODE_MOVE's copy without code (jitdump.h
-			                             JITDUMP_MAX_MOVES): same function, same file */
-				s->object = object;
-			if (s->generation != g || !s->code)
-				continue;
-			s->object = object;
-			f[n++] = (struct elf_func){ s->start, s->size, s->name, s->code, s->lines, s->nlines };
-		}
-		qsort(f, n, sizeof(*f), cmp_func_addr);
-		struct output *o = output_open(path[g], u->d);
-		if (!o) {
-			rc = -1;
-			break;
-		}
-		XGROW(u->elf_out, u->elf_cap, u->nelf + 1);
-		XGROW(u->elf_name, u->elf_name_cap, u->nelf + 1);
-		u->elf_name[u->nelf] = object;
-		u->elf_out[u->nelf++] = o;
-		rc = elf_write(o, (uint16_t)machine, f, n, u->d);
-		if (rc == 0 && u->rep->elf_files++ == 0)
-			snprintf(u->rep->elf_first, sizeof(u->rep->elf_first), "%.511s", path[g]);
-	}
-	free(f);
-	free(path);
-	return rc;
-}
-
-static struct report_source *add_source(struct report *rep, const char *path, const char *kind)
-{
-	if (rep->nsources == REPORT_MAX_SOURCES)
-		return NULL;
-	struct report_source *rs = &rep->sources[rep->nsources++];
-	memset(rs, 0, sizeof(*rs));
-	snprintf(rs->path, sizeof(rs->path), "%s", path);
-	snprintf(rs->kind, sizeof(rs->kind), "%s", kind);
-	return rs;
-}
-
-/* Reads the perf map or jitdump PATH, told apart by content. IN is PATH already open
- * (discover()), or NULL to open it here. Either way the file is opened once and read from
- * its first byte, so pipes, FIFOs and stdin work; closed here. */
-static int load_one(struct run *u, const char *path, struct input *in)
-{
-	if (!in && !(in = input_open(path, u->d)))
-		return -1;
-	int rc = -1, dump = is_jitdump(in, u->d);
-	if (dump > 0) {
-		struct jitdump_stats js;
-		size_t first = symtab_count(u->st);
-		/* ob= is the dump's path; write_elfs() points the functions with code at their
-		 * ELF file */
-		if (jitdump_read_input(u->st, in, path, u->o->debug_bias, &js, u->d) == 0 &&
-		    (u->o->no_elf || write_elfs(u, path, first, js.elf_mach) == 0)) {
-			struct report_source *rs = add_source(u->rep, path, "jitdump");
-			if (rs) {
-				rs->symbols = js.loads - js.bad_loads - js.zero_size;
-				rs->skipped = js.zero_size;
-				rs->jd = js;
-				rs->is_jitdump = 1;
-			}
-			rc = 0;
-		}
-	} else if (dump == 0) {
-		struct perfmap_stats ps;
-		if (perfmap_read_input(u->st, in, path, u->o->max_line, &ps, u->d) == 0) {
-			struct report_source *rs = add_source(u->rep, path, "perf-map");
-			if (rs) {
-				rs->lines = ps.lines;
-				rs->symbols = ps.entries;
-				rs->skipped = ps.zero_size;
-				rs->unterminated = ps.unterminated;
-			}
-			rc = 0;
-		}
-	}
-	input_close(in);
-	return rc;
-}
-
-__attribute__((format(printf, 3, 4)))
-static void skip_found(struct run *u, const char *path, const char *fmt, ...)
-{
-	struct report *r = u->rep;
-	char why[400];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(why, sizeof(why), fmt, ap);
-	va_end(ap);
-	if (r->nskipped == REPORT_MAX_SKIPPED)
-		return;
-	snprintf(r->skipped[r->nskipped], sizeof(r->skipped[0]), "%.190s: %s", path, why);
-	for (unsigned i = 0; i < r->nskipped; i++)
-		if (!strcmp(r->skipped[i], r->skipped[r->nskipped]))
-			return;   /* the same candidate twice (the profile's directory is ".") */
-	r->nskipped++;
-}
-
-/* Opens PATH, found from the pid: line rather than named by the user, if it is safe to
- * read: a regular file owned by the user running cgjit or by root, as perf trusts
- * /tmp/perf-PID.map (tools/perf/util/symbol.c dso__load), since anyone can create files in
- * /tmp. Opened without blocking, so that a FIFO under the name cannot stall the run, and
- * checked on that descriptor, which is then read. Returns 1 with *IN set, 0 when PATH does
- * not exist or was skipped (the reason goes to the summary), -1 with the diag set. */
-static int open_found(struct run *u, const char *path, struct input **in)
-{
-	*in = NULL;
-	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-	if (fd < 0) {
-		if (errno != ENOENT && errno != ENOTDIR)
-			skip_found(u, path, "cannot open: %s", strerror(errno));
-		return 0;
-	}
-	struct stat st;
-	int flags;
-	if (fstat(fd, &st) < 0 || (flags = fcntl(fd, F_GETFL)) < 0) {
-		skip_found(u, path, "cannot read its status: %s", strerror(errno));
-	} else if (!S_ISREG(st.st_mode)) {
-		skip_found(u, path, "not a regular file (%s)",
-			   S_ISFIFO(st.st_mode) ? "a FIFO" : S_ISDIR(st.st_mode) ? "a directory" :
-			   S_ISSOCK(st.st_mode) ? "a socket" : "a device");
-	} else if (st.st_uid != 0 && st.st_uid != geteuid()) {
-		skip_found(u, path, "owned by uid %lu, not by you (uid %lu) or root",
-			   (unsigned long)st.st_uid, (unsigned long)geteuid());
-	} else if (fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) < 0) {
-		skip_found(u, path, "cannot read it: %s", strerror(errno));
-	} else {
-		*in = input_open_fd(fd, path, u->d);
-		return *in ? 1 : -1;
-	}
-	close(fd);
-	return 0;
-}
-
-/* With no symbol file named: /tmp/perf-PID.map (or --map-dir), and jit-PID.dump in the
- * profile's directory, the current directory, $JITDUMPDIR, /tmp and ~/.debug/jit/x/ (where
- * node, wasmtime, CPython and perf's JVMTI agent put them: jit-formats.md 2.7). */
-static int discover(struct run *u)
-{
-	const struct augment_opts *o = u->o;
-	uint64_t pid = cg_reader_pid(u->r);
-	if (!pid)
-		return diag_at(u->d, o->profile, 0,
-			       "no perf map or jitdump given and the profile has no 'pid:' line to find "
-			       "them by; name them after the profile");
-	char path[4096];
-	int found = 0;
-	snprintf(path, sizeof(path), "%s/perf-%llu.map", o->map_dir ? o->map_dir : "/tmp",
-		 (unsigned long long)pid);
-	struct input *in;
-	int r = open_found(u, path, &in);
-	if (r < 0 || (r > 0 && load_one(u, path, in) < 0))
-		return -1;
-	found += r;
-	char dirs[5][2048];
-	size_t nd = 0;
-	const char *slash = strrchr(o->profile, '/');
-	snprintf(dirs[nd++], sizeof(dirs[0]), "%.*s", slash ? (int)(slash - o->profile) : 1,
-		 slash ? o->profile : ".");
-	snprintf(dirs[nd++], sizeof(dirs[0]), ".");
-	if (getenv("JITDUMPDIR"))
-		snprintf(dirs[nd++], sizeof(dirs[0]), "%s", getenv("JITDUMPDIR"));
-	snprintf(dirs[nd++], sizeof(dirs[0]), "%s", o->map_dir ? o->map_dir : "/tmp");
-	for (size_t i = 0; i < nd; i++) {
-		snprintf(path, sizeof(path), "%.2047s/jit-%llu.dump", dirs[i], (unsigned long long)pid);
-		r = open_found(u, path, &in);
-		if (r < 0 || (r > 0 && load_one(u, path, in) < 0))
-			return -1;
-		if (r > 0) {
-			found++;
-			break;
-		}
-	}
-	if (!found && u->rep->nskipped)
-		return diag_at(u->d, o->profile, 0,
-			       "no perf map or jitdump given, and what the pid: line points to was skipped: "
-			       "%s%s; name a file after the profile to use it anyway",
-			       u->rep->skipped[0], u->rep->nskipped > 1 ? " (and more)" : "");
-	if (!found)
-		return diag_at(u->d, o->profile, 0,
-			       "no perf map or jitdump given, and neither %s/perf-%llu.map nor jit-%llu.dump "
-			       "(in the profile's directory, the current one, $JITDUMPDIR or %s) exists",
-			       o->map_dir ? o->map_dir : "/tmp", (unsigned long long)pid,
-			       (unsigned long long)pid, o->map_dir ? o->map_dir : "/tmp");
-	return 0;
-}
-
-static int load_symbols(struct run *u)
-{
-	const struct augment_opts *o = u->o;
-	if (o->nsymfiles == 0) {
-		if (discover(u) < 0)
-			return -1;
-	}
-	/* stdin can be read once: by the profile or by one symbol file */
-	int stdin_used = !strcmp(o->profile, "-");
-	for (size_t i = 0; i < o->nsymfiles; i++) {
-		if (!strcmp(o->symfiles[i], "-") && stdin_used++)
-			return diag_at(u->d, "-", 0, "stdin is already read as the %s; name this symbol "
-				       "file by its path", strcmp(o->profile, "-") ? "symbol file before it" :
-				       "profile");
-		if (load_one(u, o->symfiles[i], NULL) < 0)
-			return -1;
-	}
-	symtab_finish(u->st);
-	const struct symtab_stats *ss = symtab_stats(u->st);
-	u->rep->symbols = ss->symbols;
-	u->rep->map_overlaps = ss->shadowed;
-	u->rep->map_conflicts = ss->shadowed_other;
-	u->symbols_loaded = 1;
-	return 0;
-}
-
 /* ---- the stream ---- */
 
 static void begin_part(struct run *u)
@@ -1051,6 +780,7 @@ static void begin_part(struct run *u)
 	end_block(u);
 	u->last_row_file = NULL;
 	cgw_part_begin(u->w);
+	arena_reset(&u->suffixes);
 	forget_part_moves(u);
 	for (size_t i = 0; i < u->res_cap; i++)
 		u->res[i].done = 0;
@@ -1077,8 +807,8 @@ static void on_events(struct run *u, const struct cg_record *rec)
 	char note[600];
 	int n = snprintf(note, sizeof(note),
 			 "# cgjit: %llu JIT symbols from %s%s; JIT functions are named from them",
-			 (unsigned long long)u->rep->symbols, u->rep->sources[0].path,
-			 u->rep->nsources > 1 ? " and more" : "");
+			 (unsigned long long)symtab_stats(u->st)->symbols, symtab_source(u->st, 0)->path,
+			 u->nsymfiles > 1 ? " and more" : "");
 	cgw_raw(u->w, note, (size_t)(n < (int)sizeof(note) ? n : (int)sizeof(note) - 1));
 	cgw_raw(u->w, rec->text, rec->len);
 }
@@ -1104,13 +834,19 @@ static int on_totals(struct run *u, const struct cg_record *rec)
 
 static int dispatch(struct run *u, const struct cg_record *rec)
 {
+	for (unsigned i = 0; i < rec->ndefs; i++)
+		define(u, &rec->defs[i]);
 	switch (rec->kind) {
 	case CG_HEADER:
 		if (rec->new_part)
 			begin_part(u);
 		if (rec->key == HK_EVENTS) {
-			if (!u->symbols_loaded && load_symbols(u) < 0)
-				return -1;
+			if (!u->symbols_loaded) {
+				if (symbol_files_load(u->o, cg_reader_pid(u->r), u->st, u->ef, u->rep,
+						      &u->nsymfiles, u->d) < 0)
+					return -1;
+				u->symbols_loaded = 1;
+			}
 			on_events(u, rec);
 			return 0;
 		}
@@ -1180,9 +916,12 @@ int augment_run(const struct augment_opts *o, struct report *rep, struct diag *d
 	deferred_calls_init(&u.calls);
 	idmap_init(&u.synth_ids);
 	idmap_init(&u.moved_ids);
+	u.ef = elf_files_new(o->elf_dir, outpath);
 	int rc = -1;
 	struct input *in = input_open(o->profile, d);
 	struct output *out = NULL, *stats = NULL;
+	struct output **all = NULL;   /* the ELF files, --stats and the profile, to commit */
+	size_t nall = 0;              /* ... those of them to abort at the end */
 	const char **inputs = NULL;
 	size_t ninputs = 0;
 	if (!in)
@@ -1195,7 +934,7 @@ int augment_run(const struct augment_opts *o, struct report *rep, struct diag *d
 	/* An output that is an input (by device and inode: any spelling or link of it), or the
 	 * other output, is refused before any work; symbol files found from the pid: line and
 	 * the ELF files are checked again before the commit. */
-	inputs = xmalloc((1 + o->nsymfiles + REPORT_MAX_SOURCES) * sizeof(*inputs));
+	inputs = xmalloc((1 + o->nsymfiles) * sizeof(*inputs));
 	inputs[ninputs++] = o->profile;
 	for (size_t i = 0; i < o->nsymfiles; i++)
 		inputs[ninputs++] = o->symfiles[i];
@@ -1213,6 +952,7 @@ int augment_run(const struct augment_opts *o, struct report *rep, struct diag *d
 	while ((r = cg_reader_next(u.r, &rec, d)) == 1) {
 		if (dispatch(&u, &rec) < 0)
 			break;
+		cgw_settle(u.w);
 	}
 	if (r == 0 && !d->set && cgw_flush(u.w, d) == 0) {
 		rep->bytes_out = cgw_bytes(u.w);
@@ -1220,29 +960,36 @@ int augment_run(const struct augment_opts *o, struct report *rep, struct diag *d
 		 * and decides: output_commit_all() renames none of them unless every one is
 		 * written, and if a later rename fails or a signal comes, puts back what the
 		 * earlier ones replaced. Nothing that this run did not create is removed. */
-		XGROW(u.elf_out, u.elf_cap, u.nelf + 2);
-		u.elf_out[u.nelf] = stats;
-		u.elf_out[u.nelf + 1] = out;
-		for (unsigned i = 0; i < rep->nsources; i++)
-			inputs[ninputs++] = rep->sources[i].path;
-		if (output_check_clashes(u.elf_out, u.nelf + 2, inputs, ninputs, d) < 0) {
+		size_t nelf = elf_files_count(u.ef);
+		rep->elf_files = (unsigned)nelf;
+		if (nelf)
+			snprintf(rep->elf_first, sizeof(rep->elf_first), "%s", elf_files_path(u.ef, 0));
+		all = xmalloc((nelf + 2) * sizeof(*all));
+		elf_files_take(u.ef, all);
+		nall = nelf;
+		all[nelf] = stats;
+		all[nelf + 1] = out;
+		inputs = xrealloc(inputs, (ninputs + u.nsymfiles) * sizeof(*inputs));
+		for (size_t i = 0; i < u.nsymfiles; i++)
+			inputs[ninputs++] = symtab_source(u.st, (uint32_t)i)->path;
+		if (output_check_clashes(all, nelf + 2, inputs, ninputs, d) < 0) {
 			rc = -2;
 			goto done;
 		}
 		if (stats && report_yaml_emit(rep, stats, d) < 0)
 			goto done;
 		stats = out = NULL;
-		rc = output_commit_all(u.elf_out, u.nelf + 2, d);
-		u.nelf = 0;   /* all freed */
+		rc = output_commit_all(all, nelf + 2, d);
+		nall = 0;   /* all freed */
 	}
 done:
 	output_abort(out);
 	output_abort(stats);
 	free(inputs);
-	for (size_t i = 0; i < u.nelf; i++)
-		output_abort(u.elf_out[i]);
-	free(u.elf_out);
-	free(u.elf_name);
+	for (size_t i = 0; i < nall; i++)
+		output_abort(all[i]);
+	free(all);
+	elf_files_free(u.ef);
 	cgw_free(u.w);
 	cg_reader_free(u.r);
 	symtab_free(u.st);
@@ -1259,6 +1006,7 @@ done:
 	idmap_free(&u.synth_ids);
 	idmap_free(&u.moved_ids);
 	free(u.name.s);
+	arena_free(&u.suffixes);
 	free(defout);
 	return rc;
 }

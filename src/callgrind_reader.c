@@ -1,5 +1,5 @@
 /* callgrind_reader.c - callgrind text -> typed records, with context and per-part names.
- * Sits between io/linereader and the rewriter (README "data flow"). Owns the line
+ * Sits between io/linereader and the rewriter (docs/design.md). Owns the line
  * buffer, the per-part name tables, the position base and the per-part self-cost sums. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -352,7 +352,7 @@ static int parse_simple_cost_line(unsigned npos, unsigned nevents, const uint64_
 }
 
 /* A cost line: positions then costs. Moves the base (as both readers do, also on a
- * call's cost line: callgrind-format.md 1.3). */
+ * call's cost line: docs/formats.md 1.3). */
 static int parse_cost_line(struct cg_reader *r, const char *line, size_t len, struct diag *d,
 			   int *clean)
 {
@@ -617,7 +617,7 @@ static int do_jump(struct cg_reader *r, enum tag t, const char *v, const char *e
 	if (scan_number(&p, end, &rec->count) < 0)
 		return err(r, d, "expected a jump count", line, len);
 	if (t == T_JCND) {
-		/* The writer prints followed/executed (callgrind-format.md 1.7). */
+		/* The writer prints followed/executed (docs/formats.md 1.7). */
 		rec->followed = rec->count;
 		if (p >= end || *p != '/')
 			return err(r, d, "expected 'jcnd=FOLLOWED/EXECUTED TARGET'", line, len);
@@ -666,7 +666,7 @@ static int do_jump(struct cg_reader *r, enum tag t, const char *v, const char *e
 
 static int is_part_start(enum cg_header_key k)
 {
-	/* kcachegrind starts a new part on these once events: was seen (callgrind-format.md 1.8). */
+	/* kcachegrind starts a new part on these once events: was seen (docs/formats.md 1.8). */
 	return k == HK_PART || k == HK_EVENTS || k == HK_PID || k == HK_THREAD || k == HK_POSITIONS;
 }
 

@@ -1,5 +1,5 @@
 /* callgrind_reader.h - a callgrind profile as a stream of typed records.
- * Reads the whole format as valgrind writes it (callgrind-format.md section 1): header
+ * Reads the whole format as valgrind writes it (docs/formats.md section 1): header
  * lines, several parts, name compression with its three id spaces, uncompressed names,
  * positions "line", "instr", "bb" in any combination, subposition compression, fi=/fe=,
  * calls= with its cost line, jump=/jcnd=, any list of events, CRLF. Positions in records

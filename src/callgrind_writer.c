@@ -112,13 +112,18 @@ static void flusher_wait(struct flusher *f)
 		pthread_cond_wait(&f->cv, &f->mu);
 }
 
-/* Starts the thread with every signal blocked: signals are the main thread's to handle
- * (io.c puts outputs back and removes temporaries). 0, or -1 if it cannot start. */
+/* Starts the thread with the signals sent to the process blocked: those are the main
+ * thread's to handle (io.c puts outputs back and removes temporaries). The ones its own
+ * write() raises (SIGPIPE, SIGXFSZ) and faults stay unblocked, so that `cgjit ... -o - |
+ * head` ends by SIGPIPE as any writer does. 0, or -1 if it cannot start. */
 static int flusher_start(struct cgw *w)
 {
 	struct flusher *f = &w->flusher;
 	sigset_t all, old;
 	sigfillset(&all);
+	static const int own[] = { SIGPIPE, SIGXFSZ, SIGSEGV, SIGBUS, SIGFPE, SIGILL };
+	for (size_t i = 0; i < sizeof(own) / sizeof(own[0]); i++)
+		sigdelset(&all, own[i]);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
 	int rc = pthread_create(&f->thread, NULL, flusher_main, w);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
@@ -405,7 +410,7 @@ void cgw_enter(struct cgw *w, uint32_t fn, uint32_t file)
 			ref_obj(w, "ob=", f->obj);
 			w->ob = f->obj;
 			w->have_ob = 1;
-			force_fl = 1;   /* after ob=, always fl= and fn= (rule 6.11) */
+			force_fl = 1;   /* after ob=, always fl= and fn= (docs/formats.md 6.11) */
 		}
 		if (force_fl || w->fl != f->file || w->file != w->fl) {
 			ref_file(w, "fl=", f->file);

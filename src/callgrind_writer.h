@@ -3,7 +3,7 @@
  * first written and never redefined. The writer derives ob=/fl=/fi=/fe= from the
  * identity of the function it writes for, and writes cob=/cfi= only where the callee's
  * object or file differs from the current ones, so that every implicit context equals
- * the callee's identity wherever kcachegrind binds an id (callgrind-format.md 3.1, 6.2).
+ * the callee's identity wherever kcachegrind binds an id (docs/formats.md 3.1, 6.2).
  * Positions are written relative to the writer's own base; cost lines whose input text
  * is canonical and whose base agrees are copied byte for byte. Output is buffered and
  * handed to struct output in large blocks. */

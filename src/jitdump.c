@@ -538,44 +538,40 @@ static void drop_rows_not_code(struct jd *j, struct load *l)
 	l->nrows = 0;
 }
 
-static int add_symbols(struct jd *j, uint32_t src, int64_t bias)
+struct load_start {
+	uint64_t start;
+	size_t load;
+};
+
+/* By start; equal starts: the later load first, so that the code that was there last gets
+ * generation 0 (and always an ELF file). Loads are distinct, so the order is total and
+ * qsort's instability does not matter. */
+static int cmp_load_start(const void *a, const void *b)
 {
-	/* Interval partitioning by start address: no two loads of one generation overlap, so
-	 * each generation can become one ELF file with its sections at the runtime addresses. */
+	const struct load_start *x = a, *y = b;
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x->load > y->load ? -1 : x->load < y->load;
+}
+
+/* Interval partitioning by start address: no two loads of one generation overlap, so each
+ * generation can become one ELF file with its sections at the runtime addresses. Returns
+ * each load's generation (malloc'd, the caller frees it), JITDUMP_NO_GENERATION for those
+ * without code or past JITDUMP_MAX_GENERATIONS. */
+static uint32_t *assign_generations(struct jd *j)
+{
 	size_t n = j->nloads, ngen = 0, gen_cap = 0;
 	uint64_t *gen_end = NULL;
 	uint32_t *gen = xcalloc(n + 1, sizeof(*gen));
-	size_t *order = xmalloc((n + 1) * sizeof(*order));
+	struct load_start *order = xmalloc((n + 1) * sizeof(*order));
 	for (size_t i = 0; i < n; i++)
-		order[i] = i;
-	{
-		/* bottom-up merge sort of the indices by start, O(n log n) */
-		const struct load *base = j->loads;
-		size_t *tmp = xmalloc((n + 1) * sizeof(*tmp));
-		for (size_t w = 1; w < n; w *= 2) {
-			for (size_t lo = 0; lo < n; lo += 2 * w) {
-				size_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
-				size_t a = lo, b = mid, k = lo;
-				/* equal starts: the later load first, so that the code that was
-				 * there last gets generation 0 (and always an ELF file) */
-				while (a < mid && b < hi)
-					tmp[k++] = base[order[b]].start < base[order[a]].start ||
-							   (base[order[b]].start == base[order[a]].start &&
-							    order[b] > order[a])
-						   ? order[b++] : order[a++];
-				while (a < mid)
-					tmp[k++] = order[a++];
-				while (b < hi)
-					tmp[k++] = order[b++];
-			}
-			memcpy(order, tmp, n * sizeof(*order));
-		}
-		free(tmp);
-	}
+		order[i] = (struct load_start){ j->loads[i].start, i };
+	qsort(order, n, sizeof(*order), cmp_load_start);
 	for (size_t k = 0; k < n; k++) {
-		const struct load *l = &j->loads[order[k]];
+		const struct load *l = &j->loads[order[k].load];
+		uint32_t *g_out = &gen[order[k].load];
 		if (l->bare) {   /* no code: nothing for an ELF file */
-			gen[order[k]] = JITDUMP_NO_GENERATION;
+			*g_out = JITDUMP_NO_GENERATION;
 			continue;
 		}
 		size_t g = 0;
@@ -586,7 +582,7 @@ static int add_symbols(struct jd *j, uint32_t src, int64_t bias)
 		if (g == JITDUMP_MAX_GENERATIONS) {
 			/* Bounded, so that heavy reuse (QEMU flushing its translation cache) cannot
 			 * make thousands of ELF files or quadratic work: such code gets no ELF. */
-			gen[order[k]] = JITDUMP_NO_GENERATION;
+			*g_out = JITDUMP_NO_GENERATION;
 			j->stats->no_elf++;
 			continue;
 		}
@@ -595,10 +591,17 @@ static int add_symbols(struct jd *j, uint32_t src, int64_t bias)
 			ngen++;
 		}
 		gen_end[g] = l->start + l->size;
-		gen[order[k]] = (uint32_t)g;
+		*g_out = (uint32_t)g;
 	}
 	free(gen_end);
 	free(order);
+	return gen;
+}
+
+static int add_symbols(struct jd *j, uint32_t src, int64_t bias)
+{
+	size_t n = j->nloads;
+	uint32_t *gen = assign_generations(j);
 	int rc = 0;
 	size_t first = symtab_count(j->st);   /* load i becomes symbol first + i */
 	for (size_t i = 0; i < n && rc == 0; i++) {

@@ -1,6 +1,7 @@
 /* report.h - format-neutral statistics of one augment run.
- * Filled by augment.c, rendered by report_text.c (stderr summary) and report_yaml.c
- * (--stats FILE.yaml). */
+ * Filled by augment.c and symbol_files.c, rendered by report_text.c (stderr summary) and
+ * report_yaml.c (--stats FILE.yaml). What it prints only: the run keeps its own state
+ * (output path, ELF files, symbol sources) and does not read it from here. */
 #ifndef CGJIT_REPORT_H
 #define CGJIT_REPORT_H
 
@@ -31,7 +32,7 @@ struct report_source {
 };
 
 struct report {
-	char input[512];
+	char input[512];              /* the paths as given, for printing */
 	char output[512];
 	unsigned parts;
 	int instr_positions;          /* the profile has instruction addresses */
@@ -48,7 +49,7 @@ struct report {
 	uint64_t returns_as_calls;    /* returns that callgrind recorded as calls, dropped */
 	uint64_t jumps_dropped;       /* jump records across objects after renaming */
 	uint64_t bytes_out;           /* bytes of profile text written (before compression) */
-	unsigned elf_files;           /* ELF files written for jitdump code */
+	unsigned elf_files;           /* ELF files written for jitdump code (set at the commit) */
 	char elf_first[512];          /* the first one's path */
 	unsigned nevents;
 	struct report_event events[REPORT_MAX_EVENTS];

@@ -2,7 +2,7 @@
  * Assembles a handful of functions into an anonymous RWX mapping (by default at
  * 0x10000000), writes a perf map for them and calls into them, so that callgrind
  * produces every JIT naming pattern described in
- * ../../../shared/docs/callgrind-format.md section 2.4 (interior entries, tail
+ * docs/formats.md section 2.4 (interior entries, tail
  * jumps, emulated calls through push+ret, recursion, calls into and out of C).
  * See README in this directory for the layout, the map names and what callgrind
  * makes of them. */

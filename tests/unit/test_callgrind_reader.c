@@ -130,7 +130,7 @@ static void test_callgrind_reader__three_id_spaces(void **state)
 	(void)state;
 	struct fixture f;
 	/* id 1 names an object, a file and a function at once; the JIT name is first
-	 * defined on cfn= with the implicit object of the caller (callgrind-format.md 1.4). */
+	 * defined on cfn= with the implicit object of the caller (docs/formats.md 1.4). */
 	open_text(&f, HDR "positions: line\nevents: Ir\nsummary: 3\n"
 		      "ob=(1) ???\nfl=(1) ???\nfn=(1) 0x0000000010000000\n0 1\n"
 		      "cfn=(2) 0x0000000010000100\ncalls=1 0\n0 2\n"
@@ -156,7 +156,7 @@ static void test_callgrind_reader__binding_at_definition(void **state)
 	(void)state;
 	struct fixture f;
 	/* foo is defined at a call site with cob/cfi; fn=(2) under another ob/fl still means
-	 * that identity (kcachegrind's rule, callgrind-format.md 3.1). */
+	 * that identity (kcachegrind's rule, docs/formats.md 3.1). */
 	open_text(&f, HDR "positions: line\nevents: Ir\nsummary: 2\n"
 		      "ob=(1) /a\nfl=(1) a.c\nfn=(1) main\n1 1\n"
 		      "cob=(2) /jit\ncfi=(2) j.c\ncfn=(2) foo\ncalls=1 3\n1 1\n"

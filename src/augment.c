@@ -86,12 +86,11 @@ struct run {
 	struct cgw *w;
 	const struct cg_names *names;
 	struct elf_files *ef;
-	int symbols_loaded;
 	size_t nsymfiles;        /* symbol files read (the symtab's sources) */
 
 	/* per part */
 	struct fnres *res;
-	size_t res_cap;
+	size_t res_cap, nres;    /* entries in use: the part's highest function + 1 */
 	uint32_t *file_out;      /* input file index -> writer file + 1 (0 = not mapped yet) */
 	size_t file_out_cap;
 	unsigned npos, nevents;
@@ -223,10 +222,11 @@ static struct fnres *resolve(struct run *u, uint32_t fn)
 static void define(struct run *u, const struct cg_def *def)
 {
 	uint32_t fn = def->fn;
-	if (fn >= u->res_cap) {
-		size_t old = u->res_cap;
+	if (fn >= u->nres) {
+		/* zeroed up to FN only: touching the whole doubled capacity costs memory */
 		XGROW(u->res, u->res_cap, (size_t)fn + 1);
-		memset(u->res + old, 0, (u->res_cap - old) * sizeof(*u->res));
+		memset(u->res + u->nres, 0, ((size_t)fn + 1 - u->nres) * sizeof(*u->res));
+		u->nres = (size_t)fn + 1;
 	}
 	struct fnres *x = &u->res[fn];
 	x->done = 1;
@@ -630,7 +630,7 @@ static void assign_elf_owners(struct run *u)
 	XGROW(u->elf_owner, u->elf_owner_cap, n + 1);
 	u->elf_width = xrealloc(u->elf_width, u->elf_owner_cap * sizeof(*u->elf_width));
 	memset(u->elf_owner, 0, n * sizeof(*u->elf_owner));
-	for (size_t fn = 0; n && fn < u->res_cap; fn++) {
+	for (size_t fn = 0; n && fn < u->nres; fn++) {
 		const struct fnres *x = &u->res[fn];
 		if (!x->done || !x->elf || x->lo > x->hi || x->hi - x->lo > MAX_ELF_SPAN)
 			continue;
@@ -782,8 +782,7 @@ static void begin_part(struct run *u)
 	cgw_part_begin(u->w);
 	arena_reset(&u->suffixes);
 	forget_part_moves(u);
-	for (size_t i = 0; i < u->res_cap; i++)
-		u->res[i].done = 0;
+	u->nres = 0;
 	if (u->file_out)
 		memset(u->file_out, 0, u->file_out_cap * sizeof(*u->file_out));
 	u->rep->parts++;
@@ -841,12 +840,6 @@ static int dispatch(struct run *u, const struct cg_record *rec)
 		if (rec->new_part)
 			begin_part(u);
 		if (rec->key == HK_EVENTS) {
-			if (!u->symbols_loaded) {
-				if (symbol_files_load(u->o, cg_reader_pid(u->r), u->st, u->ef, u->rep,
-						      &u->nsymfiles, u->d) < 0)
-					return -1;
-				u->symbols_loaded = 1;
-			}
 			on_events(u, rec);
 			return 0;
 		}
@@ -947,9 +940,18 @@ int augment_run(const struct augment_opts *o, struct report *rep, struct diag *d
 	u.r = cg_reader_new(in, o->max_line);
 	u.names = cg_reader_names(u.r);
 	u.w = cgw_new(out);
+	/* The run: the first part's header up to events:, whose pid: line finds the symbol
+	 * files; the symbols; then the body, part by part; verify (on_totals) and commit. */
 	struct cg_record rec;
 	int r;
-	while ((r = cg_reader_next(u.r, &rec, d)) == 1) {
+	while ((r = cg_reader_next(u.r, &rec, d)) == 1 &&
+	       !(rec.kind == CG_HEADER && rec.key == HK_EVENTS)) {
+		if (dispatch(&u, &rec) < 0)
+			goto done;
+	}
+	if (r == 1 && symbol_files_load(o, cg_reader_pid(u.r), u.st, u.ef, rep, &u.nsymfiles, d) < 0)
+		goto done;
+	for (; r == 1; r = cg_reader_next(u.r, &rec, d)) {
 		if (dispatch(&u, &rec) < 0)
 			break;
 		cgw_settle(u.w);

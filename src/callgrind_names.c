@@ -36,8 +36,7 @@ void cg_names_clear(struct cg_names *n)
 	idmap_clear(&n->by_key);
 	for (int i = 0; i < 3; i++) {
 		idmap_clear(&n->ids[i]);
-		if (n->dense[i])
-			memset(n->dense[i], 0xff, n->dense_cap[i] * sizeof(*n->dense[i]));
+		n->dense_n[i] = 0;
 		n->nids[i] = 0;
 	}
 }
@@ -48,12 +47,13 @@ void cg_names_id_put(struct cg_names *n, enum cg_space sp, uint64_t id, uint32_t
 	/* A table indexed by id costs 4 bytes per id up to the largest: used while ids stay
 	 * within a few times their number (callgrind numbers them densely), so a hostile
 	 * id such as 2^63 goes to the hash map. */
-	if (id >= n->dense_cap[sp] && id < ((size_t)1 << 28) && id < 8 * n->nids[sp] + 4096) {
-		size_t old = n->dense_cap[sp];
+	if (id >= n->dense_n[sp] && id < ((size_t)1 << 28) && id < 8 * n->nids[sp] + 4096) {
 		XGROW(n->dense[sp], n->dense_cap[sp], (size_t)id + 1);
-		memset(n->dense[sp] + old, 0xff, (n->dense_cap[sp] - old) * sizeof(*n->dense[sp]));
+		/* marked unused up to ID only: the rest of the doubled capacity stays untouched */
+		memset(n->dense[sp] + n->dense_n[sp], 0xff, ((size_t)id + 1 - n->dense_n[sp]) * sizeof(*n->dense[sp]));
+		n->dense_n[sp] = (size_t)id + 1;
 	}
-	if (id < n->dense_cap[sp])
+	if (id < n->dense_n[sp])
 		n->dense[sp][id] = index;
 	else
 		idmap_put(&n->ids[sp], id, index);

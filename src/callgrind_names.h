@@ -34,7 +34,7 @@ struct cg_names {
 	struct idmap by_key;    /* identity hash -> index */
 	struct idmap ids[3];    /* compressed input id -> index, per space: sparse ids */
 	uint32_t *dense[3];     /* ... and small ids, where callgrind's are (UINT32_MAX: none) */
-	size_t dense_cap[3];
+	size_t dense_cap[3], dense_n[3];   /* capacity; entries in use */
 	size_t nids[3];
 };
 
@@ -46,7 +46,7 @@ void cg_names_clear(struct cg_names *n);
 static inline uint32_t cg_names_id_get(const struct cg_names *n, enum cg_space sp, uint64_t id)
 {
 	/* an id put in the map may lie below a later, larger table */
-	uint32_t i = id < n->dense_cap[sp] ? n->dense[sp][id] : UINT32_MAX;
+	uint32_t i = id < n->dense_n[sp] ? n->dense[sp][id] : UINT32_MAX;
 	return i != UINT32_MAX ? i : idmap_get(&n->ids[sp], id);
 }
 void cg_names_id_put(struct cg_names *n, enum cg_space sp, uint64_t id, uint32_t index);

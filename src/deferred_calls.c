@@ -1,4 +1,5 @@
-/* deferred_calls.c - call records held until the part ends; returns recorded as calls. */
+/* deferred_calls.c - call records held until the part ends; returns recorded as calls
+ * (docs/formats.md 2.3). */
 #include <stdlib.h>
 #include <string.h>
 

@@ -1,4 +1,5 @@
-/* jitname.c - the table of runtime name conventions and one matcher per convention. */
+/* jitname.c - the table of runtime name conventions and one matcher per convention
+ * (docs/formats.md 4.4). */
 #include <string.h>
 
 #include "jitname.h"

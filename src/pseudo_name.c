@@ -1,4 +1,5 @@
-/* pseudo_name.c - strict recognition of "0x%016lx" (and "0x%08lx") names. */
+/* pseudo_name.c - strict recognition of "0x%016lx" (and "0x%08lx") names
+ * (docs/formats.md 2.1, 2.6). */
 #include "pseudo_name.h"
 #include "scan.h"
 

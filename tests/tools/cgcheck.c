@@ -3,15 +3,15 @@
  *
  * Reads profiles the way kcachegrind's loader does (libcore/
  * cachegrindloader.cpp and TraceData::function(), v22.12.3; see
- * shared/docs/callgrind-format.md sections 1, 3 and 6) and checks:
+ * docs/formats.md sections 1, 3 and 6) and checks:
  *
  *   (a) per part and event, the sum of self-cost lines equals `totals:`
  *   (b) no undefined compressed id; no id redefined with another name
  *       (nor a function id re-bound to another file/object)
  *   (c) every `calls=` is followed by its cost line, every `jump=`/`jcnd=`
  *       by its position-only line
- *   (d) no split function: a key with callers but no body while another
- *       key with the same name has a body
+ *   (d) no split function (docs/formats.md 3.4): a key with callers but no
+ *       body while another key with the same name has a body
  *   (e) every called (or jumped-to) key has a body under the same key
  *   (f) no cost line without a function ("Function not specified")
  *   (g) no TAB and no leading whitespace on cost lines

@@ -274,6 +274,7 @@ const struct symtab_segment *symtab_lookup(const struct symtab *st, uint64_t add
 }
 
 const struct symbol *symtab_symbol(const struct symtab *st, uint32_t i) { return &st->syms[i]; }
+struct symbol *symtab_symbol_mut(struct symtab *st, uint32_t i) { return &st->syms[i]; }
 struct symbol *symtab_last(struct symtab *st) { return st->nsyms ? &st->syms[st->nsyms - 1] : NULL; }
 void *symtab_alloc(struct symtab *st, size_t size) { return arena_alloc(&st->arena, size); }
 

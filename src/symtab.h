@@ -83,6 +83,8 @@ void symtab_finish(struct symtab *st);
 /* The segment covering ADDR, or NULL. Valid until symtab_free(). */
 const struct symtab_segment *symtab_lookup(const struct symtab *st, uint64_t addr);
 const struct symbol *symtab_symbol(const struct symtab *st, uint32_t i);
+/* The same, writable: for the adder that owns symbol I (its object, line tables). */
+struct symbol *symtab_symbol_mut(struct symtab *st, uint32_t i);
 /* The symbol added last, for its adder to attach a line table and code bytes. */
 struct symbol *symtab_last(struct symtab *st);
 /* Copies LEN bytes of S into the symtab (file names, code bytes); returns the copy. */

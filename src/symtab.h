@@ -1,10 +1,14 @@
 /* symtab.h - address ranges of JIT code and the symbol that owns each address.
- * Filled by perfmap.c (and later jitdump.c), frozen by symtab_finish(), read by the
- * rewriter. Overlap policy: a later entry wins over an earlier one for the addresses
- * both claim (a map is appended as code is compiled, so the later line describes what
- * was there last; samply does the same: jit-formats.md section 1). An entry of a higher
- * priority class (jitdump over perf map) wins whatever the order.
- * All names live in the symtab and stay valid until symtab_free(). */
+ * Filled by perfmap.c and jitdump.c, frozen by symtab_finish(), read by the rewriter.
+ * Overlap policy: a later entry wins over an earlier one for the addresses both claim (a
+ * map is appended as code is compiled, so the later line describes what was there last;
+ * samply does the same: jit-formats.md section 1). An entry of a higher priority class
+ * (jitdump over perf map) wins whatever the order.
+ * Memory: an entry costs its name's bytes (a shared last word, such as V8's source path,
+ * once), some 7 bytes of numbers and a 24-byte segment; its struct symbol exists only
+ * from the first symtab_symbol(), symtab_symbol_mut() or symtab_last() on, and then
+ * stays, with what its adder wrote into it. All names and symbols stay valid until
+ * symtab_free(). */
 #ifndef CGJIT_SYMTAB_H
 #define CGJIT_SYMTAB_H
 
@@ -22,11 +26,14 @@ struct symline {
 	uint32_t line;
 };
 
+/* A symbol as its adder gave it, built on request (see above): file and line from the
+ * name's convention, the rest of the fields from file on empty until the adder (or the
+ * driver, for object) sets them. */
 struct symbol {
 	uint64_t start, size;
 	const char *name;        /* as the runtime wrote it, trimmed; NUL-terminated */
 	size_t name_len;
-	uint32_t name_id;        /* equal names share an id */
+	uint32_t name_id;        /* equal names share an id (among the symbols built) */
 	uint32_t source;         /* index of the map or dump it came from */
 	uint64_t source_line;    /* line (map) or byte offset (dump) of the entry */
 	const char *file;        /* source file: the line table's first, else from the name's
@@ -82,10 +89,13 @@ int symtab_add(struct symtab *st, uint32_t source, uint64_t start, uint64_t size
 void symtab_finish(struct symtab *st);
 /* The segment covering ADDR, or NULL. Valid until symtab_free(). */
 const struct symtab_segment *symtab_lookup(const struct symtab *st, uint64_t addr);
+/* Symbol I, 0 <= I < symtab_count(), counted in the order of the adds. Built on the first
+ * request for I (the table is not changed otherwise), the same object afterwards; valid
+ * until symtab_free(). */
 const struct symbol *symtab_symbol(const struct symtab *st, uint32_t i);
 /* The same, writable: for the adder that owns symbol I (its object, line tables). */
 struct symbol *symtab_symbol_mut(struct symtab *st, uint32_t i);
-/* The symbol added last, for its adder to attach a line table and code bytes. */
+/* The symbol added last (or NULL), for its adder to attach a line table and code bytes. */
 struct symbol *symtab_last(struct symtab *st);
 /* Copies LEN bytes of S into the symtab (file names, code bytes); returns the copy. */
 const char *symtab_intern_file(struct symtab *st, const char *s, size_t len);

@@ -45,6 +45,14 @@ static void test_perfmap__producer_shapes(void **state)
 	parses("10  2\tname with  spaces  \r", 0x10, 2, "name with  spaces");
 	parses("0X10 0X2 (1)x", 0x10, 2, "(1)x");
 	parses("  10 2 x", 0x10, 2, "x");
+	/* hex is read eight digits at a time: every length, case, padding and the 64-bit edge */
+	parses("0123456789abcdef FEDCBA98 x", 0x0123456789abcdef, 0xfedcba98, "x");
+	parses("ffffffffffffffff 1 x", UINT64_MAX, 1, "x");
+	parses("00000000000000000000000000000001 0000000000000000000000000000000a x", 1, 10, "x");
+	parses("0x0000000000000000ffffffffffffffff 0X8 x", UINT64_MAX, 8, "x");
+	parses("aBcDeF12 3 x", 0xabcdef12, 3, "x");
+	parses("aBcDeF123 3 x", 0xabcdef123, 3, "x");
+	parses("1234567 1234567\t\tx", 0x1234567, 0x1234567, "x");
 }
 
 static void test_perfmap__refused(void **state)
@@ -57,6 +65,12 @@ static void test_perfmap__refused(void **state)
 	refuses("10 10   ", "symbol name");
 	refuses("10 10x name", "space after SIZE");
 	refuses("11111111111111111 1 x", "START in hex");   /* 17 hex digits overflow */
+	refuses("000000000010000000000000000 1 x", "START in hex");   /* zeros, then 17 digits */
+	refuses("1 fffffffffffffffff0 x", "SIZE in hex");
+	refuses("12345678g 1 x", "space after START");
+	refuses("1234567812345678 12345678z x", "space after SIZE");
+	refuses("10 12345678", "symbol name");
+	refuses("0x 1 x", "START in hex");
 }
 
 static void test_perfmap__read_file(void **state)

@@ -1,5 +1,5 @@
 /* Unit tests for symtab.c: lookup at boundaries, the later-entry-wins overlap policy,
- * address reuse, priorities, conflict statistics. */
+ * address reuse, priorities, conflict statistics, names kept compactly. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -154,6 +154,118 @@ static void test_symtab__many_nested(void **state)
 	assert_int_equal(symtab_count(st), 1000);
 }
 
+/* The name of entry I in names_survive_growth, as added (CLEAN 0) or as kept (1):
+ * 0 mod 4, a path that many names share; 1, a path of its own; 2, no last word to share;
+ * 3, a control byte in a shared path. */
+static const char *growth_name(char *out, size_t n, uint32_t i, int clean)
+{
+	switch (i % 4) {
+	case 0:
+		snprintf(out, n, "JS:*f%u /srv/app/lib/file_%u.js:%u:%u", i, i % 97, i, i % 80);
+		break;
+	case 1:
+		snprintf(out, n, "LazyCompile:~g /tmp/only_%u.js:%u", i, i);
+		break;
+	case 2:
+		snprintf(out, n, "Builtin:Thing_%u", i);
+		break;
+	default:
+		snprintf(out, n, "JS:~h /srv/app/%clib_%u.js:7:8", clean ? '_' : '\x01', i % 5);
+		break;
+	}
+	return out;
+}
+
+/* Names are kept in one growing stream and by their shared last word: a symbol built
+ * early keeps its name, and every entry reads back as it was added, after the stream
+ * and the table of last words have grown many times. */
+static void test_symtab__names_survive_growth(void **state)
+{
+	(void)state;
+	struct diag d = { 0 };
+	char name[96];
+	add(0x1000, 0x10, "JS:~first /srv/app/lib/first.js:1:1");
+	const struct symbol *first = symtab_symbol(st, 0);
+	assert_string_equal(first->name, "JS:~first /srv/app/lib/first.js:1:1");
+	enum { N = 200000 };
+	for (uint32_t i = 1; i < N; i++) {
+		uint64_t start = 0x100000 + (uint64_t)(i % 1000) * 0x100000 + (uint64_t)i * 0x40;
+		growth_name(name, sizeof(name), i, 0);
+		assert_int_equal(symtab_add(st, src, start, 0x20 + i % 0x20, name, strlen(name), i + 1, &d), 0);
+	}
+	symtab_finish(st);
+	assert_string_equal(first->name, "JS:~first /srv/app/lib/first.js:1:1");
+	assert_ptr_equal(symtab_symbol(st, 0), first);
+	assert_string_equal(at(0x1000), "JS:~first /srv/app/lib/first.js:1:1");
+	for (uint32_t i = 1; i < N; i += 7) {
+		const struct symbol *s = symtab_symbol(st, i);
+		assert_string_equal(s->name, growth_name(name, sizeof(name), i, 1));
+		assert_int_equal(s->name_len, strlen(name));
+		assert_int_equal(s->start, 0x100000 + (uint64_t)(i % 1000) * 0x100000 + (uint64_t)i * 0x40);
+		assert_int_equal(s->size, 0x20 + i % 0x20);
+		assert_int_equal(s->source_line, i + 1);
+		assert_string_equal(at(s->start + 1), name);
+		if (i % 4 == 0) {   /* the file from V8's convention points into the name */
+			assert_non_null(s->file);
+			assert_true(s->file >= s->name && s->file < s->name + s->name_len);
+			assert_int_equal(s->line, i);
+		}
+	}
+	assert_int_equal(symtab_stats(st)->segments, N);
+}
+
+/* A cluster of overlapping entries can give more segments than it has entries; the
+ * entries after it must stay where they are. */
+static void test_symtab__cluster_gives_more_segments(void **state)
+{
+	(void)state;
+	add(0x1000, 0x100, "outer");
+	add(0x1040, 0x20, "inner");    /* splits outer: 3 segments from 2 entries */
+	add(0x1200, 0x100, "outer2");
+	add(0x1210, 0x10, "inner2");
+	for (int i = 0; i < 100; i++) {
+		char name[16];
+		snprintf(name, sizeof(name), "after%d", i);
+		add(0x2000 + 0x10 * (uint64_t)i, 0x10, name);
+	}
+	add(0x10, 0x10, "before");     /* added last, sorted first */
+	symtab_finish(st);
+	assert_int_equal(symtab_stats(st)->segments, 1 + 3 + 3 + 100);
+	assert_string_equal(at(0x10), "before");
+	assert_string_equal(at(0x103f), "outer");
+	assert_string_equal(at(0x1040), "inner");
+	assert_string_equal(at(0x1060), "outer");
+	assert_string_equal(at(0x1210), "inner2");
+	assert_string_equal(at(0x1220), "outer2");
+	for (int i = 0; i < 100; i++) {
+		char name[16];
+		snprintf(name, sizeof(name), "after%d", i);
+		assert_string_equal(at(0x2000 + 0x10 * (uint64_t)i + 0xf), name);
+	}
+	assert_null(at(0x2000 + 0x10 * 100));
+}
+
+/* Equal names are equal whether their last word was shared or not: repeated lines are no
+ * conflict, and names that differ only in ":LINE:COL" are. */
+static void test_symtab__equal_names_with_shared_words(void **state)
+{
+	(void)state;
+	add(0x1000, 0x100, "JS:~f /srv/app/lib/a.js:1:2");
+	add(0x1000, 0x100, "JS:~f /srv/app/lib/a.js:1:2");
+	add(0x2000, 0x100, "JS:~f /srv/app/lib/a.js:1:2");
+	add(0x2000, 0x100, "JS:~f /srv/app/lib/a.js:1:3");
+	symtab_finish(st);
+	assert_false(symtab_lookup(st, 0x1000)->contested);
+	assert_true(symtab_lookup(st, 0x2000)->contested);
+	assert_int_equal(symtab_stats(st)->shadowed, 2);
+	assert_int_equal(symtab_stats(st)->shadowed_other, 1);
+	assert_string_equal(at(0x2000), "JS:~f /srv/app/lib/a.js:1:3");
+	/* built once, the same object for both accessors */
+	assert_ptr_equal(symtab_symbol(st, 1), symtab_symbol_mut(st, 1));
+	symtab_symbol_mut(st, 1)->object = "x";
+	assert_string_equal(symtab_symbol(st, 1)->object, "x");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -164,6 +276,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_symtab__errors_and_zero_size, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_symtab__many_nested, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_symtab__names_fit_a_text_line, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_symtab__names_survive_growth, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_symtab__cluster_gives_more_segments, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_symtab__equal_names_with_shared_words, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

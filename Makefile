@@ -13,7 +13,7 @@ DEVFLAGS  := $(if $(filter 1,$(DEVELOPER)),-Werror)
 SANFLAGS  := $(if $(SANITIZE),-fsanitize=$(SANITIZE) -fno-sanitize-recover=all -fno-omit-frame-pointer)
 DEPFLAGS  := -MMD -MP
 ALL_CFLAGS = -std=c11 -D_DEFAULT_SOURCE $(WARN) $(DEVFLAGS) $(CFLAGS) $(SANFLAGS) $(shell pkg-config --cflags $(PKGS))
-LDLIBS_LIB = $(shell pkg-config --libs $(PKGS))
+LDLIBS_LIB = $(shell pkg-config --libs $(PKGS)) -pthread   # the writer's flusher thread
 B         ?= build
 
 LIB_SRCS  := $(filter-out src/cgjit.c src/cmd_%.c,$(wildcard src/*.c))

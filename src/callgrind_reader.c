@@ -833,8 +833,9 @@ static int classify(struct cg_reader *r, const char *line, size_t len, struct cg
 static int next_line(struct cg_reader *r, struct cg_record *rec, struct diag *d);
 
 /* A canonical cost line of the sink's function, handed to the sink: 1; 0 if LINE is
- * anything else (it then takes the general path, which also explains errors). The sink
- * is only set in a part's body, after fn=. A NUL byte makes the line not canonical. */
+ * anything else (it then takes the general path, which also explains errors). The caller
+ * checks that a function is current in a part's body (ob= and totals: end that). A NUL
+ * byte makes the line not canonical. */
 static int sink_cost_line(struct cg_reader *r, const char *line, size_t len)
 {
 	uint64_t pos[CG_MAX_POS], costs[CG_MAX_EVENTS], sums[CG_MAX_EVENTS];
@@ -876,7 +877,8 @@ static int next_line(struct cg_reader *r, struct cg_record *rec, struct diag *d)
 		return -1;
 	if (rc == 0)
 		return at_end(r, d) < 0 ? -1 : 0;
-	if (r->sink && r->fn == r->sink_fn && len && !r->lr.missing_newline &&
+	if (r->sink && r->fn == r->sink_fn && r->have_fn && r->state == ST_BODY && len &&
+	    !r->lr.missing_newline &&
 	    sink_cost_line(r, line, len))
 		return 2;
 	rec->line = r->lr.lineno;

@@ -224,7 +224,7 @@ static void test_symtab__cluster_gives_more_segments(void **state)
 	add(0x1200, 0x100, "outer2");
 	add(0x1210, 0x10, "inner2");
 	for (int i = 0; i < 100; i++) {
-		char name[16];
+		char name[24];
 		snprintf(name, sizeof(name), "after%d", i);
 		add(0x2000 + 0x10 * (uint64_t)i, 0x10, name);
 	}
@@ -238,7 +238,7 @@ static void test_symtab__cluster_gives_more_segments(void **state)
 	assert_string_equal(at(0x1210), "inner2");
 	assert_string_equal(at(0x1220), "outer2");
 	for (int i = 0; i < 100; i++) {
-		char name[16];
+		char name[24];
 		snprintf(name, sizeof(name), "after%d", i);
 		assert_string_equal(at(0x2000 + 0x10 * (uint64_t)i + 0xf), name);
 	}

@@ -494,26 +494,31 @@ static void account(struct run *u, const struct fnres *x, const struct owner *w,
 	}
 }
 
+static void widen_span(struct run *u, uint32_t fn, uint64_t lo, uint64_t hi)
+{
+	struct fnres *own = &u->res[fn];
+	own->lo = lo < own->lo ? lo : own->lo;
+	own->hi = hi > own->hi ? hi : own->hi;
+}
+
 /* Most lines: code of a function that is not JIT code stays where it is. The reader
- * hands such lines over directly (cg_reader_sink_costs). */
-static void plain_cost(void *ctx, uint32_t fn, uint32_t file, const char *line, size_t len,
-		       const uint64_t *pos, const uint64_t *prev, const uint64_t *costs)
+ * hands such lines over directly, in runs (cg_reader_sink_costs). */
+static void plain_cost(void *ctx, uint32_t fn, uint32_t file, const struct cg_cost_run *run)
 {
 	struct run *u = ctx;
-	if (u->block_res.elf && u->instr >= 0) {
-		struct fnres *own = &u->res[fn];
-		uint64_t addr = pos[u->instr];
-		own->lo = addr < own->lo ? addr : own->lo;
-		own->hi = addr > own->hi ? addr : own->hi;
-	}
-	cgw_cost(u->w, u->block_res.out, out_file(u, file), pos, costs, line, len, prev);
+	if (u->block_res.elf && run->lo <= run->hi)
+		widen_span(u, fn, run->lo, run->hi);
+	cgw_cost_run(u->w, u->block_res.out, out_file(u, file), run);
 }
 
 static void on_cost(struct run *u, const struct cg_record *rec)
 {
+	int span = u->instr >= 0;
 	if (u->block_plain && rec->fn == u->block_fn) {
-		plain_cost(u, rec->fn, rec->file, rec->clean ? rec->text : NULL, rec->len, rec->pos,
-			   rec->prev_pos, rec->costs);
+		if (u->block_res.elf && span)
+			widen_span(u, rec->fn, rec->pos[u->instr], rec->pos[u->instr]);
+		cgw_cost(u->w, u->block_res.out, out_file(u, rec->file), rec->pos, rec->costs,
+			 rec->clean ? rec->text : NULL, rec->len, rec->prev_pos);
 		return;
 	}
 	/* Cost lines belong to the block's function: its resolution is kept with the block. */
@@ -522,12 +527,8 @@ static void on_cost(struct run *u, const struct cg_record *rec)
 		xv = *resolve(u, rec->fn);
 		x = &xv;
 	}
-	if (x->elf && u->instr >= 0) {
-		struct fnres *own = &u->res[rec->fn];
-		uint64_t addr = rec->pos[u->instr];
-		own->lo = addr < own->lo ? addr : own->lo;
-		own->hi = addr > own->hi ? addr : own->hi;
-	}
+	if (x->elf && span)
+		widen_span(u, rec->fn, rec->pos[u->instr], rec->pos[u->instr]);
 	struct owner w = owner_of(u, x, rec->fn, rec->pos, 1);
 	uint64_t buf[CG_MAX_POS];
 	uint32_t file;

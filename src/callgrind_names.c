@@ -45,9 +45,11 @@ void cg_names_id_put(struct cg_names *n, enum cg_space sp, uint64_t id, uint32_t
 {
 	n->nids[sp]++;
 	/* A table indexed by id costs 4 bytes per id up to the largest: used while ids stay
-	 * within a few times their number (callgrind numbers them densely), so a hostile
-	 * id such as 2^63 goes to the hash map. */
-	if (id >= n->dense_n[sp] && id < ((size_t)1 << 28) && id < 8 * n->nids[sp] + 4096) {
+	 * within a few times their number, or below 2^20 (4 MiB): callgrind numbers them
+	 * densely, but over the whole run, so a part's first id may be in the 100,000s. A
+	 * hostile id such as 2^63 goes to the hash map. */
+	if (id >= n->dense_n[sp] && id < ((size_t)1 << 28) &&
+	    id < 8 * n->nids[sp] + ((size_t)1 << 20)) {
 		XGROW(n->dense[sp], n->dense_cap[sp], (size_t)id + 1);
 		/* marked unused up to ID only: the rest of the doubled capacity stays untouched */
 		memset(n->dense[sp] + n->dense_n[sp], 0xff, ((size_t)id + 1 - n->dense_n[sp]) * sizeof(*n->dense[sp]));

@@ -47,6 +47,7 @@ struct cg_reader {
 	size_t ndefs, defs_cap;
 	char *def_names;
 	size_t def_names_len, def_names_cap;
+	int instr;                  /* index of the instr position, or -1 */
 	cg_cost_sink *sink;         /* cg_reader_sink_costs() */
 	void *sink_ctx;
 	uint32_t sink_fn;
@@ -127,6 +128,7 @@ static void new_part(struct cg_reader *r)
 	r->body_cost_seen = 0;
 	r->npos = 1;
 	r->pos_kind[0] = POS_LINE;   /* the default when positions: is absent */
+	r->instr = -1;
 	for (unsigned i = 0; i < r->nevents; i++)
 		free(r->event_names[i]);
 	r->nevents = 0;
@@ -170,6 +172,7 @@ static int parse_positions(struct cg_reader *r, const char *v, const char *end, 
 	if (n == 0)
 		return diag_at(d, r->name, r->lr.lineno, "'positions:' names no position kind");
 	r->npos = n;
+	r->instr = cg_reader_pos_index(r, POS_INSTR);
 	return 0;
 }
 
@@ -271,84 +274,78 @@ static int parse_pos(struct cg_reader *r, const char **pp, const char *end, cons
 	return 0;
 }
 
-/* Reads decimal digits at *P (at most 19: no overflow); returns how many. */
-static inline unsigned dec19(const char **pp, const char *end, uint64_t *v)
+/* The fast parser below reads lines in the line reader's buffer, which always ends in a
+ * NUL (line_reader.h): it needs no bounds, as a NUL ends every token. */
+
+/* A decimal number of 1 to 19 digits at P (no overflow): returns its end, or NULL. */
+static inline const char *dec19(const char *p, uint64_t *v)
 {
-	const char *p = *pp, *s = p;
-	const char *stop = end - p > 19 ? p + 19 : end;
+	const char *s = p;
 	uint64_t x = 0;
 	unsigned d;
-	while (p < stop && (d = (unsigned)(unsigned char)*p - '0') <= 9) {
+	while ((d = (unsigned)(unsigned char)*p - '0') <= 9) {
 		x = x * 10 + d;
 		p++;
 	}
+	if (p == s || p - s > 19)
+		return NULL;
 	*v = x;
-	*pp = p;
-	return (unsigned)(p - s);
+	return p;
 }
 
 /* The common case of a cost line, as callgrind writes it: one space between fields, each
  * subposition "*", "+D", "-D", "0xH" (first only) or "D", decimal costs of at most 19
- * digits. Fills POS (from BASE) and COSTS and returns 1; returns 0 on anything else,
- * which parse_cost_line() then reads (and explains, if it is wrong). Most of a profile's
- * bytes are such lines, so this is written for speed: locals only, no error paths. */
-static int parse_simple_cost_line(unsigned npos, unsigned nevents, const uint64_t *base,
-				  const char *p, const char *end, uint64_t *pos, uint64_t *costs)
+ * digits, then "\n". Fills POS (from BASE) and COSTS and returns where the line's "\n"
+ * is; returns NULL on anything else, which parse_cost_line() then reads (and explains, if
+ * it is wrong). Most of a profile's lines are such lines: this is written for speed. */
+static inline __attribute__((always_inline)) const char *
+parse_simple_cost_line(unsigned npos, unsigned nevents, const uint64_t *base, const char *p,
+		       uint64_t *pos, uint64_t *costs)
 {
 	for (unsigned i = 0; i < npos; i++) {
-		if (i) {
-			if (p >= end || *p != ' ')
-				return 0;
-			p++;
-		}
-		if (p >= end)
-			return 0;
+		if (i && *p++ != ' ')
+			return NULL;
 		char c = *p;
 		uint64_t v, b = base[i];
 		if (c == '*') {
-			pos[i] = b;
+			v = b;
 			p++;
-			continue;
-		}
-		if (c == '+' || c == '-') {
-			p++;
-			if (!dec19(&p, end, &v))
-				return 0;
-			if (c == '+' ? b > UINT64_MAX - v : v > b)
-				return 0;
-			v = c == '+' ? b + v : b - v;
-		} else if (c == '0' && end - p > 2 && p[1] == 'x') {
+		} else if (c == '+') {
+			if (!(p = dec19(p + 1, &v)) || b > UINT64_MAX - v)
+				return NULL;
+			v += b;
+		} else if (c == '-') {
+			if (!(p = dec19(p + 1, &v)) || v > b)
+				return NULL;
+			v = b - v;
+		} else if (c == '0' && p[1] == 'x') {
 			if (i > 0)
-				return 0;   /* canonical text has hex only in the first subposition */
-			p += 2;
-			const char *s = p;
-			const char *stop = end - p > 16 ? p + 16 : end;
+				return NULL;   /* canonical text has hex only in the first subposition */
+			const char *s = p += 2;
 			int h;
 			v = 0;
-			while (p < stop && (h = hexval(*p)) >= 0) {
+			while ((h = hexval(*p)) >= 0 && p - s < 16) {
 				v = v << 4 | (uint64_t)h;
 				p++;
 			}
-			if (p == s)
-				return 0;
-		} else if (!dec19(&p, end, &v)) {
-			return 0;
+			if (p == s || hexval(*p) >= 0)
+				return NULL;
+		} else if (!(p = dec19(p, &v))) {
+			return NULL;
 		}
-		if (p < end && *p != ' ')
-			return 0;
 		pos[i] = v;
 	}
 	unsigned n = 0;
-	while (p < end) {
-		if (*p != ' ' || n == nevents || ++p == end)
-			return 0;
-		if (!dec19(&p, end, &costs[n]) || (p < end && *p != ' '))
-			return 0;
+	while (*p == ' ') {
+		if (n == nevents || !(p = dec19(p + 1, &costs[n])))
+			return NULL;
 		n++;
 	}
+	if (*p != '\n')
+		return NULL;
 	for (; n < nevents; n++)
 		costs[n] = 0;
-	return 1;
+	return p;
 }
 
 /* A cost line: positions then costs. Moves the base (as both readers do, also on a
@@ -360,7 +357,7 @@ static int parse_cost_line(struct cg_reader *r, const char *line, size_t len, st
 	*clean = 1;
 	memcpy(r->prev, r->base, sizeof(r->base));
 	uint64_t pos[CG_MAX_POS];
-	if (parse_simple_cost_line(r->npos, r->nevents, r->base, p, end, pos, r->costs)) {
+	if (parse_simple_cost_line(r->npos, r->nevents, r->base, p, pos, r->costs) == end) {
 		memcpy(r->base, pos, sizeof(pos));
 		return 0;
 	}
@@ -832,23 +829,102 @@ static int classify(struct cg_reader *r, const char *line, size_t len, struct cg
 
 static int next_line(struct cg_reader *r, struct cg_record *rec, struct diag *d);
 
-/* A canonical cost line of the sink's function, handed to the sink: 1; 0 if LINE is
- * anything else (it then takes the general path, which also explains errors). The caller
- * checks that a function is current in a part's body (ob= and totals: end that). A NUL
- * byte makes the line not canonical. */
+/* The sink's conditions: a function is current in a part's body (ob= and totals: end
+ * that), and it is the sink's function. */
+static int sinking(const struct cg_reader *r)
+{
+	return r->sink && r->fn == r->sink_fn && r->have_fn && r->state == ST_BODY;
+}
+
+/* Adds the costs of a line to the part's SUMS: 0 (and SUMS unchanged) if they would
+ * overflow; the line is then left to the general path, which says so. */
+static inline int add_sums(uint64_t *sums, const uint64_t *costs, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++) {
+		uint64_t t;
+		if (__builtin_add_overflow(sums[i], costs[i], &t)) {
+			while (i-- > 0)
+				sums[i] -= costs[i];
+			return 0;
+		}
+		sums[i] = t;
+	}
+	return 1;
+}
+
+/* A canonical cost line of the sink's function (read by the line reader: at a buffer's
+ * end), handed to the sink: 1; 0 if LINE is anything else (it then takes the general
+ * path, which also explains errors). A NUL byte makes the line not canonical. */
 static int sink_cost_line(struct cg_reader *r, const char *line, size_t len)
 {
-	uint64_t pos[CG_MAX_POS], costs[CG_MAX_EVENTS], sums[CG_MAX_EVENTS];
-	if (!parse_simple_cost_line(r->npos, r->nevents, r->base, line, line + len, pos, costs))
+	uint64_t pos[CG_MAX_POS], costs[CG_MAX_EVENTS];
+	if (parse_simple_cost_line(r->npos, r->nevents, r->base, line, pos, costs) != line + len ||
+	    !add_sums(r->sums, costs, r->nevents))
 		return 0;
-	for (unsigned i = 0; i < r->nevents; i++)
-		if (__builtin_add_overflow(r->sums[i], costs[i], &sums[i]))
-			return 0;   /* the general path says so */
-	memcpy(r->sums, sums, r->nevents * sizeof(*sums));
 	memcpy(r->prev, r->base, sizeof(r->base));
-	memcpy(r->base, pos, r->npos * sizeof(*pos));
+	memcpy(r->base, pos, sizeof(pos));
 	r->body_cost_seen = 1;
-	r->sink(r->sink_ctx, r->fn, r->file, line, len, r->base, r->prev, costs);
+	uint64_t a = r->instr >= 0 ? pos[r->instr] : 0;
+	struct cg_cost_run run = {
+		.text = line, .len = len, .first_len = len, .lines = 1, .prev = r->prev,
+		.first_pos = pos, .first_costs = costs, .last_pos = pos, .sums = costs,
+		.lo = r->instr >= 0 ? a : UINT64_MAX, .hi = a,
+	};
+	r->sink(r->sink_ctx, r->fn, r->file, &run);
+	return 1;
+}
+
+/* The canonical cost lines of the sink's function that the buffer holds, whole, from the
+ * next line on, handed to the sink as one run: the lines are parsed in one tight loop,
+ * on locals, and copied with one memcpy. Returns 1, or 0 if the next line is not such a
+ * line. */
+static int sink_run(struct cg_reader *r)
+{
+	struct line_reader *lr = &r->lr;
+	const char *text = lr->buf + lr->start, *p = text;
+	const unsigned npos = r->npos, nev = r->nevents;
+	const int instr = r->instr;
+	uint64_t base[CG_MAX_POS], prev[CG_MAX_POS], first_pos[CG_MAX_POS], pos[CG_MAX_POS] = { 0 };
+	uint64_t costs[CG_MAX_EVENTS], first_costs[CG_MAX_EVENTS], run_sums[CG_MAX_EVENTS];
+	uint64_t lines = 0, lo = UINT64_MAX, hi = 0;
+	size_t first_len = 0;
+	memcpy(base, r->base, sizeof(base));
+	memset(run_sums, 0, nev * sizeof(*run_sums));
+	for (;;) {
+		char c = *p;
+		const char *eol;
+		if (!((unsigned)(c - '0') <= 9 || c == '+' || c == '-' || c == '*') ||
+		    !(eol = parse_simple_cost_line(npos, nev, base, p, pos, costs)) ||
+		    (size_t)(eol - p) > lr->max_line || !add_sums(r->sums, costs, nev))
+			break;
+		for (unsigned i = 0; i < nev; i++)
+			run_sums[i] += costs[i];   /* at most the part's sum: no overflow */
+		if (lines++ == 0) {
+			memcpy(prev, base, sizeof(base));
+			memcpy(first_pos, pos, sizeof(pos));
+			memcpy(first_costs, costs, nev * sizeof(*costs));
+			first_len = (size_t)(eol - p);
+		}
+		memcpy(base, pos, sizeof(pos));
+		if (instr >= 0) {
+			uint64_t a = pos[instr];
+			lo = a < lo ? a : lo;
+			hi = a > hi ? a : hi;
+		}
+		p = eol + 1;
+	}
+	if (!lines)
+		return 0;
+	memcpy(r->prev, prev, sizeof(prev));
+	memcpy(r->base, base, sizeof(base));
+	r->body_cost_seen = 1;
+	line_reader_skip(lr, (size_t)(p - text), lines);
+	struct cg_cost_run run = {
+		.text = text, .len = (size_t)(p - text) - 1 /* without the last "\n" */,
+		.first_len = first_len, .lines = lines, .prev = prev, .first_pos = first_pos,
+		.first_costs = first_costs, .last_pos = base, .sums = run_sums, .lo = lo, .hi = hi,
+	};
+	r->sink(r->sink_ctx, r->fn, r->file, &run);
 	return 1;
 }
 
@@ -872,14 +948,14 @@ static int next_line(struct cg_reader *r, struct cg_record *rec, struct diag *d)
 {
 	const char *line;
 	size_t len;
+	if (sinking(r) && sink_run(r))
+		return 2;
 	int rc = line_reader_next(&r->lr, &line, &len, d);
 	if (rc < 0)
 		return -1;
 	if (rc == 0)
 		return at_end(r, d) < 0 ? -1 : 0;
-	if (r->sink && r->fn == r->sink_fn && r->have_fn && r->state == ST_BODY && len &&
-	    !r->lr.missing_newline &&
-	    sink_cost_line(r, line, len))
+	if (sinking(r) && len && !r->lr.missing_newline && sink_cost_line(r, line, len))
 		return 2;
 	rec->line = r->lr.lineno;
 	rec->text = line;

@@ -78,13 +78,26 @@ void cg_reader_free(struct cg_reader *r);   /* NULL is a no-op */
  * file, self costs not adding up to totals:, NUL byte, cachegrind input. */
 int cg_reader_next(struct cg_reader *r, struct cg_record *rec, struct diag *d);
 
-/* A cost line handed over without a record: LINE (its text, canonical) for FN in FILE at
- * POS, with the position base PREV before it, and its self COSTS. */
-typedef void cg_cost_sink(void *ctx, uint32_t fn, uint32_t file, const char *line, size_t len,
-			  const uint64_t *pos, const uint64_t *prev, const uint64_t *costs);
-/* From now on, canonical cost lines of function FN go to SINK instead of being returned
- * as records, until the next fn= line or part (SINK NULL: none). Most lines of a profile
- * are such lines in blocks that stay as they are; this saves a record per line. */
+/* Consecutive cost lines of one function in one file, handed over without records: their
+ * text (each line canonical, as callgrind writes it) is copied as it is, except that the
+ * first line may need its positions re-encoded when the consumer's base differs. */
+struct cg_cost_run {
+	const char *text;           /* LINES lines joined by "\n", without the last one's */
+	size_t len;
+	size_t first_len;           /* bytes of the first line */
+	uint64_t lines;
+	const uint64_t *prev;       /* the position base before the first line */
+	const uint64_t *first_pos;  /* the first line's absolute positions and self costs */
+	const uint64_t *first_costs;
+	const uint64_t *last_pos;   /* the base after the run */
+	const uint64_t *sums;       /* self costs of the run, per event */
+	uint64_t lo, hi;            /* smallest and largest instr position (UINT64_MAX, 0 if none) */
+};
+typedef void cg_cost_sink(void *ctx, uint32_t fn, uint32_t file, const struct cg_cost_run *run);
+/* From now on, canonical cost lines of function FN go to SINK, in runs, instead of being
+ * returned as records, until the next fn= line or part (SINK NULL: none). Most lines of a
+ * profile are such lines in blocks that stay as they are: this saves a record and a copy
+ * per line. */
 void cg_reader_sink_costs(struct cg_reader *r, uint32_t fn, cg_cost_sink *sink, void *ctx);
 
 /* The current part's layout; valid after its events: line. */

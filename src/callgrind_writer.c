@@ -510,6 +510,32 @@ void cgw_cost(struct cgw *w, uint32_t fn, uint32_t file, const uint64_t *pos,
 	maybe_flush(w);
 }
 
+void cgw_cost_run(struct cgw *w, uint32_t fn, uint32_t file, const struct cg_cost_run *run)
+{
+	cgw_enter(w, fn, file);
+	for (unsigned i = 0; i < w->nevents; i++)
+		w->sums[i] += run->sums[i];
+	int same = w->base_valid;
+	for (unsigned i = 0; same && i < w->npos; i++)
+		same = run->prev[i] == w->base[i];
+	size_t from = 0;
+	if (!same) {
+		put_cost_line(w, run->first_pos, run->first_costs);
+		from = run->lines > 1 ? run->first_len + 1 : run->len;
+	}
+	size_t n = run->len - from;
+	if (n || same) {
+		char *o = reserve(w, n + 1);
+		memcpy(o, run->text + from, n);
+		o[n] = '\n';
+		w->len += n + 1;
+		w->bytes += n + 1;
+	}
+	memcpy(w->base, run->last_pos, w->npos * sizeof(*w->base));
+	w->base_valid = 1;
+	maybe_flush(w);
+}
+
 void cgw_call(struct cgw *w, uint32_t fn, uint32_t file, uint32_t callee, uint64_t count,
 	      const uint64_t *target, const uint64_t *pos, const uint64_t *costs,
 	      const char *comment)

@@ -60,6 +60,9 @@ void cgw_raw(struct cgw *w, const char *text, size_t len);
  * writer's base. */
 void cgw_cost(struct cgw *w, uint32_t fn, uint32_t file, const uint64_t *pos,
 	      const uint64_t *costs, const char *raw, size_t raw_len, const uint64_t *prev);
+/* Cost lines of FN in FILE, copied (the first one re-encoded if RUN's base before it is
+ * not the writer's base). */
+void cgw_cost_run(struct cgw *w, uint32_t fn, uint32_t file, const struct cg_cost_run *run);
 /* A call from FN at POS (in FILE) to CALLEE entered at TARGET: COUNT calls, inclusive COSTS.
  * COMMENT, if not NULL, is written as a "# ..." line before the call. */
 void cgw_call(struct cgw *w, uint32_t fn, uint32_t file, uint32_t callee, uint64_t count,

@@ -719,14 +719,25 @@ int output_check_clashes(struct output *const *outs, size_t n, const char *const
 	return 0;
 }
 
-/* Ends the stream and closes the descriptor (a temporary is fsync()ed first, and its lock
- * goes with it). Returns 0 or -1 with D set. */
+/* A temporary that will take the place of an existing file is fsync()ed, so that a crash
+ * after the rename cannot leave an empty file where the old one was. A new file is not:
+ * a crash loses nothing that existed, and fsync() of a large output costs as much time
+ * as writing it (scripts/bench). */
+static int replaces_a_file(const struct output *o)
+{
+	struct stat st;
+	return o->has_target || lstat(o->final, &st) == 0;
+}
+
+/* Ends the stream and closes the descriptor (and with it a temporary's lock). Returns 0
+ * or -1 with D set. */
 static int finish(struct output *o, struct diag *d)
 {
 	int rc = start_writing(o, d);
 	if (rc == 0 && o->z && zstd_out_finish(o->z, d) < 0)
 		rc = -1;
-	if (rc == 0 && o->kind == OUT_FILE && fsync(o->fd) < 0 && errno != EINVAL)
+	if (rc == 0 && o->kind == OUT_FILE && replaces_a_file(o) && fsync(o->fd) < 0 &&
+	    errno != EINVAL)
 		rc = diag_at(d, o->name, 0, "write error: %s", strerror(errno));
 	if (o->own_fd && o->fd >= 0 && close(o->fd) < 0 && rc == 0)
 		rc = diag_at(d, o->name, 0, "write error: %s", strerror(errno));

@@ -16,6 +16,7 @@ void line_reader_init(struct line_reader *lr, struct input *in, size_t max_line)
 	lr->max_line = max_line;
 	lr->cap = 2 * CHUNK;
 	lr->buf = xmalloc(lr->cap);
+	lr->buf[0] = '\0';
 }
 
 void line_reader_free(struct line_reader *lr)
@@ -31,16 +32,17 @@ static int fill(struct line_reader *lr, struct diag *d)
 		lr->end -= lr->start;
 		lr->start = 0;
 	}
-	if (lr->cap - lr->end < CHUNK) {
-		size_t need = lr->end + CHUNK;
+	if (lr->cap - lr->end < CHUNK + 1) {
+		size_t need = lr->end + CHUNK + 1;
 		XGROW(lr->buf, lr->cap, need);
 	}
-	ssize_t r = input_read(lr->in, lr->buf + lr->end, lr->cap - lr->end, d);
+	ssize_t r = input_read(lr->in, lr->buf + lr->end, lr->cap - lr->end - 1, d);
 	if (r < 0)
 		return -1;
 	if (r == 0)
 		lr->eof = 1;
 	lr->end += (size_t)r;
+	lr->buf[lr->end] = '\0';
 	return 0;
 }
 
@@ -75,12 +77,16 @@ int line_reader_next(struct line_reader *lr, const char **line, size_t *len, str
 			return diag_at(d, input_name(lr->in), lr->lineno + 1,
 				       "line longer than the limit of %zu bytes", lr->max_line);
 		lr->lineno++;
-		lr->offset = lr->next_offset;
-		lr->next_offset += n + !lr->missing_newline;
 		if (n && s[n - 1] == '\r')
 			n--;
 		*line = s;
 		*len = n;
 		return 1;
 	}
+}
+
+void line_reader_skip(struct line_reader *lr, size_t n, uint64_t lines)
+{
+	lr->start += n;
+	lr->lineno += lines;
 }

@@ -1,7 +1,9 @@
 /* linereader.h - bounded lines from a struct input.
  * A line is returned without its "\n" and without one trailing "\r" (CRLF input).
  * It borrows the reader's buffer until the next call. Lines longer than the limit are an
- * error, so memory stays bounded whatever the file holds. */
+ * error, so memory stays bounded whatever the file holds. The buffered bytes, BUF + START
+ * to BUF + END, are always followed by a NUL, so a parser can scan a line without bounds:
+ * a line ends in "\n", or (the last one, unterminated) in that NUL. */
 #ifndef CGJIT_LINEREADER_H
 #define CGJIT_LINEREADER_H
 
@@ -18,14 +20,15 @@ struct line_reader {
 	size_t max_line;
 	int eof;
 	uint64_t lineno;       /* number of the line last returned, from 1 */
-	uint64_t offset;       /* byte offset of the line last returned */
-	uint64_t next_offset;
 	int missing_newline;   /* the line last returned was the last and had no "\n" */
 };
 
 /* MAX_LINE is the longest line accepted, in bytes. */
 void line_reader_init(struct line_reader *lr, struct input *in, size_t max_line);
 void line_reader_free(struct line_reader *lr);
+/* Consumes N bytes holding LINES whole lines, each ending in "\n", that the caller has
+ * read in place, from BUF + START: at most END - START bytes. */
+void line_reader_skip(struct line_reader *lr, size_t n, uint64_t lines);
 /* Returns 1 with *LINE and *LEN set, 0 at the end, -1 with D set (read error, line too long). */
 int line_reader_next(struct line_reader *lr, const char **line, size_t *len, struct diag *d);
 

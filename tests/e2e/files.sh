@@ -433,4 +433,17 @@ wait "$holder" 2>/dev/null
 expect '[ $rc = 2 ] && [ "$(cksum <"$tmp/held.cg")" = "$held_before" ]' \
 	"-o /proc/PID/fd/N of another process naming the input: refused, the input not emptied"
 
+# fsync: a temporary that replaces an existing file is synced before the rename (a crash
+# cannot leave an empty file where the old one was); a new file is not (it costs as much
+# time as writing a large output).
+if command -v strace >/dev/null 2>&1 && strace -f -qq -e trace=fsync true 2>/dev/null; then
+	rm -f "$tmp/sync.out"
+	strace -f -qq -e trace=fsync -o "$tmp/strace.new" "$CGJIT" augment -q -o "$tmp/sync.out" "$P" "$in/good.map"
+	strace -f -qq -e trace=fsync -o "$tmp/strace.old" "$CGJIT" augment -q -o "$tmp/sync.out" "$P" "$in/good.map"
+	expect '! grep -q "fsync(" "$tmp/strace.new" && grep -q "fsync(" "$tmp/strace.old" && cmp -s "$tmp/sync.out" "$tmp/ref.out"' \
+		"a new output is not fsync()ed, one that replaces a file is"
+else
+	echo "# skipped: fsync check (no working strace)"
+fi
+
 finish

@@ -300,6 +300,158 @@ static void test_callgrind_reader__errors(void **state)
 	}
 }
 
+/* What the sink received, checked against what the test wrote. */
+struct sink_log {
+	char *text;             /* every line delivered (sink or record), in order, "\n" after each */
+	size_t len, cap;
+	uint64_t lines, runs, multi_line_runs, sums[2];
+	const uint64_t *instr;  /* absolute instr position of every cost line, in order */
+	const uint32_t *files;  /* for every cost line: 0 for x.c, 1 for y.c */
+	uint32_t file_of[2];    /* the reader's index of each, once seen */
+	int file_changes;
+	uint32_t last_file;
+};
+
+static void log_text(struct sink_log *g, const char *t, size_t n)
+{
+	if (g->len + n + 1 > g->cap) {
+		g->cap = (g->len + n + 1) * 2;
+		g->text = realloc(g->text, g->cap);
+		assert_non_null(g->text);
+	}
+	memcpy(g->text + g->len, t, n);
+	g->len += n;
+	g->text[g->len++] = '\n';
+}
+
+static void sink_check(void *ctx, uint32_t fn, uint32_t file, const struct cg_cost_run *run)
+{
+	struct sink_log *g = ctx;
+	(void)fn;
+	assert_true(run->lines >= 1);
+	assert_true(run->first_len <= run->len);
+	assert_int_equal(run->lines == 1, run->first_len == run->len);
+	uint64_t first = g->lines, last = g->lines + run->lines - 1;
+	assert_int_equal(run->first_pos[0], g->instr[first]);
+	assert_int_equal(run->last_pos[0], g->instr[last]);
+	if (first > 0)
+		assert_int_equal(run->prev[0], g->instr[first - 1]);
+	uint64_t lo = UINT64_MAX, hi = 0;
+	for (uint64_t i = first; i <= last; i++) {
+		lo = g->instr[i] < lo ? g->instr[i] : lo;
+		hi = g->instr[i] > hi ? g->instr[i] : hi;
+		if (g->file_of[g->files[i]] == UINT32_MAX)
+			g->file_of[g->files[i]] = file;
+		assert_int_equal(file, g->file_of[g->files[i]]);
+	}
+	assert_int_equal(run->lo, lo);
+	assert_int_equal(run->hi, hi);
+	if (g->lines && file != g->last_file)
+		g->file_changes++;
+	g->last_file = file;
+	g->lines += run->lines;
+	g->runs++;
+	g->multi_line_runs += run->lines > 1;
+	g->sums[0] += run->sums[0];
+	g->sums[1] += run->sums[1];
+	log_text(g, run->text, run->len);
+}
+
+/* Cost lines of a block that stays are handed over in runs, straight from the line
+ * reader's buffer: over several buffer fills (4 MiB of lines), with name lines (fi=) and
+ * lines that are not canonical (two spaces: a record) in between, every line arrives
+ * exactly once, in order, with its absolute positions, file and costs. */
+static void test_callgrind_reader__sink_runs(void **state)
+{
+	(void)state;
+	enum { N = 300000 };
+	uint64_t *instr = malloc(N * sizeof(*instr));
+	uint32_t *files = malloc(N * sizeof(*files));
+	size_t cap = 64 * (size_t)N + 1024, len = 0;
+	char *text = malloc(cap), *body = malloc(cap);
+	size_t blen = 0;
+	assert_true(instr && files && text && body);
+	len += (size_t)sprintf(text + len, HDR "positions: instr line\nevents: Ir Dr\n"
+			       "ob=(1) /bin/x\nfl=(1) x.c\nfn=(1) main\n");
+	uint64_t a = 0, l = 0, ir = 0, dr = 0;
+	int other_file = 0;
+	for (uint32_t i = 0; i < N; i++) {
+		if (i % 7919 == 7918) {
+			other_file = !other_file;
+			len += (size_t)sprintf(text + len, other_file ? "fi=(2) y.c\n" : "fe=(1)\n");
+		}
+		char line[80];
+		int n;
+		uint64_t c1 = i % 13, c2 = i % 3;
+		switch (i % 1000 == 999 ? 5 : i % 5) {
+		case 0: a = 0x400000 + i * 4; l = i % 1000;
+			n = sprintf(line, "0x%llx %llu %llu %llu", (unsigned long long)a,
+				    (unsigned long long)l, (unsigned long long)c1, (unsigned long long)c2);
+			break;
+		case 1: a += 3; n = sprintf(line, "+3 * %llu", (unsigned long long)c1); c2 = 0; break;
+		case 2: a -= 1; l += 2; n = sprintf(line, "-1 +2 %llu %llu", (unsigned long long)c1,
+						    (unsigned long long)c2); break;
+		case 3: l -= 1; n = sprintf(line, "* -1 %llu", (unsigned long long)c1); c2 = 0; break;
+		case 5:   /* two spaces: not canonical, so a record */
+			a += 1; c2 = 0; n = sprintf(line, "+1 *  %llu", (unsigned long long)c1); break;
+		default: a += 12345678; l = 4000000000u; n = sprintf(line, "+12345678 4000000000 %llu 1234567890123",
+						   (unsigned long long)c1); c2 = 1234567890123; break;
+		}
+		instr[i] = a;
+		files[i] = other_file;
+		ir += c1;
+		dr += c2;
+		len += (size_t)sprintf(text + len, "%s\n", line);
+		memcpy(body + blen, line, (size_t)n);
+		blen += (size_t)n;
+		body[blen++] = '\n';
+	}
+	len += (size_t)sprintf(text + len, "totals: %llu %llu\n", (unsigned long long)ir,
+			       (unsigned long long)dr);
+	assert_true(len > (4u << 20));
+	struct fixture f;
+	memset(&f, 0, sizeof(f));
+	f.path = tmp_file_n(text, len);
+	f.in = input_open(f.path, &f.d);
+	assert_non_null(f.in);
+	f.r = cg_reader_new(f.in, 1 << 20);
+	struct sink_log g = { .instr = instr, .files = files, .file_of = { UINT32_MAX, UINT32_MAX } };
+	struct cg_record rec;
+	int rc, records = 0;
+	while ((rc = cg_reader_next(f.r, &rec, &f.d)) == 1) {
+		keep_defs(&f, &rec);
+		if (rec.kind == CG_FN)
+			cg_reader_sink_costs(f.r, rec.fn, sink_check, &g);
+		if (rec.kind != CG_COST)
+			continue;
+		/* the line that is not canonical, and nothing else, comes as a record */
+		assert_false(rec.clean);
+		assert_int_equal(rec.pos[0], instr[g.lines]);
+		g.sums[0] += rec.costs[0];
+		g.sums[1] += rec.costs[1];
+		g.lines++;
+		records++;
+		log_text(&g, rec.text, rec.len);
+	}
+	if (rc != 0)
+		fail_msg("%s (lines %llu, sums %llu)", f.d.msg, (unsigned long long)g.lines, (unsigned long long)g.sums[0]);
+	assert_int_equal(g.lines, N);
+	assert_int_equal(records, N / 1000);
+	assert_true(g.multi_line_runs > 0 && g.runs < N / 100);
+	assert_true(g.file_changes > 0);
+	assert_true(g.file_of[0] != g.file_of[1] && g.file_of[1] != UINT32_MAX);
+	assert_int_equal(g.sums[0], ir);
+	assert_int_equal(g.sums[1], dr);
+	assert_int_equal(g.len, blen);
+	assert_memory_equal(g.text, body, blen);
+	free(g.text);
+	close_text(&f);
+	free(text);
+	free(body);
+	free(instr);
+	free(files);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -311,6 +463,7 @@ int main(void)
 		cmocka_unit_test(test_callgrind_reader__jumps_and_crlf),
 		cmocka_unit_test(test_callgrind_reader__long_line_and_context_names),
 		cmocka_unit_test(test_callgrind_reader__errors),
+		cmocka_unit_test(test_callgrind_reader__sink_runs),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -986,6 +986,9 @@ int augment_run(const struct augment_opts *o, struct report *rep, struct diag *d
 		nall = 0;   /* all freed */
 	}
 done:
+	/* The writer's flusher thread may still be writing to OUT: stop it first. */
+	cgw_free(u.w);
+	u.w = NULL;
 	output_abort(out);
 	output_abort(stats);
 	free(inputs);
@@ -993,7 +996,6 @@ done:
 		output_abort(all[i]);
 	free(all);
 	elf_files_free(u.ef);
-	cgw_free(u.w);
 	cg_reader_free(u.r);
 	symtab_free(u.st);
 	input_close(in);

@@ -160,6 +160,7 @@ struct output {
 	int tmp_exists, bak_exists;   /* names this run created that still hold a file */
 	int truncate_pending;  /* OUT_FD on a regular file: emptied at the first write, after
 	                          the check that it is no input (output_check_clashes) */
+	int synced;            /* OUT_FILE: the temporary was fsync()ed */
 	enum commit_state state;
 };
 
@@ -736,9 +737,11 @@ static int finish(struct output *o, struct diag *d)
 	int rc = start_writing(o, d);
 	if (rc == 0 && o->z && zstd_out_finish(o->z, d) < 0)
 		rc = -1;
-	if (rc == 0 && o->kind == OUT_FILE && replaces_a_file(o) && fsync(o->fd) < 0 &&
-	    errno != EINVAL)
-		rc = diag_at(d, o->name, 0, "write error: %s", strerror(errno));
+	if (rc == 0 && o->kind == OUT_FILE && replaces_a_file(o)) {
+		if (fsync(o->fd) < 0 && errno != EINVAL)
+			rc = diag_at(d, o->name, 0, "write error: %s", strerror(errno));
+		o->synced = 1;
+	}
 	if (o->own_fd && o->fd >= 0 && close(o->fd) < 0 && rc == 0)
 		rc = diag_at(d, o->name, 0, "write error: %s", strerror(errno));
 	o->fd = -1;
@@ -752,6 +755,23 @@ static int replace(struct output *o, struct diag *d)
 	struct stat st;
 	if (lstat(o->final, &st) == 0 && S_ISDIR(st.st_mode))
 		return diag_at(d, o->name, 0, "is a directory, expected a file");
+	if (!o->synced) {
+		/* No file stood there at finish(): take the name only while it is still free.
+		 * If one has appeared since, the temporary is synced before it replaces it. */
+		if (renameat2(AT_FDCWD, o->tmp, AT_FDCWD, o->final, RENAME_NOREPLACE) == 0) {
+			o->state = C_CREATED;
+			o->tmp_exists = 0;
+			return 0;
+		}
+		int fd = open(o->tmp, O_RDONLY | O_CLOEXEC);
+		int bad = fd < 0 || (fsync(fd) < 0 && errno != EINVAL);
+		int e = errno;
+		if (fd >= 0)
+			close(fd);
+		if (bad)
+			return diag_at(d, o->name, 0, "write error: %s", strerror(e));
+		o->synced = 1;
+	}
 	if (renameat2(AT_FDCWD, o->tmp, AT_FDCWD, o->final, RENAME_EXCHANGE) == 0) {
 		o->state = C_EXCHANGED;    /* the old file is under o->tmp now */
 		return 0;

@@ -1,10 +1,10 @@
-# cgjit - plain Makefile; dependencies through pkg-config (Debian: libzstd-dev libyaml-dev
+# cgjit - plain Makefile; dependencies through pkg-config (Debian: libzstd-dev libyaml-dev libjansson-dev
 # libcmocka-dev). `make check` builds and runs every test; `make check-asan` does the same
 # under ASan+UBSan in a separate build directory. `make DEVELOPER=1 ...` (CI, .ci/run) turns
 # warnings into errors; a user's build does not, so a newer compiler's new warning cannot
 # break it. Header dependencies come from the compiler (-MMD -MP, the .d files beside the
 # objects).
-PKGS      := libzstd yaml-0.1
+PKGS      := libzstd yaml-0.1 jansson
 CC        ?= cc
 CFLAGS    ?= -O2 -g
 WARN      := -Wall -Wextra -Wshadow -Wpointer-arith -Wstrict-prototypes \
@@ -58,6 +58,7 @@ e2e: $(B)/cgjit $(B)/cgcheck
 	@CGJIT=$(B)/cgjit CGCHECK=$(B)/cgcheck tests/e2e/inputs.sh
 	@CGJIT=$(B)/cgjit CGCHECK=$(B)/cgcheck tests/e2e/run.sh
 	@CGJIT=$(B)/cgjit CGCHECK=$(B)/cgcheck tests/e2e/files.sh
+	@CGJIT=$(B)/cgjit CGCHECK=$(B)/cgcheck tests/e2e/reports.sh
 
 check: unit fuzz-replay e2e
 

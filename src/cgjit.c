@@ -12,7 +12,9 @@ static const struct {
 	int (*run)(int argc, char **argv);
 	const char *help;
 } commands[] = {
-	{ "augment", cmd_augment, "name JIT code in a callgrind profile from perf maps" },
+	{ "augment", cmd_augment, "name JIT code in a callgrind profile from perf maps and jitdumps" },
+	{ "report", cmd_report, "totals and top functions of a profile (text, json, markdown, yaml)" },
+	{ "diff", cmd_diff, "per-function change of cost between two profiles" },
 };
 
 static void usage(FILE *f)

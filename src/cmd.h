@@ -5,5 +5,7 @@
 #define CGJIT_VERSION "0.1.0"
 
 int cmd_augment(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+int cmd_diff(int argc, char **argv);
 
 #endif

@@ -1,0 +1,244 @@
+/* cmd_report.c - argv -> `cgjit report` and `cgjit diff`: load the profiles
+ * (profile_read.c), build the document (prof_report.c, prof_diff.c), write it in the
+ * chosen format to stdout. Exit 0, 1 for an unreadable profile or a failed write, 2 usage. */
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "diag.h"
+#include "doc_out.h"
+#include "prof_diff.h"
+#include "prof_report.h"
+#include "profile.h"
+
+static const char report_usage[] =
+	"usage: cgjit report [options] PROFILE\n"
+	"\n"
+	"Totals per event and the top functions by self and by inclusive cost of a callgrind\n"
+	"(plain or zstd, augmented or not) or cachegrind profile.\n"
+	"\n"
+	"  -n, --top N           functions per list (default 20)\n"
+	"  -e, --event NAME      the event the lists are sorted by (default: the first)\n"
+	"  -f, --format FORMAT   text (default), json, markdown, yaml\n"
+	"      --part N          only part N (from 1); default: all parts summed\n"
+	"      --fold-recursion  count callgrind's recursion copies name'N as name\n"
+	"  -h, --help            this text\n";
+
+static const char diff_usage[] =
+	"usage: cgjit diff [options] BASE NEW\n"
+	"\n"
+	"The change of self and inclusive cost per function from BASE to NEW, largest first.\n"
+	"Functions are matched by object file name, file and name; callgrind's recursion\n"
+	"copies name'N count as name.\n"
+	"\n"
+	"  -n, --top N           functions listed (default 20; 0: all)\n"
+	"  -e, --event NAME      the event compared (default: the first of BASE; both must count it)\n"
+	"  -f, --format FORMAT   text (default), json, markdown, yaml\n"
+	"  -t, --threshold PCT   hide functions whose self and inclusive cost changed by less than\n"
+	"                        PCT percent of BASE's total (default 0)\n"
+	"      --part N          only part N of both files\n"
+	"      --no-fold         keep name'N apart\n"
+	"  -h, --help            this text\n";
+
+struct common {
+	size_t top;
+	const char *event;
+	enum doc_format format;
+	struct profile_opts popts;
+	double threshold;
+};
+
+static int usage_error(const char *usage, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static int usage_error(const char *usage, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	fputs("cgjit: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	const char *nl = strchr(usage, '\n');
+	fprintf(stderr, "%.*s\n(--help describes every option)\n", (int)(nl - usage), usage);
+	return 2;
+}
+
+static int parse_count(const char *s, unsigned long long max, unsigned long long *out)
+{
+	char *end;
+	if (!*s || *s == '-')
+		return -1;
+	unsigned long long v = strtoull(s, &end, 10);
+	if (*end || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+/* Options shared by report and diff. Returns -1 to go on, or an exit status. */
+static int parse_common(int argc, char **argv, const char *usage, int is_diff, struct common *c)
+{
+	enum { OPT_PART = 256, OPT_FOLD, OPT_NOFOLD };
+	static const struct option longopts[] = {
+		{ "top", required_argument, NULL, 'n' },
+		{ "event", required_argument, NULL, 'e' },
+		{ "format", required_argument, NULL, 'f' },
+		{ "threshold", required_argument, NULL, 't' },
+		{ "part", required_argument, NULL, OPT_PART },
+		{ "fold-recursion", no_argument, NULL, OPT_FOLD },
+		{ "no-fold", no_argument, NULL, OPT_NOFOLD },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int opt, li = -1;
+	unsigned long long v;
+	optind = 1;
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, is_diff ? ":n:e:f:t:h" : ":n:e:f:h", longopts, &li)) != -1) {
+		const char *name = li >= 0 ? longopts[li].name : NULL;
+		switch (opt) {
+		case 'n':
+			if (parse_count(optarg, 1000000000, &v) < 0 || (!is_diff && v == 0))
+				return usage_error(usage, "--top takes a number of functions, got '%s'", optarg);
+			c->top = v ? (size_t)v : (size_t)-1;
+			break;
+		case 'e': c->event = optarg; break;
+		case 'f':
+			if (doc_format_parse(optarg, &c->format) < 0)
+				return usage_error(usage, "--format takes text, json, markdown or yaml, got '%s'", optarg);
+			break;
+		case 't': {
+			char *end;
+			c->threshold = strtod(optarg, &end);
+			if (!is_diff || end == optarg || *end || !(c->threshold >= 0 && c->threshold <= 100))
+				return usage_error(usage, "--threshold takes a percentage from 0 to 100, got '%s'", optarg);
+			break;
+		}
+		case OPT_PART:
+			if (parse_count(optarg, 1000000, &v) < 0 || v == 0)
+				return usage_error(usage, "--part takes a part number from 1, got '%s'", optarg);
+			c->popts.part = (unsigned)v;
+			break;
+		case OPT_FOLD:
+			if (is_diff)
+				return usage_error(usage, "unknown option '%s'", "--fold-recursion");
+			c->popts.fold_recursion = 1;
+			break;
+		case OPT_NOFOLD:
+			if (!is_diff)
+				return usage_error(usage, "unknown option '%s'", "--no-fold");
+			c->popts.fold_recursion = 0;
+			break;
+		case 'h':
+			fputs(usage, stdout);
+			return 0;
+		case ':':
+			return usage_error(usage, "option '%s' needs a value", name ? name : argv[optind - 1]);
+		default:
+			return usage_error(usage, "unknown option '%s'", argv[optind - 1]);
+		}
+		li = -1;
+	}
+	return -1;
+}
+
+static int pick_event(const struct profile *p, const char *name, unsigned *ev)
+{
+	if (!name) {
+		*ev = 0;
+		return 0;
+	}
+	int e = profile_event(p, name);
+	if (e < 0) {
+		fprintf(stderr, "cgjit: %s: no event '%s' (it counts:", p->path, name);
+		for (unsigned i = 0; i < p->nevents; i++)
+			fprintf(stderr, " %s", p->events[i]);
+		fputs(")\n", stderr);
+		return -1;
+	}
+	*ev = (unsigned)e;
+	return 0;
+}
+
+static int write_doc(const json_t *doc, enum doc_format format,
+		     void (*render)(const json_t *, FILE *, int))
+{
+	int rc = 0;
+	switch (format) {
+	case DOC_JSON: rc = doc_write_json(doc, stdout); break;
+	case DOC_YAML: rc = doc_write_yaml(doc, stdout); break;
+	case DOC_TEXT: render(doc, stdout, 0); break;
+	case DOC_MARKDOWN: render(doc, stdout, 1); break;
+	}
+	if (fflush(stdout) == EOF || ferror(stdout) || rc < 0) {
+		fputs("cgjit: cannot write the report to stdout\n", stderr);
+		return 1;
+	}
+	return 0;
+}
+
+static int load(struct profile *p, const char *path, const struct profile_opts *o)
+{
+	struct diag d = { 0 };
+	if (profile_load(p, path, o, &d) < 0) {
+		fprintf(stderr, "cgjit: %s\n", d.msg);
+		return -1;
+	}
+	return 0;
+}
+
+int cmd_report(int argc, char **argv)
+{
+	struct common c = { .top = 20 };
+	int rc = parse_common(argc, argv, report_usage, 0, &c);
+	if (rc >= 0)
+		return rc;
+	if (argc - optind != 1)
+		return usage_error(report_usage, "%s", argc - optind ? "report takes one PROFILE" : "report needs a PROFILE");
+	struct profile p;
+	unsigned ev;
+	if (load(&p, argv[optind], &c.popts) < 0)
+		return 1;
+	if (pick_event(&p, c.event, &ev) < 0) {
+		profile_free(&p);
+		return 1;
+	}
+	json_t *doc = prof_report_build(&p, ev, c.top);
+	rc = write_doc(doc, c.format, prof_report_render);
+	json_decref(doc);
+	profile_free(&p);
+	return rc;
+}
+
+int cmd_diff(int argc, char **argv)
+{
+	struct common c = { .top = 20 };
+	c.popts.fold_recursion = 1;
+	int rc = parse_common(argc, argv, diff_usage, 1, &c);
+	if (rc >= 0)
+		return rc;
+	if (argc - optind != 2)
+		return usage_error(diff_usage, "%s", "diff takes two profiles: BASE NEW");
+	struct profile a, b;
+	if (load(&a, argv[optind], &c.popts) < 0)
+		return 1;
+	if (load(&b, argv[optind + 1], &c.popts) < 0) {
+		profile_free(&a);
+		return 1;
+	}
+	struct diag d = { 0 };
+	json_t *doc = prof_diff_build(&a, &b, c.event, c.top, c.threshold, &d);
+	if (!doc) {
+		fprintf(stderr, "cgjit: %s\n", d.msg);
+		rc = 1;
+	} else {
+		rc = write_doc(doc, c.format, prof_diff_render);
+		json_decref(doc);
+	}
+	profile_free(&a);
+	profile_free(&b);
+	return rc;
+}

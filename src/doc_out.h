@@ -1,0 +1,37 @@
+/* doc_out.h - the report commands' results are one JSON tree each (jansson); this module
+ * writes such a tree as JSON or YAML, and gives the text and Markdown renderers their
+ * shared pieces. One tree for every format, so that every format shows the same numbers. */
+#ifndef CGJIT_DOC_OUT_H
+#define CGJIT_DOC_OUT_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <jansson.h>
+
+enum doc_format { DOC_TEXT, DOC_JSON, DOC_MARKDOWN, DOC_YAML };
+
+/* "text", "json", "markdown" (or "md"), "yaml". Returns 0, or -1 for another name. */
+int doc_format_parse(const char *s, enum doc_format *out);
+
+/* DOC as indented JSON, or as a YAML document with the same structure (block style,
+ * keys in the tree's order). Returns 0, or -1 if writing failed. */
+int doc_write_json(const json_t *doc, FILE *f);
+int doc_write_yaml(const json_t *doc, FILE *f);
+
+/* json_integer for a cost (callgrind costs fit in 63 bits: the readers check sums). */
+json_t *doc_u64(uint64_t v);
+uint64_t doc_get_u64(const json_t *obj, const char *key);
+double doc_get_real(const json_t *obj, const char *key);
+const char *doc_get_str(const json_t *obj, const char *key);
+
+/* V with thousands separators ("1,234,567") into BUF (at least 32 bytes). */
+const char *doc_commas(char *buf, uint64_t v);
+/* Signed: "+1,234" / "-1,234" / "0". */
+const char *doc_commas_signed(char *buf, int64_t v);
+/* PART of WHOLE in percent with two decimals ("12.34%"; "-" when WHOLE is 0). */
+const char *doc_percent(char *buf, double share);
+
+/* A name for a Markdown table cell: "|" escaped, backquotes kept apart, newlines as spaces. */
+void doc_md_cell(FILE *f, const char *s);
+
+#endif

@@ -1,0 +1,299 @@
+/* prof_diff.c - `cgjit diff`: matches the functions of two profiles by kcachegrind's key
+ * (object file name, file, name), computes the change of self and inclusive cost of one
+ * event, and renders the result as text or Markdown (JSON and YAML: doc_out.c). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "diag.h"
+#include "doc_out.h"
+#include "prof_diff.h"
+#include "prof_report.h"
+#include "profile.h"
+#include "strtab.h"
+#include "xalloc.h"
+
+struct change {
+	size_t a, b;              /* function in BASE / NEW, or SIZE_MAX */
+	uint64_t sa, sb, ia, ib;  /* self and inclusive, BASE and NEW */
+};
+
+/* A JIT object's file name carries the pid of its run (perf-PID.map, jit-PID.dump.elf),
+ * which changes every time: PID is left out of the key, so that runs can be compared. */
+static size_t object_key(const char *base, char *out)
+{
+	size_t n = strlen(base), k = 0;
+	const char *digits = !strncmp(base, "perf-", 5) ? base + 5 : !strncmp(base, "jit-", 4) ? base + 4 : NULL;
+	if (!digits || *digits < '0' || *digits > '9') {
+		memcpy(out, base, n);
+		return n;
+	}
+	const char *rest = digits;
+	while (*rest >= '0' && *rest <= '9')
+		rest++;
+	memcpy(out, base, (size_t)(digits - base));
+	k = (size_t)(digits - base);
+	memcpy(out + k, "PID", 3);
+	k += 3;
+	memcpy(out + k, rest, strlen(rest));
+	return k + strlen(rest);
+}
+
+static size_t match_key(char **buf, size_t *cap, const struct prof_fn *fn)
+{
+	const char *base = strrchr(fn->obj, '/');
+	base = base ? base + 1 : fn->obj;
+	size_t lo = strlen(base) + 3, lf = strlen(fn->file), ln = strlen(fn->name);
+	XGROW(*buf, *cap, lo + lf + ln + 2);
+	lo = object_key(base, *buf);
+	(*buf)[lo] = '\0';
+	memcpy(*buf + lo + 1, fn->file, lf);
+	(*buf)[lo + 1 + lf] = '\0';
+	memcpy(*buf + lo + lf + 2, fn->name, ln);
+	return lo + lf + ln + 2;
+}
+
+static uint64_t absdiff(uint64_t x, uint64_t y)
+{
+	return x > y ? x - y : y - x;
+}
+
+static int cmp_change(const void *x, const void *y)
+{
+	const struct change *a = x, *b = y;
+	uint64_t da = absdiff(a->sa, a->sb), db = absdiff(b->sa, b->sb);
+	if (da != db)
+		return da < db ? 1 : -1;
+	da = absdiff(a->ia, a->ib);
+	db = absdiff(b->ia, b->ib);
+	if (da != db)
+		return da < db ? 1 : -1;
+	return 0;
+}
+
+static int events_differ(const struct profile *a, const struct profile *b)
+{
+	if (a->nevents != b->nevents)
+		return 1;
+	for (unsigned i = 0; i < a->nevents; i++)
+		if (strcmp(a->events[i], b->events[i]))
+			return 1;
+	return 0;
+}
+
+static void event_list(char *buf, size_t n, const struct profile *p)
+{
+	size_t k = 0;
+	buf[0] = '\0';
+	for (unsigned i = 0; i < p->nevents && k + 1 < n; i++)
+		k += (size_t)snprintf(buf + k, n - k, "%s%s", i ? " " : "", p->events[i]);
+}
+
+static json_t *rel(uint64_t from, uint64_t to)
+{
+	if (!from)
+		return json_null();
+	return json_real(((double)to - (double)from) / (double)from);
+}
+
+static json_t *change_entry(const struct profile *A, const struct profile *B, const struct change *c)
+{
+	json_t *o = c->b != SIZE_MAX ? prof_report_fn_ident(B, c->b) : prof_report_fn_ident(A, c->a);
+	json_object_set_new(o, "status", json_string(c->a == SIZE_MAX ? "added" : c->b == SIZE_MAX ? "removed" : "both"));
+	json_object_set_new(o, "self_base", doc_u64(c->sa));
+	json_object_set_new(o, "self_new", doc_u64(c->sb));
+	json_object_set_new(o, "self_change", json_integer((json_int_t)c->sb - (json_int_t)c->sa));
+	json_object_set_new(o, "self_change_rel", rel(c->sa, c->sb));
+	json_object_set_new(o, "inclusive_base", doc_u64(c->ia));
+	json_object_set_new(o, "inclusive_new", doc_u64(c->ib));
+	json_object_set_new(o, "inclusive_change", json_integer((json_int_t)c->ib - (json_int_t)c->ia));
+	json_object_set_new(o, "inclusive_change_rel", rel(c->ia, c->ib));
+	return o;
+}
+
+/* Every function of A and B once: A's in order, then those only in B. */
+static struct change *pair_up(const struct profile *A, const struct profile *B, unsigned ea,
+			      unsigned eb, size_t *n)
+{
+	struct strtab keys;
+	strtab_init(&keys);
+	char *buf = NULL;
+	size_t cap = 0;
+	size_t *in_a = xmalloc((B->nfns + 1) * sizeof(*in_a));
+	for (size_t j = 0; j < B->nfns; j++)
+		in_a[j] = SIZE_MAX;
+	/* B's keys first: their indices are B's function indices (keys are distinct there
+	 * unless two objects share a file name, and then the first one matches) */
+	uint32_t *b_of_key = xmalloc((B->nfns + 1) * sizeof(*b_of_key));
+	for (size_t j = 0; j < B->nfns; j++) {
+		int added;
+		uint32_t k = strtab_intern(&keys, buf, match_key(&buf, &cap, &B->fns[j]), &added);
+		if (added)
+			b_of_key[k] = (uint32_t)j;
+	}
+	struct change *c = xmalloc((A->nfns + B->nfns + 1) * sizeof(*c));
+	size_t m = 0;
+	for (size_t i = 0; i < A->nfns; i++) {
+		uint32_t k = strtab_find(&keys, buf, match_key(&buf, &cap, &A->fns[i]));
+		size_t j = k == UINT32_MAX ? SIZE_MAX : b_of_key[k];
+		if (j != SIZE_MAX && in_a[j] != SIZE_MAX)
+			j = SIZE_MAX;   /* already matched (two objects with one file name) */
+		if (j != SIZE_MAX)
+			in_a[j] = i;
+		c[m++] = (struct change){ i, j, A->fns[i].self[ea], j != SIZE_MAX ? B->fns[j].self[eb] : 0,
+					  A->fns[i].incl[ea], j != SIZE_MAX ? B->fns[j].incl[eb] : 0 };
+	}
+	for (size_t j = 0; j < B->nfns; j++)
+		if (in_a[j] == SIZE_MAX)
+			c[m++] = (struct change){ SIZE_MAX, j, 0, B->fns[j].self[eb], 0, B->fns[j].incl[eb] };
+	free(buf);
+	free(in_a);
+	free(b_of_key);
+	strtab_free(&keys);
+	*n = m;
+	return c;
+}
+
+json_t *prof_diff_build(const struct profile *A, const struct profile *B, const char *event,
+			size_t top, double threshold, struct diag *d)
+{
+	char la[512], lb[512];
+	event_list(la, sizeof(la), A);
+	event_list(lb, sizeof(lb), B);
+	if (!event && events_differ(A, B)) {
+		diag_at(d, B->path, 0, "counts the events '%s', but %s counts '%s': pick one both "
+			"count with --event", lb, A->path, la);
+		return NULL;
+	}
+	int ea = profile_event(A, event ? event : A->events[0]);
+	int eb = profile_event(B, event ? event : A->events[0]);
+	if (ea < 0 || eb < 0) {
+		diag_at(d, ea < 0 ? A->path : B->path, 0, "no event '%s' (it counts '%s')", event,
+			ea < 0 ? la : lb);
+		return NULL;
+	}
+	size_t n;
+	struct change *c = pair_up(A, B, (unsigned)ea, (unsigned)eb, &n);
+	qsort(c, n, sizeof(*c), cmp_change);
+	json_t *doc = json_object();
+	json_object_set_new(doc, "schema", json_string("cgjit.diff/1"));
+	json_object_set_new(doc, "base", json_string(A->path));
+	json_object_set_new(doc, "new", json_string(B->path));
+	json_object_set_new(doc, "event", json_string(A->events[ea]));
+	json_object_set_new(doc, "inclusive", json_boolean(!A->cachegrind && !B->cachegrind));
+	json_t *tot = json_object();
+	for (unsigned e = 0; e < A->nevents; e++) {
+		int k = profile_event(B, A->events[e]);
+		if (k < 0)
+			continue;
+		json_t *t = json_object();
+		json_object_set_new(t, "base", doc_u64(A->totals[e]));
+		json_object_set_new(t, "new", doc_u64(B->totals[k]));
+		json_object_set_new(t, "change", json_integer((json_int_t)B->totals[k] - (json_int_t)A->totals[e]));
+		json_object_set_new(t, "change_rel", rel(A->totals[e], B->totals[k]));
+		json_object_set_new(tot, A->events[e], t);
+	}
+	json_object_set_new(doc, "totals", tot);
+	json_object_set_new(doc, "threshold_percent", json_real(threshold));
+	/* the threshold is a share of BASE's total, so that noise in tiny functions hides */
+	double limit = threshold / 100.0 * (double)A->totals[ea];
+	size_t added = 0, removed = 0, changed = 0, shown = 0;
+	json_t *list = json_array();
+	for (size_t i = 0; i < n; i++) {
+		added += c[i].a == SIZE_MAX;
+		removed += c[i].b == SIZE_MAX;
+		uint64_t ds = absdiff(c[i].sa, c[i].sb), di = absdiff(c[i].ia, c[i].ib);
+		if (!ds && !di && c[i].a != SIZE_MAX && c[i].b != SIZE_MAX)
+			continue;
+		changed++;
+		if ((double)ds < limit && (double)di < limit && (ds || di))
+			continue;
+		if (shown < top) {
+			json_array_append_new(list, change_entry(A, B, &c[i]));
+			shown++;
+		}
+	}
+	json_object_set_new(doc, "functions_changed", doc_u64(changed));
+	json_object_set_new(doc, "functions_added", doc_u64(added));
+	json_object_set_new(doc, "functions_removed", doc_u64(removed));
+	json_object_set_new(doc, "changes", list);
+	free(c);
+	return doc;
+}
+
+static const char *rel_text(char *buf, const json_t *v)
+{
+	if (!json_is_number(v))
+		return "new";
+	snprintf(buf, 32, "%+.2f%%", json_number_value(v) * 100.0);
+	return buf;
+}
+
+void prof_diff_render(const json_t *doc, FILE *f, int md)
+{
+	char b1[32], b2[32], b3[32], b4[32], b5[32];
+	const char *ev = doc_get_str(doc, "event");
+	int incl = json_is_true(json_object_get(doc, "inclusive"));
+	if (md)
+		fprintf(f, "## Profile diff (%s)\n\nbase `%s`, new `%s`\n\n| event | base | new | change | |\n|---|---:|---:|---:|---:|\n",
+			ev, doc_get_str(doc, "base"), doc_get_str(doc, "new"));
+	else
+		fprintf(f, "base      %s\nnew       %s\n", doc_get_str(doc, "base"), doc_get_str(doc, "new"));
+	const json_t *tot = json_object_get(doc, "totals");
+	const char *key;
+	json_t *t;
+	json_object_foreach((json_t *)tot, key, t) {
+		doc_commas(b1, doc_get_u64(t, "base"));
+		doc_commas(b2, doc_get_u64(t, "new"));
+		doc_commas_signed(b3, json_integer_value(json_object_get(t, "change")));
+		rel_text(b4, json_object_get(t, "change_rel"));
+		fprintf(f, md ? "| %s | %s | %s | %s | %s |\n" : "total     %-10s %16s -> %16s %16s %9s\n",
+			key, b1, b2, b3, b4);
+	}
+	double th = doc_get_real(doc, "threshold_percent");
+	fprintf(f, md ? "\n%" JSON_INTEGER_FORMAT " functions changed, %" JSON_INTEGER_FORMAT " only in new, %" JSON_INTEGER_FORMAT " only in base"
+		      : "functions %" JSON_INTEGER_FORMAT " changed, %" JSON_INTEGER_FORMAT " only in new, %" JSON_INTEGER_FORMAT " only in base",
+		(json_int_t)doc_get_u64(doc, "functions_changed"), (json_int_t)doc_get_u64(doc, "functions_added"),
+		(json_int_t)doc_get_u64(doc, "functions_removed"));
+	if (th > 0)
+		fprintf(f, "; changes under %g%% of the base total hidden", th);
+	fputs(md ? "\n\n" : "\n\n", f);
+	if (md)
+		fputs(incl ? "| self change | % | self new | incl. change | % | function | object | file |\n|---:|---:|---:|---:|---:|---|---|---|\n"
+			   : "| self change | % | self new | function | object | file |\n|---:|---:|---:|---|---|---|\n", f);
+	else
+		fprintf(f, incl ? "%14s %9s %16s %14s %9s  %s\n" : "%14s %9s %16s  %s%s%s\n", "self change", "",
+			"self new", incl ? "incl. change" : "function  [object, file]", "", incl ? "function  [object, file]" : "");
+	size_t i;
+	json_t *c;
+	json_array_foreach(json_object_get(doc, "changes"), i, c) {
+		doc_commas_signed(b1, json_integer_value(json_object_get(c, "self_change")));
+		rel_text(b2, json_object_get(c, "self_change_rel"));
+		doc_commas(b3, doc_get_u64(c, "self_new"));
+		doc_commas_signed(b4, json_integer_value(json_object_get(c, "inclusive_change")));
+		rel_text(b5, json_object_get(c, "inclusive_change_rel"));
+		const char *status = doc_get_str(c, "status");
+		const char *mark = !strcmp(status, "added") ? " (only in new)" : !strcmp(status, "removed") ? " (only in base)" : "";
+		const char *obj = doc_get_str(c, "object"), *base = strrchr(obj, '/');
+		base = base ? base + 1 : obj;
+		int jit = json_is_true(json_object_get(c, "jit"));
+		if (md) {
+			if (incl)
+				fprintf(f, "| %s | %s | %s | %s | %s | ", b1, b2, b3, b4, b5);
+			else
+				fprintf(f, "| %s | %s | %s | ", b1, b2, b3);
+			doc_md_cell(f, doc_get_str(c, "name"));
+			fprintf(f, "%s%s | ", jit ? " **JIT**" : "", mark);
+			doc_md_cell(f, *base ? base : "-");
+			fputs(" | ", f);
+			doc_md_cell(f, doc_get_str(c, "file"));
+			fputs(" |\n", f);
+			continue;
+		}
+		if (incl)
+			fprintf(f, "%14s %9s %16s %14s %9s  ", b1, b2, b3, b4, b5);
+		else
+			fprintf(f, "%14s %9s %16s  ", b1, b2, b3);
+		fprintf(f, "%s%s%s  [%s%s%s]\n", jit ? "JIT " : "", doc_get_str(c, "name"), mark, base,
+			*base ? ", " : "", doc_get_str(c, "file"));
+	}
+}

@@ -1,0 +1,216 @@
+/* prof_report.c - `cgjit report`: builds the report document from a struct profile and
+ * renders it as text or Markdown. The JSON and YAML writers (doc_out.c) take the same
+ * document, so every format shows the same numbers. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "doc_out.h"
+#include "prof_report.h"
+#include "profile.h"
+#include "xalloc.h"
+
+static double share(uint64_t part, uint64_t whole)
+{
+	return whole ? (double)part / (double)whole : 0.0;
+}
+
+struct order {
+	const struct profile *p;
+	unsigned ev;
+	int by_incl;
+};
+static struct order g_order;   /* qsort has no context argument in C11 */
+
+static int cmp_cost(const void *x, const void *y)
+{
+	const struct prof_fn *a = &g_order.p->fns[*(const size_t *)x];
+	const struct prof_fn *b = &g_order.p->fns[*(const size_t *)y];
+	uint64_t ca = g_order.by_incl ? a->incl[g_order.ev] : a->self[g_order.ev];
+	uint64_t cb = g_order.by_incl ? b->incl[g_order.ev] : b->self[g_order.ev];
+	if (ca != cb)
+		return ca < cb ? 1 : -1;
+	int c = strcmp(a->name, b->name);   /* ties in a stable, documented order */
+	if (c)
+		return c;
+	c = strcmp(a->file, b->file);
+	return c ? c : strcmp(a->obj, b->obj);
+}
+
+json_t *prof_report_fn_ident(const struct profile *p, size_t i)
+{
+	const struct prof_fn *fn = &p->fns[i];
+	json_t *o = json_object();
+	json_object_set_new(o, "name", json_string(fn->name));
+	json_object_set_new(o, "object", json_string(fn->obj));
+	json_object_set_new(o, "file", json_string(fn->file));
+	json_object_set_new(o, "jit", json_boolean(fn->jit));
+	json_object_set_new(o, "unknown", json_boolean(fn->unknown));
+	return o;
+}
+
+static json_t *fn_entry(const struct profile *p, size_t i, unsigned ev)
+{
+	const struct prof_fn *fn = &p->fns[i];
+	json_t *o = prof_report_fn_ident(p, i);
+	json_object_set_new(o, "self", doc_u64(fn->self[ev]));
+	json_object_set_new(o, "self_share", json_real(share(fn->self[ev], p->totals[ev])));
+	if (!p->cachegrind) {
+		json_object_set_new(o, "inclusive", doc_u64(fn->incl[ev]));
+		json_object_set_new(o, "inclusive_share", json_real(share(fn->incl[ev], p->totals[ev])));
+		json_object_set_new(o, "calls", doc_u64(fn->calls));
+		json_object_set_new(o, "self_calls", json_boolean(fn->self_calls));
+		json_object_set_new(o, "in_cycle", json_boolean(fn->in_cycle));
+	}
+	return o;
+}
+
+static json_t *top_list(const struct profile *p, unsigned ev, size_t top, int by_incl)
+{
+	size_t *idx = xmalloc((p->nfns ? p->nfns : 1) * sizeof(*idx));
+	for (size_t i = 0; i < p->nfns; i++)
+		idx[i] = i;
+	g_order = (struct order){ p, ev, by_incl };
+	qsort(idx, p->nfns, sizeof(*idx), cmp_cost);
+	json_t *a = json_array();
+	for (size_t i = 0; i < p->nfns && i < top; i++)
+		json_array_append_new(a, fn_entry(p, idx[i], ev));
+	free(idx);
+	return a;
+}
+
+json_t *prof_report_build(const struct profile *p, unsigned ev, size_t top)
+{
+	json_t *doc = json_object();
+	json_object_set_new(doc, "schema", json_string("cgjit.report/1"));
+	json_object_set_new(doc, "profile", json_string(p->path));
+	json_object_set_new(doc, "format", json_string(p->cachegrind ? "cachegrind" : "callgrind"));
+	json_object_set_new(doc, "parts", json_integer(p->parts));
+	json_object_set_new(doc, "part", p->part ? json_integer(p->part) : json_null());
+	json_object_set_new(doc, "event", json_string(p->events[ev]));
+	json_t *tot = json_object();
+	for (unsigned e = 0; e < p->nevents; e++)
+		json_object_set_new(tot, p->events[e], doc_u64(p->totals[e]));
+	json_object_set_new(doc, "totals", tot);
+	json_object_set_new(doc, "inclusive", json_boolean(!p->cachegrind));
+	uint64_t jit = 0, unknown = 0, njit = 0;
+	for (size_t i = 0; i < p->nfns; i++) {
+		if (p->fns[i].jit) {
+			jit += p->fns[i].self[ev];
+			njit++;
+		}
+		if (p->fns[i].unknown)
+			unknown += p->fns[i].self[ev];
+	}
+	json_object_set_new(doc, "functions", doc_u64(p->nfns));
+	json_object_set_new(doc, "jit_functions", doc_u64(njit));
+	json_object_set_new(doc, "jit_self", doc_u64(jit));
+	json_object_set_new(doc, "jit_share", json_real(share(jit, p->totals[ev])));
+	json_object_set_new(doc, "unknown_self", doc_u64(unknown));
+	json_object_set_new(doc, "unknown_share", json_real(share(unknown, p->totals[ev])));
+	json_object_set_new(doc, "top_self", top_list(p, ev, top, 0));
+	json_object_set_new(doc, "top_inclusive", p->cachegrind ? json_array() : top_list(p, ev, top, 1));
+	return doc;
+}
+
+/* ---- text and Markdown ---- */
+
+static void fn_label(FILE *f, const json_t *fn, int markdown)
+{
+	const char *name = doc_get_str(fn, "name"), *obj = doc_get_str(fn, "object");
+	const char *file = doc_get_str(fn, "file");
+	const char *base = strrchr(obj, '/');
+	base = base ? base + 1 : obj;
+	if (markdown) {
+		doc_md_cell(f, name);
+		fputs(json_is_true(json_object_get(fn, "jit")) ? " **JIT**" : "", f);
+		fputs(" | ", f);
+		doc_md_cell(f, *base ? base : "-");
+		fputs(" | ", f);
+		doc_md_cell(f, file);
+		return;
+	}
+	fprintf(f, "%s%s  [%s%s%s]", json_is_true(json_object_get(fn, "jit")) ? "JIT " : "", name,
+		*base ? base : "", *base ? ", " : "", file);
+}
+
+static void render_list(FILE *f, const json_t *list, const char *title, const char *ev,
+			int incl_avail, int markdown)
+{
+	char b1[32], b2[32], b3[32], b4[32], b5[32];
+	if (markdown) {
+		fprintf(f, "\n### %s (%s)\n\n", title, ev);
+		fputs(incl_avail ? "| self | % | inclusive | % | calls | function | object | file |\n"
+				   "|---:|---:|---:|---:|---:|---|---|---|\n"
+				 : "| self | % | function | object | file |\n|---:|---:|---|---|---|\n", f);
+	} else {
+		fprintf(f, "\n%s (%s)\n", title, ev);
+		if (incl_avail)
+			fprintf(f, "%16s %7s %16s %7s %10s  %s\n", "self", "", "inclusive", "", "calls", "function  [object, file]");
+		else
+			fprintf(f, "%16s %7s  %s\n", "self", "", "function  [file]");
+	}
+	size_t i;
+	json_t *fn;
+	json_array_foreach(list, i, fn) {
+		doc_commas(b1, doc_get_u64(fn, "self"));
+		doc_percent(b2, doc_get_real(fn, "self_share"));
+		if (incl_avail) {
+			doc_commas(b3, doc_get_u64(fn, "inclusive"));
+			doc_percent(b4, doc_get_real(fn, "inclusive_share"));
+			doc_commas(b5, doc_get_u64(fn, "calls"));
+		}
+		if (markdown) {
+			if (incl_avail)
+				fprintf(f, "| %s | %s | %s | %s | %s | ", b1, b2, b3, b4, b5);
+			else
+				fprintf(f, "| %s | %s | ", b1, b2);
+			fn_label(f, fn, 1);
+			fputs(" |\n", f);
+			continue;
+		}
+		if (incl_avail)
+			fprintf(f, "%16s %7s %16s %7s %10s  ", b1, b2, b3, b4, b5);
+		else
+			fprintf(f, "%16s %7s  ", b1, b2);
+		fn_label(f, fn, 0);
+		fputc('\n', f);
+	}
+}
+
+void prof_report_render(const json_t *doc, FILE *f, int markdown)
+{
+	char b1[32], b2[32];
+	const char *ev = doc_get_str(doc, "event");
+	int incl = json_is_true(json_object_get(doc, "inclusive"));
+	const json_t *tot = json_object_get(doc, "totals");
+	json_int_t parts = json_integer_value(json_object_get(doc, "parts"));
+	const json_t *part = json_object_get(doc, "part");
+	if (markdown)
+		fprintf(f, "## Profile `%s`\n\n", doc_get_str(doc, "profile"));
+	else
+		fprintf(f, "profile   %s\n", doc_get_str(doc, "profile"));
+	fprintf(f, markdown ? "%s, %lld part%s%s\n\n| event | total |\n|---|---:|\n" : "format    %s, %lld part%s%s\n",
+		doc_get_str(doc, "format"), (long long)parts, parts == 1 ? "" : "s",
+		json_is_integer(part) ? " (one read: --part)" : parts > 1 ? " (summed)" : "");
+	const char *key;
+	json_t *v;
+	json_object_foreach((json_t *)tot, key, v) {
+		doc_commas(b1, doc_get_u64(tot, key));
+		fprintf(f, markdown ? "| %s | %s |\n" : "total     %-10s %16s\n", key, b1);
+	}
+	uint64_t nj = doc_get_u64(doc, "jit_functions");
+	doc_percent(b1, doc_get_real(doc, "jit_share"));
+	doc_percent(b2, doc_get_real(doc, "unknown_share"));
+	fprintf(f, markdown ? "\nJIT functions: %" JSON_INTEGER_FORMAT ", %s of %s; on unknown `0x…` addresses: %s%s\n"
+			    : "JIT       %" JSON_INTEGER_FORMAT " functions, %s of %s; unknown 0x... addresses %s%s\n",
+		(json_int_t)nj, b1, ev, b2,
+		doc_get_real(doc, "unknown_share") > 0.01 && !nj
+			? (markdown ? " (run `cgjit augment` to name JIT code)" : " (run cgjit augment to name JIT code)")
+			: "");
+	if (!incl)
+		fprintf(f, markdown ? "\nA cachegrind profile has no calls: self cost only, inclusive cost does not exist there.\n"
+				    : "cachegrind profile: no calls, so self cost only (inclusive cost does not exist there)\n");
+	render_list(f, json_object_get(doc, "top_self"), "Top functions by self cost", ev, incl, markdown);
+	if (incl)
+		render_list(f, json_object_get(doc, "top_inclusive"), "Top functions by inclusive cost", ev, 1, markdown);
+}

@@ -1,0 +1,80 @@
+/* profile.h - a callgrind or cachegrind profile summed per function, for the commands that
+ * read profiles rather than rewrite them (report, diff, check). A function is what
+ * kcachegrind keys it by: (object, file of its fn= line, name). Each has its self cost and,
+ * for callgrind files, its inclusive cost and the calls into it, computed from the call
+ * arcs (docs/reports.md, "Inclusive cost"). Memory grows with the number of functions and
+ * call arcs, not with the size of the file. */
+#ifndef CGJIT_PROFILE_H
+#define CGJIT_PROFILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "strtab.h"
+
+struct diag;
+
+struct prof_fn {
+	const char *name;   /* NUL-terminated */
+	const char *obj;    /* "" when the profile names no object (cachegrind) */
+	const char *file;
+	uint64_t *self;     /* per event */
+	uint64_t *incl;     /* per event; equal to self for cachegrind (no calls there) */
+	uint64_t calls;     /* calls into it from other functions */
+	unsigned jit : 1;       /* named by cgjit augment: its object is a perf map, a jitdump
+	                           or an ELF file made from one */
+	unsigned unknown : 1;   /* callgrind's name for code without a symbol: 0x... */
+	unsigned self_calls : 1;   /* it calls itself (direct recursion) */
+	unsigned in_cycle : 1;     /* it is on a cycle of calls through other functions */
+};
+
+struct profile {
+	char *path;
+	int cachegrind;         /* a cachegrind file: self cost only */
+	unsigned nevents;
+	char **events;
+	uint64_t *totals;       /* per event: the sum of every function's self cost */
+	unsigned parts;         /* parts in the file */
+	unsigned part;          /* the part read (from 1), or 0 when all were summed */
+	size_t nfns;
+	struct prof_fn *fns;
+	uint64_t *cost_pool;    /* self and incl of every function */
+	struct strtab keys, objs, files;
+	uint64_t narcs;         /* distinct call arcs between functions */
+};
+
+struct profile_opts {
+	unsigned part;          /* read only this part (from 1); 0: sum all parts */
+	int fold_recursion;     /* name'N (callgrind's --separate-recs copies) counts as name */
+	size_t max_line;        /* 0: 64 MiB */
+};
+
+/* Reads PATH ("-" for stdin; plain or zstd) into P. Returns 0, or -1 with D set (the
+ * file cannot be read, is neither format, has no such part, or parts with other events).
+ * P is empty after an error and must be freed either way. */
+int profile_load(struct profile *p, const char *path, const struct profile_opts *o,
+		 struct diag *d);
+void profile_free(struct profile *p);
+
+/* The index of event NAME, or -1. */
+int profile_event(const struct profile *p, const char *name);
+
+/* Builds the per-function sums from self costs and call arcs: used by the loaders and by
+ * tests that construct profiles directly. */
+struct profile_builder;
+struct profile_builder *profile_builder_new(struct profile *p, unsigned nevents,
+					    const char *const *events);
+/* From now on name'N (a --separate-recs copy) is added as name. */
+void profile_builder_fold(struct profile_builder *b, int fold);
+/* The function (OBJ, FILE, NAME), added if new; returns its index. */
+uint32_t profile_builder_fn(struct profile_builder *b, const char *obj, size_t olen,
+			    const char *file, size_t flen, const char *name, size_t nlen);
+void profile_builder_self(struct profile_builder *b, uint32_t fn, const uint64_t *costs);
+/* CALLER called CALLEE COUNT times, with inclusive cost COSTS. */
+void profile_builder_call(struct profile_builder *b, uint32_t caller, uint32_t callee,
+			  uint64_t count, const uint64_t *costs);
+/* Computes inclusive costs and flags into P and frees B. */
+void profile_builder_finish(struct profile_builder *b);
+void profile_builder_abort(struct profile_builder *b);   /* NULL is a no-op */
+
+#endif

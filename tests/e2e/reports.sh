@@ -1,0 +1,138 @@
+#!/bin/bash
+# End-to-end tests of `cgjit report` and `cgjit diff` on the stored samples: the numbers
+# against callgrind_annotate and cg_annotate (tests/e2e/check-report.pl), before and after
+# augment; every format; a diff that must find a deliberate slowdown; the errors.
+# Prints "ok"/"not ok" per check and "N passed, N failed" last; exits 1 on any failure.
+. "$(dirname "$0")/harness.sh"
+
+check_report() {   # NAME PLAIN-PROFILE
+	while IFS= read -r line; do
+		case $line in
+		"ok - "*) ok "${line#ok - }" ;;
+		*) notok "${line#not ok - }" ;;
+		esac
+	done < <(perl "$top/tests/e2e/check-report.pl" "$CGJIT" "$2" "$1" 2>/dev/null)
+}
+
+echo "# report = callgrind_annotate, before and after augment (every callgrind sample)"
+for dir in "$top"/samples/*/; do
+	n=$(basename "$dir")
+	for p in "$dir"callgrind.out.*; do
+		[ -e "$p" ] || continue
+		zstd -q -dcf "$p" >"$tmp/$n.in"
+		check_report "$n" "$tmp/$n.in"
+		syms=()
+		for f in "$dir"perf-*.map "$dir"jit-*.dump "$dir"jit-*.dump.zst; do
+			[ -e "$f" ] && syms+=("$f")
+		done
+		if "$CGJIT" augment -q --no-elf -o "$tmp/$n.out" "$tmp/$n.in" "${syms[@]}" 2>"$tmp/err"; then
+			check_report "$n augmented" "$tmp/$n.out"
+		else
+			notok "$n: augment failed: $(cat "$tmp/err")"
+		fi
+	done
+done
+
+echo "# formats"
+p=$tmp/node-jitdump.out
+"$CGJIT" report -f json -n 5 "$p" >"$tmp/r.json"
+expect 'perl -MJSON::PP -e "local \$/; my \$d = decode_json(<STDIN>); exit !(\$d->{schema} eq q(cgjit.report/1) && @{\$d->{top_self}} == 5 && \$d->{jit_functions} > 0)" <"$tmp/r.json"' \
+	"report --format json: cgjit.report/1, 5 functions per list, JIT functions counted"
+"$CGJIT" report -f yaml -n 5 "$p" >"$tmp/r.yaml"
+expect 'grep -q "^schema: cgjit.report/1$" "$tmp/r.yaml" && grep -q "^top_self:" "$tmp/r.yaml" && [ "$(grep -c "^- name:" "$tmp/r.yaml")" = 10 ]' \
+	"report --format yaml: the same document (10 entries in two lists)"
+"$CGJIT" report -f markdown -n 5 "$p" >"$tmp/r.md"
+expect 'grep -q "^| self | % | inclusive | % | calls | function | object | file |$" "$tmp/r.md" && grep -q "\*\*JIT\*\*" "$tmp/r.md"' \
+	"report --format markdown: GitHub tables, JIT functions marked"
+jit_top=$(perl -MJSON::PP -e 'local $/; my $d = decode_json(<STDIN>); for (@{$d->{top_self}}) { if ($_->{jit}) { print $_->{name}; last } }' <"$tmp/r.json")
+"$CGJIT" report -n 5 "$p" >"$tmp/r.txt"
+expect '[ -n "$jit_top" ] && grep -qF "JIT $jit_top" "$tmp/r.txt"' "report text: the top JIT function ('$jit_top') is marked"
+"$CGJIT" report -n 3 "$tmp/node-jitdump.in" >"$tmp/raw.txt"
+expect 'grep -q "run cgjit augment to name JIT code" "$tmp/raw.txt"' \
+	"report on a profile not augmented: the unknown share hints at augment"
+"$CGJIT" report -n 3 --event Ir --part 2 "$tmp/moarvm-parts.in" >"$tmp/part.txt"
+expect 'grep -q "3 parts (one read: --part)" "$tmp/part.txt"' "report --part 2 of 3"
+
+echo "# cachegrind: self cost only, equal to cg_annotate"
+zstd -q -dcf "$top/samples/node-cachegrind/cachegrind.out.zst" >"$tmp/cg.out"
+"$CGJIT" report -f json -n 10 "$tmp/cg.out" >"$tmp/cg.json"
+(cd "$tmp" && cg_annotate --show=Ir cg.out 2>/dev/null) >"$tmp/cg.ann"
+cat >"$tmp/cg-check.pl" <<'EOF'
+use JSON::PP;
+local $/;
+open(my $j, "<", $ARGV[0]) or die;
+my $d = decode_json(<$j>);
+open(my $a, "<", $ARGV[1]) or die;
+my %c;
+for (split /\n/, <$a>) {
+	$c{$2} += $1 =~ tr/,//dr if /^\s*([\d,]+)\s+\(\s*[\d.]+%\)\s+(\S.*)$/;
+}
+exit 1 if $d->{inclusive} || @{$d->{top_self}} != 10;
+for (@{$d->{top_self}}) {
+	exit 1 unless ($c{"$_->{file}:$_->{name}"} // -1) == $_->{self};
+}
+exit 0;
+EOF
+expect 'perl "$tmp/cg-check.pl" "$tmp/cg.json" "$tmp/cg.ann"' \
+	"cachegrind: no inclusive cost, the top 10 self costs equal cg_annotate's"
+"$CGJIT" report "$tmp/cg.out" >"$tmp/cg.txt"
+expect 'grep -q "inclusive cost does not exist there" "$tmp/cg.txt"' "cachegrind: the text says there is no inclusive cost"
+
+echo "# diff: a deliberate slowdown of one JIT function comes out on top"
+for n in node-diff-base node-diff-slow; do
+	"$CGJIT" augment -q --no-elf -o "$tmp/$n.out" "$top/samples/$n"/callgrind.out.* "$top/samples/$n"/perf-*.map
+done
+"$CGJIT" diff -f json "$tmp/node-diff-base.out" "$tmp/node-diff-slow.out" >"$tmp/d.json"
+# checksum runs as V8 baseline code (JS:^), which calls builtins for its loads and
+# arithmetic: their self cost grows with it. So checksum is the JIT function with the
+# largest self change and among the five largest overall, and the first JIT entry.
+cat >"$tmp/diff-check.pl" <<'EOF'
+use JSON::PP;
+local $/;
+my $d = decode_json(<STDIN>);
+my @c = @{$d->{changes}};
+my ($first_jit) = grep { $_->{jit} } @c;
+my ($rank) = grep { $c[$_]{name} =~ /^JS:.checksum / } 0 .. $#c;
+exit !($first_jit->{name} =~ /^JS:.checksum / && $first_jit->{status} eq "both"
+       && $first_jit->{self_change} > 0 && defined $rank && $rank < 5 && $d->{totals}{Ir}{change} > 0);
+EOF
+expect 'perl "$tmp/diff-check.pl" <"$tmp/d.json"' \
+	"diff: checksum (JIT, matched across runs: the pid in the map's name is ignored) is the first JIT function and in the top 5"
+"$CGJIT" diff -f json "$tmp/node-diff-base.out" "$tmp/node-diff-base.out" >"$tmp/same.json"
+expect 'perl -MJSON::PP -e "local \$/; my \$d = decode_json(<STDIN>); exit !(@{\$d->{changes}} == 0 && \$d->{functions_changed} == 0 && \$d->{totals}{Ir}{change} == 0)" <"$tmp/same.json"' \
+	"diff of a profile with itself: no change"
+n_all=$("$CGJIT" diff -n 0 -f json "$tmp/node-diff-base.out" "$tmp/node-diff-slow.out" | perl -MJSON::PP -e 'local $/; print scalar @{decode_json(<STDIN>)->{changes}}')
+n_th=$("$CGJIT" diff -n 0 -t 1 -f json "$tmp/node-diff-base.out" "$tmp/node-diff-slow.out" | perl -MJSON::PP -e 'local $/; print scalar @{decode_json(<STDIN>)->{changes}}')
+expect '[ "$n_th" -ge 1 ] && [ "$n_th" -lt $((n_all / 10)) ] && [ "$n_all" -gt 1000 ]' "diff --threshold 1: $n_th of $n_all changes shown"
+"$CGJIT" diff -f markdown "$tmp/node-diff-base.out" "$tmp/node-diff-slow.out" >"$tmp/d.md"
+expect 'grep -q "^| self change | % | self new | incl. change | % | function | object | file |$" "$tmp/d.md"' "diff --format markdown"
+"$CGJIT" diff "$tmp/node-diff-base.out" "$tmp/cg.out" >/dev/null 2>"$tmp/err"
+rc=$?
+expect '[ $rc = 1 ] && grep -q "counts the events .Ir I1mr.*but .* counts .Ir.: pick one both count with --event" "$tmp/err"' \
+	"diff of files with other events: refused with both lists (exit $rc)"
+"$CGJIT" diff --event Ir "$tmp/node-diff-base.out" "$tmp/cg.out" >/dev/null 2>&1
+expect '[ $? = 0 ]' "diff --event Ir picks an event both count"
+
+echo "# errors"
+"$CGJIT" report "$tmp/missing" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+expect '[ $rc = 1 ] && [ ! -s "$tmp/out" ] && grep -q "missing" "$tmp/err"' "report of a missing file: exit 1, message, no output"
+"$CGJIT" report --format xml "$p" >/dev/null 2>"$tmp/err"
+rc=$?
+expect '[ $rc = 2 ] && grep -q "format takes text, json, markdown or yaml, got .xml." "$tmp/err" && [ "$(wc -l <"$tmp/err")" = 3 ]' \
+	"report --format xml: exit 2, names the choices, one usage line"
+"$CGJIT" report --top >/dev/null 2>"$tmp/err"
+expect 'grep -qF "option '"'"'--top'"'"' needs a value" "$tmp/err"' "report --top without a value: says so"
+"$CGJIT" report --part 9 "$tmp/moarvm-parts.in" >/dev/null 2>"$tmp/err"
+rc=$?
+expect '[ $rc = 1 ] && grep -q "there is no part 9: the file has 3" "$tmp/err"' "report --part 9 of 3: exit 1"
+"$CGJIT" report --event Dr "$p" >/dev/null 2>"$tmp/err"
+expect 'grep -q "no event .Dr. (it counts: Ir)" "$tmp/err"' "report --event of an event the file does not count"
+head -c 100000 "$p" >"$tmp/cut"
+"$CGJIT" report "$tmp/cut" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+expect '[ $rc = 1 ] && [ ! -s "$tmp/out" ] && grep -q "cut:[0-9]*: " "$tmp/err"' "report of a truncated file: exit 1 with the line, no output"
+"$CGJIT" report - <"$p" >/dev/null 2>&1
+expect '[ $? = 0 ]' "report reads stdin (-)"
+
+finish

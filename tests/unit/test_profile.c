@@ -1,0 +1,353 @@
+/* Unit tests for profile.c and profile_read.c (the per-function model behind report and
+ * diff: self, inclusive with recursion and cycles, parts, folding, cachegrind) and for the
+ * documents of prof_report.c and prof_diff.c, parsed back as JSON (jansson) and YAML
+ * (libyaml). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <jansson.h>
+#include <string.h>
+#include <yaml.h>
+
+#include "diag.h"
+#include "doc_out.h"
+#include "helpers.h"
+#include "prof_diff.h"
+#include "prof_report.h"
+#include "profile.h"
+
+static const struct prof_fn *find(const struct profile *p, const char *name)
+{
+	for (size_t i = 0; i < p->nfns; i++)
+		if (!strcmp(p->fns[i].name, name))
+			return &p->fns[i];
+	fail_msg("no function '%s'", name);
+	return NULL;
+}
+
+static uint32_t fn(struct profile_builder *b, const char *name)
+{
+	return profile_builder_fn(b, "/bin/x", 6, "x.c", 3, name, strlen(name));
+}
+
+/* main -> a (100), main -> b (50); a -> a (30, recursion); x -> c (40), c -> d (35),
+ * d -> c (25): c and d on a cycle entered with 40. */
+static void build(struct profile *p)
+{
+	static const char *const ev[] = { "Ir" };
+	memset(p, 0, sizeof(*p));
+	struct profile_builder *b = profile_builder_new(p, 1, ev);
+	uint32_t m = fn(b, "main"), a = fn(b, "a"), bb = fn(b, "b"), x = fn(b, "x");
+	uint32_t c = fn(b, "c"), d = fn(b, "d");
+	uint64_t v;
+	v = 10; profile_builder_self(b, m, &v);
+	v = 70; profile_builder_self(b, a, &v);
+	v = 50; profile_builder_self(b, bb, &v);
+	v = 5;  profile_builder_self(b, x, &v);
+	v = 15; profile_builder_self(b, c, &v);
+	v = 25; profile_builder_self(b, d, &v);
+	v = 100; profile_builder_call(b, m, a, 2, &v);
+	v = 50; profile_builder_call(b, m, bb, 1, &v);
+	v = 30; profile_builder_call(b, a, a, 7, &v);
+	v = 40; profile_builder_call(b, x, c, 1, &v);
+	v = 35; profile_builder_call(b, c, d, 3, &v);
+	v = 25; profile_builder_call(b, d, c, 2, &v);
+	profile_builder_finish(b);
+}
+
+static void test_profile__inclusive(void **state)
+{
+	(void)state;
+	struct profile p;
+	build(&p);
+	assert_int_equal(p.nfns, 6);
+	assert_int_equal(p.totals[0], 175);
+	const struct prof_fn *m = find(&p, "main"), *a = find(&p, "a"), *c = find(&p, "c");
+	assert_int_equal(m->incl[0], 160);      /* nobody calls it: self + calls out */
+	assert_int_equal(m->calls, 0);
+	assert_int_equal(a->incl[0], 100);      /* the self-call is not added again */
+	assert_int_equal(a->calls, 2);
+	assert_true(a->self_calls);
+	assert_false(a->in_cycle);
+	assert_int_equal(find(&p, "b")->incl[0], 50);
+	assert_true(c->in_cycle);
+	assert_int_equal(c->incl[0], 40);       /* 40 + 25 capped at the 40 that entered */
+	assert_int_equal(c->calls, 3);
+	assert_int_equal(find(&p, "d")->incl[0], 35);
+	assert_true(find(&p, "d")->in_cycle);
+	assert_int_equal(find(&p, "x")->incl[0], 45);
+	assert_false(find(&p, "x")->in_cycle);
+	assert_string_equal(m->obj, "/bin/x");
+	assert_string_equal(m->file, "x.c");
+	profile_free(&p);
+}
+
+static const char two_parts[] =
+	"# callgrind format\nversion: 1\ncreator: test\npid: 7\npart: 1\npositions: line\nevents: Ir Dr\n"
+	"ob=(1) /bin/p\nfl=(1) p.c\nfn=(1) main\n3 10 1\ncfn=(2) work'2\ncalls=4 9\n9 60 6\n"
+	"fn=(2)\n9 60 6\ncfl=(2) q.c\ncfn=(3) work\ncalls=1 1\n1 5 0\n"
+	"totals: 70 7\n"
+	"part: 2\npositions: line\nevents: Ir Dr\n"
+	"ob=(1) /bin/p\nfl=(1) p.c\nfn=(1) main\n3 1 1\n"
+	"totals: 1 1\n";
+
+static void test_profile__parts_and_folding(void **state)
+{
+	(void)state;
+	char *path = tmp_file(two_parts);
+	struct profile p;
+	struct diag d = { 0 };
+	struct profile_opts o = { 0 };
+	assert_int_equal(profile_load(&p, path, &o, &d), 0);
+	assert_int_equal(p.parts, 2);
+	assert_int_equal(p.nevents, 2);
+	assert_int_equal(p.totals[0], 71);
+	assert_int_equal(p.totals[1], 8);
+	assert_int_equal(find(&p, "main")->self[0], 11);
+	assert_int_equal(find(&p, "main")->incl[0], 71);
+	assert_int_equal(find(&p, "work'2")->incl[0], 60);
+	assert_int_equal(find(&p, "work'2")->calls, 4);
+	assert_string_equal(find(&p, "work")->file, "q.c");
+	profile_free(&p);
+
+	o.part = 2;
+	assert_int_equal(profile_load(&p, path, &o, &d), 0);
+	assert_int_equal(p.totals[0], 1);
+	assert_int_equal(p.nfns, 1);
+	profile_free(&p);
+
+	/* work'2 becomes work in p.c, a function of its own beside work in q.c */
+	o.part = 0;
+	o.fold_recursion = 1;
+	assert_int_equal(profile_load(&p, path, &o, &d), 0);
+	assert_int_equal(p.nfns, 3);
+	profile_free(&p);
+
+	o.part = 3;
+	o.fold_recursion = 0;
+	assert_int_equal(profile_load(&p, path, &o, &d), -1);
+	assert_non_null(strstr(d.msg, "there is no part 3: the file has 2"));
+	unlink(path);
+	free(path);
+}
+
+static void test_profile__fold_self_calls(void **state)
+{
+	(void)state;
+	/* f -> f'2 -> f'2 folded: one function, its recursion not counted twice */
+	char *path = tmp_file("events: Ir\nfl=a.c\nfn=f\n1 5\ncfn=f'2\ncalls=1 1\n1 20\n"
+			      "fn=f'2\n1 12\ncfn=f'2\ncalls=1 1\n1 8\n"
+			      "fn=g\n1 3\ncfn=f\ncalls=1 1\n1 25\ntotals: 20\n");
+	struct profile p;
+	struct diag d = { 0 };
+	struct profile_opts o = { .fold_recursion = 1 };
+	assert_int_equal(profile_load(&p, path, &o, &d), 0);
+	assert_int_equal(p.nfns, 2);
+	const struct prof_fn *f = find(&p, "f");
+	assert_int_equal(f->self[0], 17);
+	assert_int_equal(f->incl[0], 25);
+	assert_true(f->self_calls);
+	assert_int_equal(find(&p, "g")->incl[0], 28);
+	profile_free(&p);
+	unlink(path);
+	free(path);
+}
+
+static void test_profile__cachegrind(void **state)
+{
+	(void)state;
+	char *path = tmp_file("desc: I1 cache: 32768 B\ncmd: ./a\nevents: Ir D1mr\n"
+			      "fl=a.c\nfn=main\n1 5 1\n2 5\nfn=f\n7 2 0\nfl=b.c\nfn=f\n1 1 1\n"
+			      "summary: 13 2\n");
+	struct profile p;
+	struct diag d = { 0 };
+	struct profile_opts o = { 0 };
+	assert_int_equal(profile_load(&p, path, &o, &d), 0);
+	assert_true(p.cachegrind);
+	assert_int_equal(p.nfns, 3);           /* f in a.c and f in b.c are two functions */
+	assert_int_equal(find(&p, "main")->self[0], 10);
+	assert_int_equal(find(&p, "main")->incl[0], 10);
+	assert_int_equal(p.totals[1], 2);
+	json_t *doc = prof_report_build(&p, 0, 10);
+	assert_false(json_is_true(json_object_get(doc, "inclusive")));
+	assert_int_equal(json_array_size(json_object_get(doc, "top_inclusive")), 0);
+	json_decref(doc);
+	profile_free(&p);
+	unlink(path);
+	free(path);
+
+	path = tmp_file("desc: x\ncmd: ./a\nevents: Ir\nfl=a.c\nfn=main\n1 5\nsummary: 6\n");
+	assert_int_equal(profile_load(&p, path, &o, &d), -1);
+	assert_non_null(strstr(d.msg, ":7: 'summary:' gives 6 for event Ir, but the cost lines add up to 5"));
+	unlink(path);
+	free(path);
+}
+
+static void test_profile__errors(void **state)
+{
+	(void)state;
+	struct profile p;
+	struct diag d = { 0 };
+	struct profile_opts o = { 0 };
+	char *path = tmp_file("events: Ir\nfl=a.c\nfn=f\n1 5\ntotals: 5\nevents: Dr\nfl=a.c\nfn=f\n1 5\ntotals: 5\n");
+	assert_int_equal(profile_load(&p, path, &o, &d), -1);
+	assert_non_null(strstr(d.msg, "part 2 counts the events 'Dr', but an earlier part counts 'Ir'"));
+	unlink(path);
+	free(path);
+	d.set = 0;
+	path = tmp_file("positions: line\nevents: Ir\nfl=a.c\nfn=f\n1 5\ntotals: 6\n");
+	assert_int_equal(profile_load(&p, path, &o, &d), -1);
+	assert_non_null(strstr(d.msg, ":6: 'totals:' gives 6 for event Ir, but the cost lines of part 1 add up to 5"));
+	unlink(path);
+	free(path);
+}
+
+/* The YAML document's scalar at KEY of the top mapping, parsed with libyaml. */
+static char *yaml_top_scalar(const char *text, const char *key)
+{
+	yaml_parser_t parser;
+	yaml_document_t doc;
+	assert_true(yaml_parser_initialize(&parser));
+	yaml_parser_set_input_string(&parser, (const unsigned char *)text, strlen(text));
+	assert_true(yaml_parser_load(&parser, &doc));
+	yaml_node_t *root = yaml_document_get_root_node(&doc);
+	assert_non_null(root);
+	assert_int_equal(root->type, YAML_MAPPING_NODE);
+	char *out = NULL;
+	for (yaml_node_pair_t *pr = root->data.mapping.pairs.start; pr < root->data.mapping.pairs.top; pr++) {
+		yaml_node_t *k = yaml_document_get_node(&doc, pr->key);
+		yaml_node_t *v = yaml_document_get_node(&doc, pr->value);
+		if (!strcmp((const char *)k->data.scalar.value, key) && v->type == YAML_SCALAR_NODE)
+			out = strdup((const char *)v->data.scalar.value);
+	}
+	yaml_document_delete(&doc);
+	yaml_parser_delete(&parser);
+	return out;
+}
+
+static char *render(const json_t *doc, enum doc_format f, void (*r)(const json_t *, FILE *, int))
+{
+	char *buf = NULL;
+	size_t n = 0;
+	FILE *m = open_memstream(&buf, &n);
+	if (f == DOC_JSON)
+		assert_int_equal(doc_write_json(doc, m), 0);
+	else if (f == DOC_YAML)
+		assert_int_equal(doc_write_yaml(doc, m), 0);
+	else
+		r(doc, m, f == DOC_MARKDOWN);
+	fclose(m);
+	return buf;
+}
+
+static void test_profile__report_formats(void **state)
+{
+	(void)state;
+	struct profile p;
+	build(&p);
+	free(p.path);
+	p.path = strdup("prof: \"x\"|y");   /* quoting in every format */
+	json_t *doc = prof_report_build(&p, 0, 3);
+	json_t *top = json_object_get(doc, "top_self");
+	assert_int_equal(json_array_size(top), 3);
+	assert_string_equal(doc_get_str(json_array_get(top, 0), "name"), "a");
+	assert_int_equal(doc_get_u64(json_array_get(top, 0), "self"), 70);
+	assert_string_equal(doc_get_str(json_array_get(json_object_get(doc, "top_inclusive"), 0), "name"), "main");
+
+	char *js = render(doc, DOC_JSON, NULL);
+	json_error_t err;
+	json_t *back = json_loads(js, 0, &err);
+	assert_non_null(back);
+	assert_true(json_equal(doc, back));
+	json_decref(back);
+
+	char *ym = render(doc, DOC_YAML, NULL);
+	char *v = yaml_top_scalar(ym, "profile");
+	assert_string_equal(v, "prof: \"x\"|y");
+	free(v);
+	v = yaml_top_scalar(ym, "functions");
+	assert_string_equal(v, "6");
+	free(v);
+
+	char *md = render(doc, DOC_MARKDOWN, prof_report_render);
+	assert_non_null(strstr(md, "| 70 | 40.00% | 100 | 57.14% | 2 | `a` | `x` | `x.c` |"));
+	char *tx = render(doc, DOC_TEXT, prof_report_render);
+	assert_non_null(strstr(tx, "total     Ir                      175"));
+	free(js);
+	free(ym);
+	free(md);
+	free(tx);
+	json_decref(doc);
+	profile_free(&p);
+}
+
+static void test_profile__diff(void **state)
+{
+	(void)state;
+	static const char *const ev[] = { "Ir" }, *const ev2[] = { "Dr" };
+	struct profile a, b;
+	memset(&a, 0, sizeof(a));
+	memset(&b, 0, sizeof(b));
+	struct profile_builder *ba = profile_builder_new(&a, 1, ev), *bb = profile_builder_new(&b, 1, ev);
+	uint64_t v;
+	v = 100; profile_builder_self(ba, fn(ba, "same"), &v);
+	v = 100; profile_builder_self(bb, fn(bb, "same"), &v);
+	v = 50;  profile_builder_self(ba, fn(ba, "slower"), &v);
+	v = 80;  profile_builder_self(bb, fn(bb, "slower"), &v);
+	v = 9;   profile_builder_self(ba, fn(ba, "gone"), &v);
+	v = 2;   profile_builder_self(bb, fn(bb, "new"), &v);
+	/* object matched by its file name only: /bin/x and /other/x are one */
+	v = 10;  profile_builder_self(ba, profile_builder_fn(ba, "/bin/x", 6, "y.c", 3, "k", 1), &v);
+	v = 11;  profile_builder_self(bb, profile_builder_fn(bb, "/other/x", 8, "y.c", 3, "k", 1), &v);
+	profile_builder_finish(ba);
+	profile_builder_finish(bb);
+	a.path = strdup("a");
+	b.path = strdup("b");
+	struct diag d = { 0 };
+	json_t *doc = prof_diff_build(&a, &b, NULL, 10, 0, &d);
+	assert_non_null(doc);
+	json_t *ch = json_object_get(doc, "changes");
+	assert_int_equal(json_array_size(ch), 4);
+	assert_string_equal(doc_get_str(json_array_get(ch, 0), "name"), "slower");
+	assert_int_equal(json_integer_value(json_object_get(json_array_get(ch, 0), "self_change")), 30);
+	assert_true(json_real_value(json_object_get(json_array_get(ch, 0), "self_change_rel")) == 0.6);
+	assert_string_equal(doc_get_str(json_array_get(ch, 1), "status"), "removed");
+	assert_int_equal(doc_get_u64(doc, "functions_added"), 1);
+	assert_int_equal(doc_get_u64(doc, "functions_removed"), 1);
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(json_object_get(doc, "totals"), "Ir"), "change")), 24);
+	json_decref(doc);
+
+	/* a threshold of 5% of the base total (169): only changes of 8.45 or more */
+	doc = prof_diff_build(&a, &b, NULL, 10, 5, &d);
+	assert_int_equal(json_array_size(json_object_get(doc, "changes")), 2);
+	json_decref(doc);
+	profile_free(&b);
+
+	memset(&b, 0, sizeof(b));
+	bb = profile_builder_new(&b, 1, ev2);
+	profile_builder_finish(bb);
+	b.path = strdup("b");
+	assert_null(prof_diff_build(&a, &b, NULL, 10, 0, &d));
+	assert_non_null(strstr(d.msg, "b: counts the events 'Dr', but a counts 'Ir'"));
+	d.set = 0;
+	assert_null(prof_diff_build(&a, &b, "Ir", 10, 0, &d));
+	assert_non_null(strstr(d.msg, "b: no event 'Ir' (it counts 'Dr')"));
+	profile_free(&a);
+	profile_free(&b);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_profile__inclusive),
+		cmocka_unit_test(test_profile__parts_and_folding),
+		cmocka_unit_test(test_profile__fold_self_calls),
+		cmocka_unit_test(test_profile__cachegrind),
+		cmocka_unit_test(test_profile__errors),
+		cmocka_unit_test(test_profile__report_formats),
+		cmocka_unit_test(test_profile__diff),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

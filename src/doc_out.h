@@ -28,7 +28,7 @@ const char *doc_get_str(const json_t *obj, const char *key);
 const char *doc_commas(char *buf, uint64_t v);
 /* Signed: "+1,234" / "-1,234" / "0". */
 const char *doc_commas_signed(char *buf, int64_t v);
-/* PART of WHOLE in percent with two decimals ("12.34%"; "-" when WHOLE is 0). */
+/* SHARE (a fraction) in percent with two decimals: 0.1234 -> "12.34%". */
 const char *doc_percent(char *buf, double share);
 
 /* A name for a Markdown table cell: "|" escaped, backquotes kept apart, newlines as spaces. */

@@ -202,9 +202,10 @@ json_t *prof_diff_build(const struct profile *A, const struct profile *B, const 
 		added += c[i].a == SIZE_MAX;
 		removed += c[i].b == SIZE_MAX;
 		uint64_t ds = absdiff(c[i].sa, c[i].sb), di = absdiff(c[i].ia, c[i].ib);
-		if (!ds && !di && c[i].a != SIZE_MAX && c[i].b != SIZE_MAX)
+		int both = c[i].a != SIZE_MAX && c[i].b != SIZE_MAX;
+		if (!ds && !di && both)
 			continue;
-		changed++;
+		changed += both;
 		if ((double)ds < limit && (double)di < limit && (ds || di))
 			continue;
 		if (shown < top) {

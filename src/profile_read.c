@@ -132,7 +132,7 @@ static int parse_costs(const char *p, const char *end, unsigned nev, uint64_t *o
 }
 
 static int cachegrind_line(struct profile *p, struct profile_builder **bp, const char *line,
-			   size_t len, uint64_t lineno, const char **fl, size_t *fl_len,
+			   size_t len, uint64_t lineno, char **fl, size_t *fl_len,
 			   uint32_t *fn, int *summary, struct diag *d)
 {
 	const char *end = line + len;
@@ -163,7 +163,7 @@ static int cachegrind_line(struct profile *p, struct profile_builder **bp, const
 	if (!b)
 		return cg_error(d, p->path, lineno, "expected 'events:' before the body", line, len);
 	if (!strncmp(line, "fl=", 3)) {
-		free((void *)*fl);
+		free(*fl);
 		*fl = xstrndup(line + 3, len - 3);
 		*fl_len = len - 3;
 		*fn = UINT32_MAX;
@@ -206,7 +206,8 @@ static int load_cachegrind(struct profile *p, const struct profile_opts *o,
 {
 	struct line_reader lr;
 	line_reader_init(&lr, in, o->max_line ? o->max_line : (size_t)64 << 20);
-	const char *fl = NULL, *line;
+	char *fl = NULL;
+	const char *line;
 	size_t fl_len = 0, len;
 	uint32_t fn = UINT32_MAX;
 	int rc, summary = 0;
@@ -221,7 +222,7 @@ static int load_cachegrind(struct profile *p, const struct profile_opts *o,
 	}
 	if (rc == 0 && !summary)
 		rc = diag_at(d, p->path, lr.lineno, "the file ends without 'summary:' (file truncated?)");
-	free((void *)fl);
+	free(fl);
 	line_reader_free(&lr);
 	p->parts = 1;
 	return rc;

@@ -12,6 +12,7 @@
 use strict;
 use warnings;
 use Cwd qw(abs_path);
+use File::Temp qw(tempdir);
 use JSON::PP;
 
 my ($cgjit, $profile, $name) = @ARGV;
@@ -22,8 +23,7 @@ sub annotate {
 	my ($incl) = @_;
 	my %cost;
 	# an empty directory: callgrind_annotate strips the current directory from fl= names only
-	my $dir = "/tmp/cgjit-annotate-$$";
-	mkdir $dir;
+	my $dir = tempdir(CLEANUP => 1);
 	open(my $fh, "-|", "cd $dir && callgrind_annotate --inclusive=$incl --threshold=100 '$profile'")
 		or die "callgrind_annotate: $!";
 	my $body = 0;
@@ -37,7 +37,6 @@ sub annotate {
 		$cost{$k} += $c;
 	}
 	close $fh;
-	rmdir $dir;
 	return \%cost;
 }
 

@@ -7,9 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "budget.h"
 #include "cmd.h"
 #include "diag.h"
 #include "doc_out.h"
+#include "prof_check.h"
 #include "prof_diff.h"
 #include "prof_report.h"
 #include "profile.h"
@@ -43,12 +45,30 @@ static const char diff_usage[] =
 	"      --no-fold         keep name'N apart\n"
 	"  -h, --help            this text\n";
 
+static const char check_usage[] =
+	"usage: cgjit check [options] --budget FILE PROFILE\n"
+	"\n"
+	"Applies the limits of a budget file (YAML: limits on totals and functions, absolute or\n"
+	"relative to a baseline profile) to PROFILE. Exit 0 when every limit holds, 3 when one is\n"
+	"exceeded or a required function is missing, 2 for a bad budget file, 1 for an\n"
+	"unreadable profile.\n"
+	"\n"
+	"  -b, --budget FILE     the budget file (docs/reports.md, section 4)\n"
+	"  -B, --baseline FILE   the profile soft limits are relative to (e.g. the base branch's)\n"
+	"  -f, --format FORMAT   text (default), json, markdown, yaml\n"
+	"      --part N          only part N of the profiles\n"
+	"      --no-fold         keep callgrind's recursion copies name'N apart from name\n"
+	"  -h, --help            this text\n";
+
+enum command { CMD_REPORT, CMD_DIFF, CMD_CHECK, };
+
 struct common {
 	size_t top;
 	const char *event;
 	enum doc_format format;
 	struct profile_opts popts;
 	double threshold;
+	const char *budget, *baseline;
 };
 
 static int usage_error(const char *usage, const char *fmt, ...)
@@ -79,8 +99,10 @@ static int parse_count(const char *s, unsigned long long max, unsigned long long
 }
 
 /* Options shared by report and diff. Returns -1 to go on, or an exit status. */
-static int parse_common(int argc, char **argv, const char *usage, int is_diff, struct common *c)
+static int parse_common(int argc, char **argv, const char *usage, enum command cmd, struct common *c)
 {
+	static const char *const shortopts[] = { ":n:e:f:h", ":n:e:f:t:h", ":b:B:f:h" };
+	int is_diff = cmd == CMD_DIFF;
 	enum { OPT_PART = 256, OPT_FOLD, OPT_NOFOLD };
 	static const struct option longopts[] = {
 		{ "top", required_argument, NULL, 'n' },
@@ -90,6 +112,8 @@ static int parse_common(int argc, char **argv, const char *usage, int is_diff, s
 		{ "part", required_argument, NULL, OPT_PART },
 		{ "fold-recursion", no_argument, NULL, OPT_FOLD },
 		{ "no-fold", no_argument, NULL, OPT_NOFOLD },
+		{ "budget", required_argument, NULL, 'b' },
+		{ "baseline", required_argument, NULL, 'B' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -97,9 +121,16 @@ static int parse_common(int argc, char **argv, const char *usage, int is_diff, s
 	unsigned long long v;
 	optind = 1;
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, is_diff ? ":n:e:f:t:h" : ":n:e:f:h", longopts, &li)) != -1) {
+	while ((opt = getopt_long(argc, argv, shortopts[cmd], longopts, &li)) != -1) {
 		const char *name = li >= 0 ? longopts[li].name : NULL;
+		/* one table for the three commands: refuse what this one does not take */
+		int takes = opt < 256 ? strchr(shortopts[cmd], opt) != NULL
+			: opt == OPT_PART || (opt == OPT_NOFOLD) == (cmd != CMD_REPORT);
+		if (opt != ':' && opt != '?' && !takes)
+			return usage_error(usage, "unknown option '%s'", argv[optind - 1]);
 		switch (opt) {
+		case 'b': c->budget = optarg; break;
+		case 'B': c->baseline = optarg; break;
 		case 'n':
 			if (parse_count(optarg, 1000000000, &v) < 0 || (!is_diff && v == 0))
 				return usage_error(usage, "--top takes a number of functions, got '%s'", optarg);
@@ -123,13 +154,9 @@ static int parse_common(int argc, char **argv, const char *usage, int is_diff, s
 			c->popts.part = (unsigned)v;
 			break;
 		case OPT_FOLD:
-			if (is_diff)
-				return usage_error(usage, "unknown option '%s'", "--fold-recursion");
 			c->popts.fold_recursion = 1;
 			break;
 		case OPT_NOFOLD:
-			if (!is_diff)
-				return usage_error(usage, "unknown option '%s'", "--no-fold");
 			c->popts.fold_recursion = 0;
 			break;
 		case 'h':
@@ -193,7 +220,7 @@ static int load(struct profile *p, const char *path, const struct profile_opts *
 int cmd_report(int argc, char **argv)
 {
 	struct common c = { .top = 20 };
-	int rc = parse_common(argc, argv, report_usage, 0, &c);
+	int rc = parse_common(argc, argv, report_usage, CMD_REPORT, &c);
 	if (rc >= 0)
 		return rc;
 	if (argc - optind != 1)
@@ -217,7 +244,7 @@ int cmd_diff(int argc, char **argv)
 {
 	struct common c = { .top = 20 };
 	c.popts.fold_recursion = 1;
-	int rc = parse_common(argc, argv, diff_usage, 1, &c);
+	int rc = parse_common(argc, argv, diff_usage, CMD_DIFF, &c);
 	if (rc >= 0)
 		return rc;
 	if (argc - optind != 2)
@@ -240,5 +267,52 @@ int cmd_diff(int argc, char **argv)
 	}
 	profile_free(&a);
 	profile_free(&b);
+	return rc;
+}
+
+int cmd_check(int argc, char **argv)
+{
+	struct common c = { 0 };
+	c.popts.fold_recursion = 1;
+	int rc = parse_common(argc, argv, check_usage, CMD_CHECK, &c);
+	if (rc >= 0)
+		return rc;
+	if (!c.budget)
+		return usage_error(check_usage, "%s", "check needs a budget file: --budget FILE");
+	if (argc - optind != 1)
+		return usage_error(check_usage, "%s", argc - optind ? "check takes one PROFILE" : "check needs a PROFILE");
+	struct diag d = { 0 };
+	struct budget b;
+	/* the budget first: a bad budget file is reported before a long profile is read */
+	if (budget_load(&b, c.budget, &d) < 0) {
+		fprintf(stderr, "cgjit: %s\n", d.msg);
+		budget_free(&b);
+		return 2;
+	}
+	struct profile p, base;
+	if (load(&p, argv[optind], &c.popts) < 0) {
+		budget_free(&b);
+		return 1;
+	}
+	if (c.baseline && load(&base, c.baseline, &c.popts) < 0) {
+		profile_free(&p);
+		budget_free(&b);
+		return 1;
+	}
+	int bad_budget;
+	json_t *doc = prof_check_build(&b, &p, c.baseline ? &base : NULL, &bad_budget, &d);
+	if (!doc) {
+		fprintf(stderr, "cgjit: %s\n", d.msg);
+		rc = bad_budget ? 2 : 1;
+	} else {
+		rc = write_doc(doc, c.format, prof_check_render);
+		if (!rc && !prof_check_passed(doc))
+			rc = 3;
+		json_decref(doc);
+	}
+	if (c.baseline)
+		profile_free(&base);
+	profile_free(&p);
+	budget_free(&b);
 	return rc;
 }

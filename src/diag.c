@@ -31,6 +31,19 @@ int diag_at(struct diag *d, const char *file, uint64_t line, const char *fmt, ..
 	return -1;
 }
 
+int diag_at_col(struct diag *d, const char *file, uint64_t line, uint64_t column,
+		const char *fmt, ...)
+{
+	char prefix[512];
+	snprintf(prefix, sizeof(prefix), "%s:%llu:%llu: ", file, (unsigned long long)line,
+		 (unsigned long long)column);
+	va_list ap;
+	va_start(ap, fmt);
+	diag_vset(d, prefix, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
 int diag_byte(struct diag *d, const char *file, uint64_t offset, const char *fmt, ...)
 {
 	char prefix[512];

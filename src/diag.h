@@ -16,6 +16,11 @@ struct diag {
 int diag_at(struct diag *d, const char *file, uint64_t line, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
+/* Same with a column (from 1) after the line: "FILE:LINE:COLUMN: fmt...", for the YAML
+ * budget file. Returns -1. */
+int diag_at_col(struct diag *d, const char *file, uint64_t line, uint64_t column,
+		const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
 /* Same with a byte offset, for binary inputs: "FILE: byte N: fmt...". Returns -1. */
 int diag_byte(struct diag *d, const char *file, uint64_t offset, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));

@@ -13,6 +13,7 @@
 #include "strtab.h"
 
 struct diag;
+struct input;
 
 struct prof_fn {
 	const char *name;   /* NUL-terminated */
@@ -54,6 +55,9 @@ struct profile_opts {
  * P is empty after an error and must be freed either way. */
 int profile_load(struct profile *p, const char *path, const struct profile_opts *o,
 		 struct diag *d);
+/* The same from an open input (not closed here), named by input_name(IN). */
+int profile_load_input(struct profile *p, struct input *in, const struct profile_opts *o,
+		       struct diag *d);
 void profile_free(struct profile *p);
 
 /* The index of event NAME, or -1. */

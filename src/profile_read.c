@@ -231,12 +231,23 @@ static int load_cachegrind(struct profile *p, const struct profile_opts *o,
 int profile_load(struct profile *p, const char *path, const struct profile_opts *o,
 		 struct diag *d)
 {
+	struct input *in = input_open(path, d);
+	if (!in) {
+		memset(p, 0, sizeof(*p));
+		return -1;
+	}
+	int rc = profile_load_input(p, in, o, d);
+	input_close(in);
+	return rc;
+}
+
+int profile_load_input(struct profile *p, struct input *in, const struct profile_opts *o,
+		       struct diag *d)
+{
+	const char *path = input_name(in);
 	memset(p, 0, sizeof(*p));
 	p->path = xstrndup(path, strlen(path));
 	p->part = o->part;
-	struct input *in = input_open(path, d);
-	if (!in)
-		return -1;
 	char head[INPUT_PEEK_MAX];
 	ssize_t n = input_peek(in, head, sizeof(head), d);
 	int rc = n < 0 ? -1 : 0;
@@ -254,7 +265,6 @@ int profile_load(struct profile *p, const char *path, const struct profile_opts 
 		if (rc == 0 && o->part > L.part)
 			rc = diag_at(d, path, 0, "there is no part %u: the file has %u", o->part, L.part);
 	}
-	input_close(in);
 	free(L.map);
 	free(L.first_events);
 	if (rc == 0 && !L.b)

@@ -1,7 +1,8 @@
 #!/bin/bash
-# End-to-end tests of `cgjit report` and `cgjit diff` on the stored samples: the numbers
-# against callgrind_annotate and cg_annotate (tests/e2e/check-report.pl), before and after
-# augment; every format; a diff that must find a deliberate slowdown; the errors.
+# End-to-end tests of `cgjit report`, `cgjit diff` and `cgjit check` on the stored samples:
+# the numbers against callgrind_annotate and cg_annotate (tests/e2e/check-report.pl), before
+# and after augment; every format; a diff that must find a deliberate slowdown; budgets that
+# hold and budgets the slowdown exceeds; the errors.
 # Prints "ok"/"not ok" per check and "N passed, N failed" last; exits 1 on any failure.
 . "$(dirname "$0")/harness.sh"
 
@@ -112,6 +113,55 @@ expect '[ $rc = 1 ] && grep -q "counts the events .Ir I1mr.*but .* counts .Ir.: 
 	"diff of files with other events: refused with both lists (exit $rc)"
 "$CGJIT" diff --event Ir "$tmp/node-diff-base.out" "$tmp/cg.out" >/dev/null 2>&1
 expect '[ $? = 0 ]' "diff --event Ir picks an event both count"
+
+echo "# check: budgets on the diff samples (samples/src/diff-budget.yaml)"
+budget=$top/samples/src/diff-budget.yaml
+"$CGJIT" check -b "$budget" "$tmp/node-diff-base.out" >"$tmp/c.txt" 2>"$tmp/err"
+rc=$?
+expect '[ $rc = 0 ] && grep -q "^result    passed: 2 held, 0 exceeded, 0 missing, 1 skipped" "$tmp/c.txt"' \
+	"check of the base run: exit 0, hard limits held, the soft-only limit skipped without --baseline (exit $rc)"
+"$CGJIT" check -b "$budget" -B "$tmp/node-diff-base.out" -f json "$tmp/node-diff-slow.out" >"$tmp/c.json" 2>"$tmp/err"
+rc=$?
+cat >"$tmp/check-check.pl" <<'EOF'
+use JSON::PP;
+local $/;
+my $d = decode_json(<STDIN>);
+my @r = @{$d->{results}};
+# total: over both limits; checksum (all tiers): over both; fill: within 10% of the base
+exit !($d->{schema} eq "cgjit.check/1" && !$d->{passed} && @r == 3
+       && $r[0]{kind} eq "total" && "@{$r[0]{exceeded}}" eq "hard soft"
+       && $r[1]{pattern} eq "JS:*checksum *" && "@{$r[1]{exceeded}}" eq "hard soft"
+       && $r[1]{verdict} eq "exceeded" && $r[1]{value} > 3 * $r[1]{baseline}
+       && $r[2]{pattern} eq "JS:*fill *" && $r[2]{verdict} eq "held" && $r[2]{baseline} > 0);
+EOF
+expect '[ $rc = 3 ] && perl "$tmp/check-check.pl" <"$tmp/c.json"' \
+	"check of the slowed run against the base run: exit 3, total and checksum exceeded, fill held (exit $rc)"
+"$CGJIT" check -b "$budget" -B "$tmp/node-diff-base.out" "$tmp/node-diff-base.out" >/dev/null 2>&1
+expect '[ $? = 0 ]' "check of a run against itself: every limit holds"
+"$CGJIT" check -b "$budget" -B "$tmp/node-diff-base.out" -f markdown "$tmp/node-diff-slow.out" >"$tmp/c.md" 2>/dev/null
+expect 'grep -q "^## Budget check: \*\*failed\*\*" "$tmp/c.md" && grep -q "^| ❌ exceeded | total | Ir |" "$tmp/c.md" && grep -q "^| ✅ held | .JS:\*fill \*. (self, sum of 1) |" "$tmp/c.md"' \
+	"check --format markdown"
+"$CGJIT" check -b "$budget" -f yaml "$tmp/node-diff-base.out" >"$tmp/c.yaml" 2>/dev/null
+expect 'grep -q "^schema: cgjit.check/1" "$tmp/c.yaml" && grep -q "^passed: true" "$tmp/c.yaml"' "check --format yaml"
+printf 'event: Ir\ntotal:\n  hard: 12 M\n' >"$tmp/bad.yaml"
+"$CGJIT" check -b "$tmp/bad.yaml" "$tmp/node-diff-base.out" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+expect '[ $rc = 2 ] && [ ! -s "$tmp/out" ] && grep -q "bad.yaml:3:9: .hard. takes a cost" "$tmp/err"' \
+	"check with a bad budget file: exit 2, line and column, no output (exit $rc)"
+printf 'total:\n  event: Dr\n  hard: 1\n' >"$tmp/bad.yaml"
+"$CGJIT" check -b "$tmp/bad.yaml" "$tmp/node-diff-base.out" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+expect '[ $rc = 2 ] && [ ! -s "$tmp/out" ] && grep -q "bad.yaml:2:10: event .Dr. is not in .*node-diff-base.out (it counts .Ir.)" "$tmp/err"' \
+	"check with a budget on an event the profile lacks: exit 2, points at the event (exit $rc)"
+"$CGJIT" check -b "$budget" "$tmp/missing" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+expect '[ $rc = 1 ] && [ ! -s "$tmp/out" ] && grep -q "missing" "$tmp/err"' "check of a missing profile: exit 1 (exit $rc)"
+"$CGJIT" check -b "$budget" -B "$tmp/missing-base" "$tmp/node-diff-base.out" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+expect '[ $rc = 1 ] && [ ! -s "$tmp/out" ] && grep -q "missing-base" "$tmp/err"' "check with a missing baseline: exit 1 (exit $rc)"
+"$CGJIT" check "$tmp/node-diff-base.out" >/dev/null 2>"$tmp/err"
+rc=$?
+expect '[ $rc = 2 ] && grep -q "check needs a budget file: --budget FILE" "$tmp/err"' "check without --budget: exit 2 (exit $rc)"
 
 echo "# errors"
 "$CGJIT" report "$tmp/missing" >"$tmp/out" 2>"$tmp/err"

@@ -1,0 +1,357 @@
+/* budget.c - reads the YAML budget file of `cgjit check` into struct budget.
+ * libyaml's document loader gives every node its line and column, so that each message can
+ * point at the key or value it is about. The file is small (at most BUDGET_MAX_BYTES); the
+ * strings live in the budget's arena. */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <yaml.h>
+
+#include "budget.h"
+#include "diag.h"
+#include "io.h"
+#include "xalloc.h"
+
+#define BUDGET_MAX_BYTES (1u << 20)
+
+struct loader {
+	struct budget *b;
+	yaml_document_t doc;
+	struct diag *d;
+	size_t cap;
+};
+
+static struct budget_mark mark_of(const yaml_node_t *n)
+{
+	return (struct budget_mark){ (unsigned)n->start_mark.line + 1, (unsigned)n->start_mark.column + 1 };
+}
+
+static int fail_at(struct loader *l, const yaml_node_t *n, const char *msg)
+{
+	struct budget_mark m = mark_of(n);
+	return diag_at_col(l->d, l->b->path, m.line, m.column, "%s", msg);
+}
+
+static const char *scalar(const yaml_node_t *n)
+{
+	return n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value : NULL;
+}
+
+/* A key's value as a string; KEY names it in the message. */
+static int get_str(struct loader *l, const yaml_node_t *v, const char *key, const char **out)
+{
+	const char *s = scalar(v);
+	if (!s || !*s) {
+		char msg[96];
+		snprintf(msg, sizeof(msg), "'%s' takes a non-empty string", key);
+		return fail_at(l, v, msg);
+	}
+	*out = arena_strndup(&l->b->arena, s, strlen(s));
+	return 0;
+}
+
+/* "2500000", "2_500_000", "2.5M" (k, M, G: powers of 1000). Exact up to 2^63 without a
+ * suffix; with one, the product must be a whole number. */
+static int parse_cost(const char *s, uint64_t *out)
+{
+	char clean[64];
+	size_t k = 0;
+	for (; *s && k + 1 < sizeof(clean); s++)
+		if (*s != '_')
+			clean[k++] = *s;
+	if (*s || !k)
+		return -1;
+	clean[k] = '\0';
+	double scale = 1;
+	switch (clean[k - 1]) {
+	case 'k': case 'K': scale = 1e3; break;
+	case 'M': scale = 1e6; break;
+	case 'G': scale = 1e9; break;
+	}
+	if (!(clean[0] >= '0' && clean[0] <= '9'))
+		return -1;
+	char *end;
+	errno = 0;
+	if (scale == 1) {
+		unsigned long long v = strtoull(clean, &end, 10);
+		if (*end || errno || v > INT64_MAX)
+			return -1;
+		*out = v;
+		return 0;
+	}
+	clean[k - 1] = '\0';
+	double v = strtod(clean, &end) * scale;
+	if (*end || !(v >= 0 && v <= 9.2e18) || v != floor(v))
+		return -1;
+	*out = (uint64_t)v;
+	return 0;
+}
+
+/* "5%", "5", "-2.5%": a change in percent, more than -100. */
+static int parse_percent(const char *s, double *out)
+{
+	char *end;
+	double v = strtod(s, &end);
+	if (end == s || (*end && strcmp(end, "%")) || !isfinite(v) || v <= -100)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static int parse_bool(const char *s, int *out)
+{
+	static const char *const yes[] = { "true", "True", "TRUE", "yes", "Yes", "on" };
+	static const char *const no[] = { "false", "False", "FALSE", "no", "No", "off" };
+	for (size_t i = 0; i < sizeof(yes) / sizeof(yes[0]); i++) {
+		if (!strcmp(s, yes[i]))
+			return *out = 1, 0;
+		if (!strcmp(s, no[i]))
+			return *out = 0, 0;
+	}
+	return -1;
+}
+
+/* libyaml keeps both values of a repeated key; a budget with two `hard:` is a mistake. */
+static int repeated_key(struct loader *l, const yaml_node_t *map)
+{
+	for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; p++) {
+		const char *k = scalar(yaml_document_get_node(&l->doc, p->key));
+		for (yaml_node_pair_t *q = map->data.mapping.pairs.start; k && q < p; q++) {
+			const char *k2 = scalar(yaml_document_get_node(&l->doc, q->key));
+			if (k2 && !strcmp(k, k2)) {
+				char msg[128];
+				snprintf(msg, sizeof(msg), "'%.60s' is given twice", k);
+				return fail_at(l, yaml_document_get_node(&l->doc, p->key), msg);
+			}
+		}
+	}
+	return 0;
+}
+
+/* One key of a limit's mapping. Returns 0, 1 for a key this kind does not have, -1. */
+static int limit_key(struct loader *l, struct budget_limit *lim, const char *k, const yaml_node_t *v)
+{
+	const char *s = scalar(v);
+	if (!strcmp(k, "event")) {
+		lim->event_at = mark_of(v);
+		return get_str(l, v, k, &lim->event);
+	}
+	if (!strcmp(k, "hard")) {
+		if (!s || parse_cost(s, &lim->hard) < 0)
+			return fail_at(l, v, "'hard' takes a cost: a whole number such as 2500000, 2_500_000 or 2.5M");
+		lim->has_hard = 1;
+		return 0;
+	}
+	if (!strcmp(k, "soft")) {
+		if (!s || parse_percent(s, &lim->soft) < 0)
+			return fail_at(l, v, "'soft' takes a change in percent above -100, such as 5%");
+		lim->has_soft = 1;
+		return 0;
+	}
+	if (lim->kind == BUDGET_TOTAL)
+		return 1;
+	if (!strcmp(k, "name"))
+		return get_str(l, v, k, &lim->name);
+	if (!strcmp(k, "glob"))
+		return get_str(l, v, k, &lim->glob);
+	if (!strcmp(k, "object"))
+		return get_str(l, v, k, &lim->object);
+	if (!strcmp(k, "file"))
+		return get_str(l, v, k, &lim->file);
+	if (!strcmp(k, "cost")) {
+		lim->cost_at = mark_of(v);
+		if (s && !strcmp(s, "self"))
+			lim->cost = BUDGET_SELF;
+		else if (s && !strcmp(s, "inclusive"))
+			lim->cost = BUDGET_INCLUSIVE;
+		else
+			return fail_at(l, v, "'cost' takes self or inclusive");
+		return 0;
+	}
+	if (!strcmp(k, "required")) {
+		if (!s || parse_bool(s, &lim->required) < 0)
+			return fail_at(l, v, "'required' takes true or false");
+		return 0;
+	}
+	if (!strcmp(k, "sum")) {
+		if (!s || parse_bool(s, &lim->sum) < 0)
+			return fail_at(l, v, "'sum' takes true or false");
+		return 0;
+	}
+	return 1;
+}
+
+static int read_limit(struct loader *l, const yaml_node_t *n, enum budget_kind kind)
+{
+	if (n->type != YAML_MAPPING_NODE)
+		return fail_at(l, n, kind == BUDGET_TOTAL ? "a total limit is a mapping with event, hard, soft"
+			       : "a function limit is a mapping with name or glob, and hard or soft");
+	if (repeated_key(l, n) < 0)
+		return -1;
+	XGROW(l->b->limits, l->cap, l->b->n + 1);
+	struct budget_limit *lim = &l->b->limits[l->b->n];
+	*lim = (struct budget_limit){ .kind = kind, .at = mark_of(n), .required = 1,
+				      .event_at = l->b->event_at, .cost_at = mark_of(n) };
+	for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
+		yaml_node_t *kn = yaml_document_get_node(&l->doc, p->key);
+		yaml_node_t *vn = yaml_document_get_node(&l->doc, p->value);
+		const char *k = scalar(kn);
+		int rc = k ? limit_key(l, lim, k, vn) : 1;
+		if (rc < 0)
+			return -1;
+		if (rc > 0) {
+			char msg[160];
+			snprintf(msg, sizeof(msg), "unknown key '%.60s' in a %s limit (expected: %s)", k ? k : "?",
+				 kind == BUDGET_TOTAL ? "total" : "function",
+				 kind == BUDGET_TOTAL ? "event, hard, soft"
+				 : "name, glob, object, file, cost, event, hard, soft, required, sum");
+			return fail_at(l, kn, msg);
+		}
+	}
+	if (kind == BUDGET_FUNCTION && !lim->name == !lim->glob)
+		return fail_at(l, n, lim->name ? "a function limit takes name or glob, not both"
+			       : "a function limit needs name (exact) or glob (a pattern)");
+	if (!lim->has_hard && !lim->has_soft)
+		return fail_at(l, n, "a limit needs hard (a cost) or soft (a change in percent against --baseline)");
+	l->b->n++;
+	return 0;
+}
+
+/* A mapping is one limit, a sequence several. */
+static int read_limits(struct loader *l, const yaml_node_t *n, enum budget_kind kind)
+{
+	if (n->type != YAML_SEQUENCE_NODE)
+		return kind == BUDGET_TOTAL ? read_limit(l, n, kind)
+			: fail_at(l, n, "'functions' takes a list of limits");
+	for (yaml_node_item_t *i = n->data.sequence.items.start; i < n->data.sequence.items.top; i++)
+		if (read_limit(l, yaml_document_get_node(&l->doc, *i), kind) < 0)
+			return -1;
+	return 0;
+}
+
+static int read_top(struct loader *l, const yaml_node_t *root)
+{
+	if (root->type != YAML_MAPPING_NODE)
+		return fail_at(l, root, "a budget file is a mapping with the keys version, event, total, functions");
+	if (repeated_key(l, root) < 0)
+		return -1;
+	const yaml_node_t *total = NULL, *functions = NULL;
+	for (yaml_node_pair_t *p = root->data.mapping.pairs.start; p < root->data.mapping.pairs.top; p++) {
+		yaml_node_t *kn = yaml_document_get_node(&l->doc, p->key);
+		yaml_node_t *vn = yaml_document_get_node(&l->doc, p->value);
+		const char *k = scalar(kn);
+		if (k && !strcmp(k, "version")) {
+			const char *v = scalar(vn);
+			if (!v || strcmp(v, "1"))
+				return fail_at(l, vn, "this cgjit reads budget files of version 1");
+		} else if (k && !strcmp(k, "event")) {
+			l->b->event_at = mark_of(vn);
+			if (get_str(l, vn, k, &l->b->event) < 0)
+				return -1;
+		} else if (k && !strcmp(k, "total")) {
+			total = vn;
+		} else if (k && !strcmp(k, "functions")) {
+			functions = vn;
+		} else {
+			char msg[160];
+			snprintf(msg, sizeof(msg), "unknown key '%.60s' (expected: version, event, total, functions)",
+				 k ? k : "?");
+			return fail_at(l, kn, msg);
+		}
+	}
+	/* limits read after `event:` so that they point at it when they use it */
+	if (total && read_limits(l, total, BUDGET_TOTAL) < 0)
+		return -1;
+	if (functions && read_limits(l, functions, BUDGET_FUNCTION) < 0)
+		return -1;
+	if (!l->b->n)
+		return fail_at(l, root, "the budget sets no limit: give 'total' or 'functions'");
+	return 0;
+}
+
+static int read_file(struct budget *b, char **text, size_t *len, struct diag *d)
+{
+	struct input *in = input_open(b->path, d);
+	if (!in)
+		return -1;
+	size_t cap = 4096, n = 0;
+	char *buf = xmalloc(cap);
+	for (;;) {
+		if (n == cap) {
+			if (cap > BUDGET_MAX_BYTES) {
+				input_close(in);
+				free(buf);
+				return diag_at(d, b->path, 0, "larger than %u bytes: not a budget file", BUDGET_MAX_BYTES);
+			}
+			buf = xrealloc(buf, cap *= 2);
+		}
+		ssize_t r = input_read(in, buf + n, cap - n, d);
+		if (r < 0) {
+			input_close(in);
+			free(buf);
+			return -1;
+		}
+		if (r == 0)
+			break;
+		n += (size_t)r;
+	}
+	input_close(in);
+	*text = buf;
+	*len = n;
+	return 0;
+}
+
+static int parse(struct budget *b, const char *text, size_t len, struct diag *d)
+{
+	const char *path = b->path;
+	struct loader l = { .b = b, .d = d };
+	yaml_parser_t parser;
+	yaml_parser_initialize(&parser);
+	yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
+	int rc = -1;
+	if (!yaml_parser_load(&parser, &l.doc)) {
+		const yaml_mark_t *m = parser.problem ? &parser.problem_mark : &parser.mark;
+		diag_at_col(d, path, m->line + 1, m->column + 1, "not valid YAML: %s%s%s",
+			    parser.problem ? parser.problem : "cannot parse",
+			    parser.context ? " " : "", parser.context ? parser.context : "");
+	} else {
+		yaml_node_t *root = yaml_document_get_root_node(&l.doc);
+		if (!root)
+			diag_at(d, path, 0, "empty: a budget file sets limits under 'total' or 'functions'");
+		else
+			rc = read_top(&l, root);
+		yaml_document_delete(&l.doc);
+	}
+	yaml_parser_delete(&parser);
+	return rc;
+}
+
+int budget_load(struct budget *b, const char *path, struct diag *d)
+{
+	*b = (struct budget){ 0 };
+	b->path = xstrndup(path, strlen(path));
+	char *text = NULL;
+	size_t len = 0;
+	if (read_file(b, &text, &len, d) < 0)
+		return -1;
+	int rc = parse(b, text, len, d);
+	free(text);
+	return rc;
+}
+
+int budget_parse(struct budget *b, const char *name, const char *text, size_t len,
+		 struct diag *d)
+{
+	*b = (struct budget){ 0 };
+	b->path = xstrndup(name, strlen(name));
+	return parse(b, text, len, d);
+}
+
+void budget_free(struct budget *b)
+{
+	free(b->path);
+	free(b->limits);
+	arena_free(&b->arena);
+	*b = (struct budget){ 0 };
+}

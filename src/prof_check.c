@@ -1,0 +1,366 @@
+/* prof_check.c - `cgjit check`: measures each limit of a budget (budget.c) on a profile,
+ * compares soft limits with a baseline profile matched as `cgjit diff` matches functions,
+ * and renders the verdicts as text or Markdown (JSON and YAML: doc_out.c). */
+#include <fnmatch.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "budget.h"
+#include "diag.h"
+#include "doc_out.h"
+#include "prof_check.h"
+#include "prof_diff.h"
+#include "prof_report.h"
+#include "profile.h"
+#include "strtab.h"
+#include "xalloc.h"
+
+struct checker {
+	const struct budget *b;
+	const struct profile *p, *base;
+	struct strtab base_keys;     /* BASE's functions by prof_diff_key, index -> base_fn */
+	uint32_t *base_fn;
+	char *key;
+	size_t key_cap;
+	json_t *results;
+	size_t held, exceeded, missing, skipped;
+};
+
+/* The limit's event in P and BASE. Returns 0, or -1 with D and *BAD set. */
+static int limit_events(struct checker *c, const struct budget_limit *lim, int *ev, int *bev,
+			int *bad, struct diag *d)
+{
+	const char *name = lim->event ? lim->event : c->b->event ? c->b->event : c->p->events[0];
+	char list[512];
+	size_t k = 0;
+	*ev = profile_event(c->p, name);
+	*bev = c->base ? profile_event(c->base, name) : -1;
+	const struct profile *lacking = *ev < 0 ? c->p : c->base && *bev < 0 ? c->base : NULL;
+	if (!lacking)
+		return 0;
+	list[0] = '\0';
+	for (unsigned i = 0; i < lacking->nevents && k + 1 < sizeof(list); i++)
+		k += (size_t)snprintf(list + k, sizeof(list) - k, "%s%s", i ? " " : "", lacking->events[i]);
+	*bad = lacking == c->p;
+	if (*bad)
+		return diag_at_col(d, c->b->path, lim->event_at.line, lim->event_at.column,
+				   "event '%s' is not in %s (it counts '%s')", name, c->p->path, list);
+	return diag_at(d, c->base->path, 0, "the baseline has no event '%s', which %s uses (it counts '%s')",
+		       name, c->b->path, list);
+}
+
+static void index_base(struct checker *c)
+{
+	strtab_init(&c->base_keys);
+	if (!c->base)
+		return;
+	c->base_fn = xmalloc((c->base->nfns + 1) * sizeof(*c->base_fn));
+	for (size_t j = 0; j < c->base->nfns; j++) {
+		int added;
+		size_t n = prof_diff_key(&c->key, &c->key_cap, &c->base->fns[j]);
+		uint32_t k = strtab_intern(&c->base_keys, c->key, n, &added);
+		if (added)   /* the first of two objects sharing a file name, as in diff */
+			c->base_fn[k] = (uint32_t)j;
+	}
+}
+
+static size_t base_match(struct checker *c, size_t fn)
+{
+	if (!c->base)
+		return SIZE_MAX;
+	size_t n = prof_diff_key(&c->key, &c->key_cap, &c->p->fns[fn]);
+	uint32_t k = strtab_find(&c->base_keys, c->key, n);
+	return k == UINT32_MAX ? SIZE_MAX : c->base_fn[k];
+}
+
+static json_t *opt_u64(int has, uint64_t v)
+{
+	return has ? doc_u64(v) : json_null();
+}
+
+/* Fills the measured value, the limits and the verdict of one result. HAS_BASE tells
+ * whether BASEV is known. */
+static void judge(struct checker *c, json_t *r, const struct budget_limit *lim, uint64_t v,
+		  int has_base, uint64_t basev, const char *no_base_note)
+{
+	json_t *over = json_array();
+	int checked = 0;
+	json_object_set_new(r, "value", doc_u64(v));
+	json_object_set_new(r, "hard", opt_u64(lim->has_hard, lim->hard));
+	if (lim->has_hard) {
+		checked = 1;
+		if (v > lim->hard)
+			json_array_append_new(over, json_string("hard"));
+	}
+	int soft = lim->has_soft && has_base;
+	json_object_set_new(r, "baseline", opt_u64(has_base, basev));
+	json_object_set_new(r, "soft_percent", lim->has_soft ? json_real(lim->soft) : json_null());
+	/* in long double: a base near 2^63 times 1.05 must not round the limit down */
+	long double allowed = (long double)basev * (1.0L + (long double)lim->soft / 100.0L);
+	json_object_set_new(r, "soft_limit", soft ? doc_u64((uint64_t)allowed) : json_null());
+	json_object_set_new(r, "change_rel", has_base && basev ? json_real(((double)v - (double)basev) / (double)basev)
+			    : json_null());
+	if (soft) {
+		checked = 1;
+		if ((long double)v > allowed)
+			json_array_append_new(over, json_string("soft"));
+	}
+	if (lim->has_soft && !has_base)
+		json_object_set_new(r, "note", json_string(no_base_note));
+	const char *verdict = json_array_size(over) ? "exceeded" : checked ? "held" : "skipped";
+	json_object_set_new(r, "verdict", json_string(verdict));
+	json_object_set_new(r, "exceeded", over);
+	*(json_array_size(over) ? &c->exceeded : checked ? &c->held : &c->skipped) += 1;
+}
+
+static json_t *result_head(const struct budget_limit *lim, const char *event)
+{
+	json_t *r = json_object();
+	json_object_set_new(r, "line", json_integer(lim->at.line));
+	json_object_set_new(r, "kind", json_string(lim->kind == BUDGET_TOTAL ? "total" : "function"));
+	json_object_set_new(r, "event", json_string(event));
+	if (lim->kind == BUDGET_FUNCTION) {
+		json_object_set_new(r, "cost", json_string(lim->cost == BUDGET_SELF ? "self" : "inclusive"));
+		json_object_set_new(r, "match", json_string(lim->name ? "name" : "glob"));
+		json_object_set_new(r, "sum", json_boolean(lim->sum));
+		json_object_set_new(r, "pattern", json_string(lim->name ? lim->name : lim->glob));
+	}
+	return r;
+}
+
+static int fn_matches(const struct budget_limit *lim, const struct prof_fn *fn)
+{
+	const char *base = strrchr(fn->obj, '/');
+	base = base ? base + 1 : fn->obj;
+	if (lim->name ? strcmp(lim->name, fn->name) : fnmatch(lim->glob, fn->name, 0))
+		return 0;
+	return (!lim->object || !fnmatch(lim->object, base, 0)) && (!lim->file || !fnmatch(lim->file, fn->file, 0));
+}
+
+static uint64_t fn_cost(const struct prof_fn *fn, const struct budget_limit *lim, unsigned ev)
+{
+	return lim->cost == BUDGET_SELF ? fn->self[ev] : fn->incl[ev];
+}
+
+/* One result for the sum over the functions LIM matches in P and, apart, in BASE. */
+/* A limit that matches no function: it fails unless the budget says it may. */
+static void missing(struct checker *c, const struct budget_limit *lim, json_t *r)
+{
+	json_object_set_new(r, "value", json_null());
+	json_object_set_new(r, "verdict", json_string(lim->required ? "missing" : "skipped"));
+	json_object_set_new(r, "exceeded", json_array());
+	json_object_set_new(r, "note", json_string("matches no function"));
+	*(lim->required ? &c->missing : &c->skipped) += 1;
+	json_array_append_new(c->results, r);
+}
+
+static void check_sum(struct checker *c, const struct budget_limit *lim, unsigned ev, int bev)
+{
+	uint64_t v = 0, bv = 0;
+	size_t n = 0, bn = 0;
+	for (size_t i = 0; i < c->p->nfns; i++)
+		if (fn_matches(lim, &c->p->fns[i]))
+			v += fn_cost(&c->p->fns[i], lim, ev), n++;
+	for (size_t j = 0; c->base && j < c->base->nfns; j++)
+		if (fn_matches(lim, &c->base->fns[j]))
+			bv += fn_cost(&c->base->fns[j], lim, (unsigned)bev), bn++;
+	json_t *r = result_head(lim, c->p->events[ev]);
+	json_object_set_new(r, "functions", doc_u64(n));
+	if (!n) {
+		missing(c, lim, r);
+		return;
+	}
+	json_object_set_new(r, "baseline_functions", c->base ? doc_u64(bn) : json_null());
+	judge(c, r, lim, v, bn > 0, bv, c->base ? "matches nothing in the baseline" : "no --baseline given");
+	json_array_append_new(c->results, r);
+}
+
+static void check_functions(struct checker *c, const struct budget_limit *lim, unsigned ev, int bev)
+{
+	if (lim->sum) {
+		check_sum(c, lim, ev, bev);
+		return;
+	}
+	size_t matched = 0;
+	for (size_t i = 0; i < c->p->nfns; i++) {
+		const struct prof_fn *fn = &c->p->fns[i];
+		if (!fn_matches(lim, fn))
+			continue;
+		matched++;
+		json_t *r = result_head(lim, c->p->events[ev]);
+		json_t *id = prof_report_fn_ident(c->p, i);
+		json_object_update(r, id);
+		json_decref(id);
+		size_t j = base_match(c, i);
+		const struct prof_fn *bf = j != SIZE_MAX ? &c->base->fns[j] : NULL;
+		judge(c, r, lim, fn_cost(fn, lim, ev), bf != NULL, bf ? fn_cost(bf, lim, (unsigned)bev) : 0,
+		      c->base ? "not in the baseline" : "no --baseline given");
+		json_array_append_new(c->results, r);
+	}
+	if (!matched)
+		missing(c, lim, result_head(lim, c->p->events[ev]));
+}
+
+static int check_limit(struct checker *c, const struct budget_limit *lim, int *bad, struct diag *d)
+{
+	int ev, bev;
+	if (limit_events(c, lim, &ev, &bev, bad, d) < 0)
+		return -1;
+	if (lim->kind == BUDGET_TOTAL) {
+		json_t *r = result_head(lim, c->p->events[ev]);
+		judge(c, r, lim, c->p->totals[ev], c->base != NULL, c->base ? c->base->totals[bev] : 0,
+		      "no --baseline given");
+		json_array_append_new(c->results, r);
+		return 0;
+	}
+	if (lim->cost == BUDGET_INCLUSIVE && (c->p->cachegrind || (c->base && c->base->cachegrind))) {
+		*bad = c->p->cachegrind;
+		return diag_at_col(d, c->b->path, lim->cost_at.line, lim->cost_at.column,
+				   "inclusive cost does not exist in %s: a cachegrind file has no calls",
+				   c->p->cachegrind ? c->p->path : c->base->path);
+	}
+	check_functions(c, lim, (unsigned)ev, bev);
+	return 0;
+}
+
+json_t *prof_check_build(const struct budget *b, const struct profile *p,
+			 const struct profile *base, int *bad_budget, struct diag *d)
+{
+	struct checker c = { .b = b, .p = p, .base = base, .results = json_array() };
+	index_base(&c);
+	*bad_budget = 0;
+	json_t *doc = NULL;
+	size_t i;
+	for (i = 0; i < b->n; i++)
+		if (check_limit(&c, &b->limits[i], bad_budget, d) < 0)
+			break;
+	if (i == b->n) {
+		doc = json_object();
+		json_object_set_new(doc, "schema", json_string("cgjit.check/1"));
+		json_object_set_new(doc, "profile", json_string(p->path));
+		json_object_set_new(doc, "baseline", base ? json_string(base->path) : json_null());
+		json_object_set_new(doc, "budget", json_string(b->path));
+		json_object_set_new(doc, "passed", json_boolean(!c.exceeded && !c.missing));
+		json_object_set_new(doc, "held", doc_u64(c.held));
+		json_object_set_new(doc, "exceeded", doc_u64(c.exceeded));
+		json_object_set_new(doc, "missing", doc_u64(c.missing));
+		json_object_set_new(doc, "skipped", doc_u64(c.skipped));
+		json_object_set_new(doc, "results", json_incref(c.results));
+	}
+	json_decref(c.results);
+	strtab_free(&c.base_keys);
+	free(c.base_fn);
+	free(c.key);
+	return doc;
+}
+
+int prof_check_passed(const json_t *doc)
+{
+	return json_is_true(json_object_get(doc, "passed"));
+}
+
+static const char *num_or_dash(char *buf, const json_t *v)
+{
+	return json_is_integer(v) ? doc_commas(buf, (uint64_t)json_integer_value(v)) : "-";
+}
+
+static const char *soft_text(char *buf, const json_t *r)
+{
+	const json_t *lim = json_object_get(r, "soft_limit"), *pct = json_object_get(r, "soft_percent");
+	if (!json_is_number(pct))
+		return "-";
+	char n[32];
+	if (json_is_integer(lim))
+		snprintf(buf, 64, "%s (%+g%%)", doc_commas(n, (uint64_t)json_integer_value(lim)), json_number_value(pct));
+	else
+		snprintf(buf, 64, "%+g%%", json_number_value(pct));
+	return buf;
+}
+
+static const char *change_text(char *buf, const json_t *r)
+{
+	const json_t *v = json_object_get(r, "change_rel");
+	if (!json_is_number(v))
+		return "-";
+	snprintf(buf, 32, "%+.2f%%", json_number_value(v) * 100.0);
+	return buf;
+}
+
+static void render_what(FILE *f, const json_t *r, int md)
+{
+	const char *kind = doc_get_str(r, "kind");
+	if (!strcmp(kind, "total")) {
+		fputs("total", f);
+		return;
+	}
+	const char *name = json_is_string(json_object_get(r, "name")) ? doc_get_str(r, "name") : NULL;
+	if (md)
+		doc_md_cell(f, name ? name : doc_get_str(r, "pattern"));
+	else
+		fputs(name ? name : doc_get_str(r, "pattern"), f);
+	if (json_is_true(json_object_get(r, "sum")))
+		fprintf(f, " (%s, sum of %" JSON_INTEGER_FORMAT ")", doc_get_str(r, "cost"),
+			json_integer_value(json_object_get(r, "functions")));
+	else
+		fprintf(f, " (%s%s)", !name && !strcmp(doc_get_str(r, "match"), "glob") ? "glob, " : "",
+			doc_get_str(r, "cost"));
+	if (json_is_true(json_object_get(r, "jit")))
+		fputs(md ? " **JIT**" : " JIT", f);
+}
+
+void prof_check_render(const json_t *doc, FILE *f, int md)
+{
+	char b1[32], b2[32], b3[32], b4[64], b5[32];
+	int passed = prof_check_passed(doc);
+	const json_t *base = json_object_get(doc, "baseline");
+	unsigned long long held = doc_get_u64(doc, "held"), exc = doc_get_u64(doc, "exceeded"),
+			   mis = doc_get_u64(doc, "missing"), skip = doc_get_u64(doc, "skipped");
+	if (md) {
+		fprintf(f, "## Budget check: %s\n\n`%s` against `%s`", passed ? "passed" : "**failed**",
+			doc_get_str(doc, "profile"), doc_get_str(doc, "budget"));
+		if (json_is_string(base))
+			fprintf(f, ", baseline `%s`", json_string_value(base));
+		fprintf(f, "\n\n%llu held, %llu exceeded, %llu missing, %llu skipped\n\n"
+			"| | limit | event | value | hard limit | baseline | soft limit | change | line |\n"
+			"|---|---|---|---:|---:|---:|---:|---:|---:|\n", held, exc, mis, skip);
+	} else {
+		fprintf(f, "profile   %s\nbudget    %s\n", doc_get_str(doc, "profile"), doc_get_str(doc, "budget"));
+		if (json_is_string(base))
+			fprintf(f, "baseline  %s\n", json_string_value(base));
+		fprintf(f, "result    %s: %llu held, %llu exceeded, %llu missing, %llu skipped\n\n",
+			passed ? "passed" : "FAILED", held, exc, mis, skip);
+		fprintf(f, "%-9s %-6s %16s %16s %16s %24s %9s  %s\n", "verdict", "event", "value", "hard limit",
+			"baseline", "soft limit", "change", "limit");
+	}
+	size_t i;
+	json_t *r;
+	json_array_foreach(json_object_get(doc, "results"), i, r) {
+		const char *v = doc_get_str(r, "verdict");
+		int bad = !strcmp(v, "exceeded") || !strcmp(v, "missing");
+		const char *val = num_or_dash(b1, json_object_get(r, "value"));
+		const char *hard = num_or_dash(b2, json_object_get(r, "hard"));
+		const char *basev = num_or_dash(b3, json_object_get(r, "baseline"));
+		const char *soft = soft_text(b4, r), *change = change_text(b5, r);
+		const json_t *note = json_object_get(r, "note");
+		if (md) {
+			fprintf(f, "| %s %s | ", bad ? "❌" : !strcmp(v, "held") ? "✅" : "➖", v);
+			render_what(f, r, 1);
+			if (json_is_string(note))
+				fprintf(f, " (%s)", json_string_value(note));
+			fprintf(f, " | %s | %s | %s | %s | %s | %s | %" JSON_INTEGER_FORMAT " |\n",
+				doc_get_str(r, "event"), val, hard, basev, soft, change, json_integer_value(json_object_get(r, "line")));
+			continue;
+		}
+		char up[16];
+		size_t k = 0;
+		for (; v[k] && k + 1 < sizeof(up); k++)
+			up[k] = bad ? (char)(v[k] - 'a' + 'A') : v[k];
+		up[k] = '\0';
+		fprintf(f, "%-9s %-6s %16s %16s %16s %24s %9s  ", up, doc_get_str(r, "event"), val, hard, basev, soft,
+			change);
+		render_what(f, r, 0);
+		fprintf(f, "  [%s:%" JSON_INTEGER_FORMAT "%s%s]\n", doc_get_str(doc, "budget"),
+			json_integer_value(json_object_get(r, "line")), json_is_string(note) ? "; " : "",
+			json_is_string(note) ? json_string_value(note) : "");
+	}
+}

@@ -1,0 +1,297 @@
+/* Unit tests for budget.c (the YAML budget file: every key, value forms, and the error
+ * messages with line and column) and prof_check.c (each verdict: held, exceeded by the
+ * hard or the soft limit, missing, skipped; globs; baseline matching across pids; the
+ * budget/profile mismatches). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <jansson.h>
+#include <string.h>
+
+#include "budget.h"
+#include "diag.h"
+#include "helpers.h"
+#include "prof_check.h"
+#include "profile.h"
+
+static int load_budget(struct budget *b, const char *text, struct diag *d)
+{
+	char *path = tmp_file(text);
+	int rc = budget_load(b, path, d);
+	unlink(path);
+	free(path);
+	return rc;
+}
+
+/* The message without the temporary file's name. */
+static const char *msg_after_path(const struct diag *d)
+{
+	const char *s = strchr(d->msg, ':');
+	assert_non_null(s);
+	return s + 1;
+}
+
+static void expect_error(const char *text, const char *where_and_what)
+{
+	struct budget b;
+	struct diag d = { 0 };
+	assert_int_equal(load_budget(&b, text, &d), -1);
+	if (!strstr(msg_after_path(&d), where_and_what))
+		fail_msg("for\n%s\nexpected '%s' in '%s'", text, where_and_what, d.msg);
+	budget_free(&b);
+}
+
+static void test_check__budget_file(void **state)
+{
+	(void)state;
+	struct budget b;
+	struct diag d = { 0 };
+	assert_int_equal(load_budget(&b,
+		"version: 1\n"
+		"event: Dr\n"
+		"total:\n"
+		"  - hard: 2_500_000\n"
+		"  - event: Ir\n"
+		"    soft: -2.5%\n"
+		"functions:\n"
+		"  - name: 'JS:*f a.js:1'\n"
+		"    object: 'perf-*.map'\n"
+		"    file: '*.js'\n"
+		"    cost: inclusive\n"
+		"    hard: 1.5k\n"
+		"    soft: 10\n"
+		"  - glob: 'g*'\n"
+		"    required: false\n"
+		"    hard: 3M\n", &d), 0);
+	assert_int_equal(b.n, 4);
+	assert_string_equal(b.event, "Dr");
+	const struct budget_limit *l = b.limits;
+	assert_int_equal(l[0].kind, BUDGET_TOTAL);
+	assert_null(l[0].event);
+	assert_int_equal(l[0].event_at.line, 2);   /* the file's event, for messages */
+	assert_true(l[0].has_hard);
+	assert_int_equal(l[0].hard, 2500000);
+	assert_false(l[0].has_soft);
+	assert_string_equal(l[1].event, "Ir");
+	assert_true(l[1].has_soft);
+	assert_true(l[1].soft == -2.5);
+	assert_int_equal(l[1].at.line, 5);
+	assert_int_equal(l[2].kind, BUDGET_FUNCTION);
+	assert_string_equal(l[2].name, "JS:*f a.js:1");
+	assert_null(l[2].glob);
+	assert_string_equal(l[2].object, "perf-*.map");
+	assert_string_equal(l[2].file, "*.js");
+	assert_int_equal(l[2].cost, BUDGET_INCLUSIVE);
+	assert_int_equal(l[2].hard, 1500);
+	assert_true(l[2].soft == 10);
+	assert_true(l[2].required);
+	assert_string_equal(l[3].glob, "g*");
+	assert_int_equal(l[3].cost, BUDGET_SELF);
+	assert_false(l[3].required);
+	assert_int_equal(l[3].hard, 3000000);
+	budget_free(&b);
+}
+
+static void test_check__budget_errors(void **state)
+{
+	(void)state;
+	expect_error("total: {hard: 12x}\n", "1:15: 'hard' takes a cost");
+	expect_error("total: {hard: 1.5}\n", "1:15: 'hard' takes a cost");
+	expect_error("total: {hard: -1}\n", "1:15: 'hard' takes a cost");
+	expect_error("total: {soft: -100%}\n", "1:15: 'soft' takes a change in percent");
+	expect_error("total:\n  hardd: 1\n", "2:3: unknown key 'hardd' in a total limit");
+	expect_error("total:\n  name: x\n  hard: 1\n", "2:3: unknown key 'name' in a total limit");
+	expect_error("functions:\n  - {name: a, glob: b, hard: 1}\n", "2:5: a function limit takes name or glob, not both");
+	expect_error("functions:\n  - {hard: 1}\n", "2:5: a function limit needs name (exact) or glob");
+	expect_error("functions:\n  - name: a\n", "2:5: a limit needs hard (a cost) or soft");
+	expect_error("functions:\n  - {name: a, hard: 1, hard: 2}\n", "2:24: 'hard' is given twice");
+	expect_error("functions: {name: a, hard: 1}\n", "1:12: 'functions' takes a list of limits");
+	expect_error("functions:\n  - {name: a, cost: total, hard: 1}\n", "2:21: 'cost' takes self or inclusive");
+	expect_error("functions:\n  - {name: a, required: maybe, hard: 1}\n", "2:25: 'required' takes true or false");
+	expect_error("version: 2\n", "1:10: this cgjit reads budget files of version 1");
+	expect_error("limits: []\n", "1:1: unknown key 'limits'");
+	expect_error("version: 1\n", "1:1: the budget sets no limit");
+	expect_error("- total\n", "1:1: a budget file is a mapping");
+	expect_error("total: [\n", "2:1: not valid YAML");
+	expect_error("", "empty");
+	expect_error("event: ''\ntotal: {hard: 1}\n", "1:8: 'event' takes a non-empty string");
+}
+
+static uint32_t fn(struct profile_builder *b, const char *obj, const char *name)
+{
+	return profile_builder_fn(b, obj, strlen(obj), "a.js", 4, name, strlen(name));
+}
+
+/* main (self 10) calls f (self 100) and g1 (self 40), g1 calls g2 (self 20). F_SELF changes
+ * f's cost between runs; OBJ is the JIT object, whose name carries the pid. */
+static void build(struct profile *p, const char *path, const char *obj, uint64_t f_self)
+{
+	static const char *const ev[] = { "Ir", "Dr" };
+	memset(p, 0, sizeof(*p));
+	struct profile_builder *b = profile_builder_new(p, 2, ev);
+	p->path = strdup(path);
+	uint32_t m = fn(b, "/bin/node", "main"), f = fn(b, obj, "f"), g1 = fn(b, obj, "g1"),
+		 g2 = fn(b, obj, "g2");
+	uint64_t v[2];
+	v[0] = 10; v[1] = 1; profile_builder_self(b, m, v);
+	v[0] = f_self; v[1] = 2; profile_builder_self(b, f, v);
+	v[0] = 40; v[1] = 3; profile_builder_self(b, g1, v);
+	v[0] = 20; v[1] = 4; profile_builder_self(b, g2, v);
+	v[0] = f_self; v[1] = 2; profile_builder_call(b, m, f, 1, v);
+	v[0] = 60; v[1] = 7; profile_builder_call(b, m, g1, 1, v);
+	v[0] = 20; v[1] = 4; profile_builder_call(b, g1, g2, 1, v);
+	profile_builder_finish(b);
+}
+
+static json_t *check(const char *budget_text, const struct profile *p, const struct profile *base,
+		     int *bad, struct diag *d)
+{
+	struct budget b;
+	assert_int_equal(load_budget(&b, budget_text, d), 0);
+	json_t *doc = prof_check_build(&b, p, base, bad, d);
+	budget_free(&b);
+	return doc;
+}
+
+static const json_t *result(const json_t *doc, size_t i)
+{
+	const json_t *r = json_array_get(json_object_get(doc, "results"), i);
+	assert_non_null(r);
+	return r;
+}
+
+static void expect_result(const json_t *doc, size_t i, const char *verdict, json_int_t value,
+			  const char *over)
+{
+	const json_t *r = result(doc, i);
+	assert_string_equal(json_string_value(json_object_get(r, "verdict")), verdict);
+	if (value >= 0)
+		assert_int_equal(json_integer_value(json_object_get(r, "value")), value);
+	else
+		assert_true(json_is_null(json_object_get(r, "value")));
+	const json_t *x = json_object_get(r, "exceeded");
+	char got[32] = "";
+	size_t k;
+	json_t *s;
+	json_array_foreach(x, k, s) {
+		strcat(got, k ? "," : "");
+		strcat(got, json_string_value(s));
+	}
+	assert_string_equal(got, over);
+}
+
+static void test_check__verdicts(void **state)
+{
+	(void)state;
+	struct profile base, slow;
+	build(&base, "base.out", "/tmp/perf-100.map", 100);
+	build(&slow, "slow.out", "/tmp/perf-200.map", 130);   /* total 170 -> 200 */
+	const char *budget =
+		"total:\n"
+		"  - {hard: 250, soft: 10%}\n"       /* 200 <= 250; 200 > 187 */
+		"  - {event: Dr, hard: 9}\n"         /* Dr total 10 */
+		"functions:\n"
+		"  - {name: f, hard: 130, soft: 30%}\n" /* 130 <= 130 and <= 130 */
+		"  - {name: f, soft: 29.9%}\n"        /* 130 > 129.9 */
+		"  - {glob: 'g*', cost: inclusive, hard: 59}\n" /* g1 60 over, g2 20 */
+		"  - {name: nosuch, hard: 1}\n"
+		"  - {glob: 'nosuch*', hard: 1, required: false}\n"
+		"  - {name: main, object: 'perf-*', hard: 1}\n"  /* main is in /bin/node */
+		"  - {name: g2, file: '*.c', hard: 1}\n"
+		"  - {glob: 'g*', sum: true, hard: 59, soft: 0%}\n"; /* 40 + 20, base 60 */
+	struct diag d = { 0 };
+	int bad = -1;
+	json_t *doc = check(budget, &slow, &base, &bad, &d);
+	assert_non_null(doc);
+	expect_result(doc, 0, "exceeded", 200, "soft");
+	assert_int_equal(json_integer_value(json_object_get(result(doc, 0), "soft_limit")), 187);
+	assert_int_equal(json_integer_value(json_object_get(result(doc, 0), "baseline")), 170);
+	expect_result(doc, 1, "exceeded", 10, "hard");
+	assert_string_equal(json_string_value(json_object_get(result(doc, 1), "event")), "Dr");
+	expect_result(doc, 2, "held", 130, "");     /* matched across perf-100 / perf-200 */
+	assert_int_equal(json_integer_value(json_object_get(result(doc, 2), "baseline")), 100);
+	expect_result(doc, 3, "exceeded", 130, "soft");
+	expect_result(doc, 4, "exceeded", 60, "hard");
+	assert_string_equal(json_string_value(json_object_get(result(doc, 4), "name")), "g1");
+	assert_true(json_is_true(json_object_get(result(doc, 4), "jit")));
+	expect_result(doc, 5, "held", 20, "");
+	assert_string_equal(json_string_value(json_object_get(result(doc, 5), "name")), "g2");
+	expect_result(doc, 6, "missing", -1, "");
+	expect_result(doc, 7, "skipped", -1, "");
+	expect_result(doc, 8, "missing", -1, "");   /* object pattern excludes it */
+	expect_result(doc, 9, "missing", -1, "");   /* file pattern excludes it */
+	expect_result(doc, 10, "exceeded", 60, "hard");
+	assert_int_equal(json_integer_value(json_object_get(result(doc, 10), "functions")), 2);
+	assert_int_equal(json_integer_value(json_object_get(result(doc, 10), "baseline")), 60);
+	assert_int_equal(json_array_size(json_object_get(doc, "results")), 11);
+	assert_false(prof_check_passed(doc));
+	assert_int_equal(json_integer_value(json_object_get(doc, "held")), 2);
+	assert_int_equal(json_integer_value(json_object_get(doc, "exceeded")), 5);
+	assert_int_equal(json_integer_value(json_object_get(doc, "missing")), 3);
+	assert_int_equal(json_integer_value(json_object_get(doc, "skipped")), 1);
+	char *text;
+	size_t len;
+	FILE *f = open_memstream(&text, &len);
+	prof_check_render(doc, f, 0);
+	fclose(f);
+	assert_non_null(strstr(text, "result    FAILED: 2 held, 5 exceeded, 3 missing, 1 skipped\n"));
+	assert_non_null(strstr(text, "\nEXCEEDED  Dr   "));
+	assert_non_null(strstr(text, "  g* (self, sum of 2)  ["));
+	assert_non_null(strstr(text, "  nosuch (self)  [")); /* missing: the name it looked for */
+	free(text);
+	f = open_memstream(&text, &len);
+	prof_check_render(doc, f, 1);
+	fclose(f);
+	assert_non_null(strstr(text, "## Budget check: **failed**"));
+	assert_non_null(strstr(text, "| ❌ exceeded | `g1` (inclusive) **JIT** | Ir | 60 | 59 | 60 | - | +0.00% | 7 |\n"));
+	free(text);
+	json_decref(doc);
+
+	/* without a baseline a soft-only limit is skipped, and a passing budget passes */
+	doc = check("total: {soft: 1%}\nfunctions:\n  - {name: f, hard: 100, soft: 1%}\n", &base, NULL, &bad, &d);
+	assert_non_null(doc);
+	expect_result(doc, 0, "skipped", 170, "");
+	assert_string_equal(json_string_value(json_object_get(result(doc, 0), "note")), "no --baseline given");
+	expect_result(doc, 1, "held", 100, "");
+	assert_true(prof_check_passed(doc));
+	json_decref(doc);
+	profile_free(&base);
+	profile_free(&slow);
+}
+
+static void test_check__mismatch(void **state)
+{
+	(void)state;
+	struct profile p, other;
+	build(&p, "p.out", "/tmp/perf-1.map", 100);
+	static const char *const ev[] = { "Ir" };
+	memset(&other, 0, sizeof(other));
+	profile_builder_finish(profile_builder_new(&other, 1, ev));
+	other.path = strdup("other.out");
+	struct diag d = { 0 };
+	int bad = -1;
+	/* an event the profile does not count: the budget's fault, pointing at its event */
+	assert_null(check("event: Ticks\ntotal: {hard: 1}\n", &p, NULL, &bad, &d));
+	assert_int_equal(bad, 1);
+	assert_non_null(strstr(d.msg, ":1:8: event 'Ticks' is not in p.out (it counts 'Ir Dr')"));
+	/* the baseline lacks it: the baseline's fault */
+	d = (struct diag){ 0 };
+	assert_null(check("total: {event: Dr, soft: 1}\n", &p, &other, &bad, &d));
+	assert_int_equal(bad, 0);
+	assert_non_null(strstr(d.msg, "other.out: the baseline has no event 'Dr', which "));
+	profile_free(&p);
+	profile_free(&other);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_check__budget_file),
+		cmocka_unit_test(test_check__budget_errors),
+		cmocka_unit_test(test_check__verdicts),
+		cmocka_unit_test(test_check__mismatch),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -16,6 +16,7 @@ static const struct {
 	{ "report", cmd_report, "totals and top functions of a profile (text, json, markdown, yaml)" },
 	{ "diff", cmd_diff, "per-function change of cost between two profiles" },
 	{ "check", cmd_check, "apply a budget file's limits to a profile (exit 3 when one is exceeded)" },
+	{ "timeline", cmd_timeline, "when a JIT compiled what, from a jitdump's timestamps (text, json, svg)" },
 };
 
 static void usage(FILE *f)

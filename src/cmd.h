@@ -8,5 +8,6 @@ int cmd_augment(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 int cmd_check(int argc, char **argv);
+int cmd_timeline(int argc, char **argv);
 
 #endif

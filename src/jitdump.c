@@ -1,4 +1,5 @@
-/* jitdump.c - jitdump reader: records -> loads (with debug rows and code) -> symtab.
+/* jitdump.c - jitdump reader: records (from jitdump_walk.c) -> loads (with debug rows and
+ * code) -> symtab.
  * Reads the file once, in record order; keeps the loads until the end because the
  * debug-address bias is decided over the whole dump (jit-formats.md 0.7, 2.8). */
 #include <stdarg.h>
@@ -11,16 +12,11 @@
 #include "io.h"
 #include "jitname.h"
 #include "jitdump.h"
+#include "jitdump_walk.h"
 #include "symtab.h"
 #include "xalloc.h"
 
-enum {
-	JIT_CODE_LOAD = 0, JIT_CODE_MOVE = 1, JIT_CODE_DEBUG_INFO = 2, JIT_CODE_CLOSE = 3,
-	JIT_CODE_UNWINDING_INFO = 4,
-	HEADER_SIZE = 40, PREFIX = 16, MAX_RECORD = 256 << 20, BIAS = 0x40,
-};
-#define MAGIC 0x4A695444u
-#define MAGIC_SWAPPED 0x4454694Au
+enum { BIAS = 0x40 };
 
 struct row {
 	uint64_t addr;
@@ -44,15 +40,10 @@ struct load {
 };
 
 struct jd {
-	struct input *in;
-	const char *path;
+	struct jitdump_walk *w;
 	struct symtab *st;
 	struct jitdump_stats *stats;
 	struct diag *d;
-	int swap;
-	uint64_t off;             /* file offset of the next byte */
-	unsigned char *rec;
-	size_t rec_cap;
 	struct load *loads;
 	size_t nloads, loads_cap;
 	unsigned char *dbg;       /* the last DEBUG_INFO record, for the next load */
@@ -66,78 +57,17 @@ struct jd {
 
 int jitdump_is_magic(const unsigned char *p)
 {
-	uint32_t m;
-	memcpy(&m, p, 4);
-	return m == MAGIC || m == MAGIC_SWAPPED;
+	return jitdump_walk_is_magic(p);
 }
 
 static uint32_t u32(const struct jd *j, const unsigned char *p)
 {
-	uint32_t v;
-	memcpy(&v, p, 4);
-	return j->swap ? __builtin_bswap32(v) : v;
+	return jitdump_walk_u32(j->w, p);
 }
 
 static uint64_t u64(const struct jd *j, const unsigned char *p)
 {
-	uint64_t v;
-	memcpy(&v, p, 8);
-	return j->swap ? __builtin_bswap64(v) : v;
-}
-
-/* Reads up to N bytes; returns how many (less only at the end), or -1. */
-static ssize_t read_upto(struct jd *j, void *buf, size_t n)
-{
-	size_t got = 0;
-	while (got < n) {
-		ssize_t r = input_read(j->in, (char *)buf + got, n - got, j->d);
-		if (r < 0)
-			return -1;
-		if (r == 0)
-			break;
-		got += (size_t)r;
-	}
-	j->off += got;
-	return (ssize_t)got;
-}
-
-static int read_header(struct jd *j)
-{
-	unsigned char h[HEADER_SIZE];
-	ssize_t n = read_upto(j, h, HEADER_SIZE);
-	if (n < 0)
-		return -1;
-	if (n < 4 || !jitdump_is_magic(h))
-		return diag_byte(j->d, j->path, 0, "not a jitdump file: expected the magic 'JiTD' or 'DTiJ'");
-	uint32_t m;
-	memcpy(&m, h, 4);
-	j->swap = m == MAGIC_SWAPPED;
-	j->stats->big_endian = (m == MAGIC) != (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__);
-	if (n < HEADER_SIZE)
-		return diag_byte(j->d, j->path, (uint64_t)n, "the file ends inside the %d-byte jitdump header",
-				 HEADER_SIZE);
-	j->stats->version = u32(j, h + 4);
-	uint32_t total = u32(j, h + 8);
-	j->stats->elf_mach = u32(j, h + 12);
-	j->stats->pid = u32(j, h + 20);
-	j->stats->flags = u64(j, h + 32);
-	if (j->stats->version < 1 || j->stats->version > 2)
-		return diag_byte(j->d, j->path, 4, "jitdump version %u is not supported (versions 1 and 2 are)",
-				 j->stats->version);
-	if (total < HEADER_SIZE || total > 4096)
-		return diag_byte(j->d, j->path, 8, "header size %u: expected 40 to 4096 bytes", total);
-	/* A longer header (a newer writer) is skipped up to its total_size. */
-	for (uint32_t left = total - HEADER_SIZE; left > 0;) {
-		unsigned char skip[256];
-		size_t k = left < sizeof(skip) ? left : sizeof(skip);
-		ssize_t r = read_upto(j, skip, k);
-		if (r < 0)
-			return -1;
-		if ((size_t)r < k)
-			return diag_byte(j->d, j->path, j->off, "the file ends inside the %u-byte header", total);
-		left -= (uint32_t)k;
-	}
-	return 0;
+	return jitdump_walk_u64(j->w, p);
 }
 
 __attribute__((format(printf, 2, 3)))
@@ -313,55 +243,33 @@ static void attach_rows(struct jd *j, struct load *l)
 	j->stats->debug_entries += j->npending;
 }
 
-/* 1 if SIZE bytes at START would pass 2^64 (ending exactly there is fine). */
-static int past_end(uint64_t start, uint64_t size)
-{
-	return start != 0 && start - 1 > UINT64_MAX - size;
-}
-
-/* CODE_LOAD: pid, tid, vma, code_addr, code_size, code_index, name\0, code. The code is the
- * record's last code_size bytes (as perf takes it). */
-static void on_load(struct jd *j, const unsigned char *r, size_t size, uint64_t offset)
+/* CODE_LOAD (decoded and checked by jitdump_walk_load()). */
+static void on_load(struct jd *j, const struct jitdump_record *rec)
 {
 	j->stats->loads++;
-	uint64_t code_size = size >= 56 ? u64(j, r + 40) : 0;
-	if (size < 57 || code_size > size - 57) {
+	struct jitdump_load in;
+	if (jitdump_walk_load(j->w, rec, &in) < 0) {   /* refused and counted */
 		j->stats->bad_loads++;
 		j->have_pending = 0;
 		return;
 	}
-	size_t name_end = size - (size_t)code_size;
-	const unsigned char *nul = memchr(r + 56, 0, name_end - 56);
-	if (!nul) {
-		j->stats->bad_loads++;
-		j->have_pending = 0;
-		return;
-	}
-	if (code_size == 0) {
+	if (in.size == 0) {
 		j->stats->zero_size++;
 		j->have_pending = 0;
 		return;
 	}
-	if (past_end(u64(j, r + 32), code_size)) {   /* refused and counted, like a lying size */
-		j->stats->bad_loads++;
-		j->have_pending = 0;
-		return;
-	}
 	struct load *l = new_load(j);
-	l->start = u64(j, r + 32);
-	l->size = code_size;
-	l->index = u64(j, r + 48);
-	l->offset = offset;
-	size_t len = (size_t)(nul - (r + 56));
-	while (len && (r[56 + len - 1] == ' ' || r[56 + len - 1] == '\t'))
-		len--;
-	char *name = symtab_alloc(j->st, len + 1);
-	memcpy(name, r + 56, len);
-	name[len] = '\0';
+	l->start = in.addr;
+	l->size = in.size;
+	l->index = in.index;
+	l->offset = rec->offset;
+	char *name = symtab_alloc(j->st, in.name_len + 1);
+	memcpy(name, in.name, in.name_len);
+	name[in.name_len] = '\0';
 	l->name = name;
-	l->name_len = len;
-	unsigned char *code = symtab_alloc(j->st, (size_t)code_size);
-	memcpy(code, r + name_end, (size_t)code_size);
+	l->name_len = in.name_len;
+	unsigned char *code = symtab_alloc(j->st, (size_t)in.size);
+	memcpy(code, in.code, (size_t)in.size);
 	l->code = code;
 	attach_rows(j, l);
 	index_load(j);
@@ -373,16 +281,17 @@ static void on_load(struct jd *j, const unsigned char *r, size_t size, uint64_t 
  * Memory and the ELF files follow the distinct code, not the moves: the first
  * JITDUMP_MAX_MOVES copies of a function get its rows (shifted) and code; later ones only
  * the name (counted), so that a dump of moves cannot multiply what one load holds. */
-static void on_move(struct jd *j, const unsigned char *r, size_t size, uint64_t offset)
+static void on_move(struct jd *j, const struct jitdump_record *rec)
 {
 	j->stats->moves++;
-	if (size < 64)
+	struct jitdump_move mv;
+	if (jitdump_walk_move(j->w, rec, &mv) < 0)
 		return;
-	uint64_t old = u64(j, r + 32), to = u64(j, r + 40), index = u64(j, r + 56);
+	uint64_t old = mv.old_addr, to = mv.new_addr, index = mv.index, offset = rec->offset;
 	for (uint32_t i = idmap_get(&j->by_index, index); i != UINT32_MAX; i = j->loads[i].prev_index) {
 		if (j->loads[i].start != old)
 			continue;
-		if (past_end(to, j->loads[i].size)) {
+		if (jitdump_walk_past_end(to, j->loads[i].size)) {
 			j->stats->bad_moves++;
 			return;
 		}
@@ -416,53 +325,20 @@ static void on_move(struct jd *j, const unsigned char *r, size_t size, uint64_t 
 
 static int read_records(struct jd *j)
 {
-	for (;;) {
-		unsigned char pre[PREFIX];
-		uint64_t at = j->off;
-		ssize_t n = read_upto(j, pre, PREFIX);
-		if (n < 0)
-			return -1;
-		if (n == 0)
-			return 0;
-		if (n < PREFIX) {
-			j->stats->truncated_bytes = (uint64_t)n;
-			return 0;
-		}
-		uint32_t id = u32(j, pre), size = u32(j, pre + 4);
-		if (size < PREFIX)
-			return diag_byte(j->d, j->path, at, "record size %u is smaller than the 16-byte prefix", size);
-		if (size > MAX_RECORD)
-			return diag_byte(j->d, j->path, at, "record size %u is larger than the limit of %d bytes",
-					 size, MAX_RECORD);
-		/* The buffer grows with the bytes that really arrive, never to a claimed size
-		 * first: a lying size in a short file costs no allocation. */
-		XGROW(j->rec, j->rec_cap, PREFIX);
-		memcpy(j->rec, pre, PREFIX);
-		size_t got = PREFIX;
-		while (got < size) {
-			size_t chunk = size - got < (1u << 20) ? size - got : (1u << 20);
-			XGROW(j->rec, j->rec_cap, got + chunk);
-			n = read_upto(j, j->rec + got, chunk);
-			if (n < 0)
-				return -1;
-			got += (size_t)n;
-			if ((size_t)n < chunk)
-				break;
-		}
-		if (got < size) {
-			/* A JIT still writing when the dump was copied: keep what came before. */
-			j->stats->truncated_bytes = got;
-			return 0;
-		}
-		switch (id) {
-		case JIT_CODE_LOAD: on_load(j, j->rec, size, at); break;
-		case JIT_CODE_MOVE: on_move(j, j->rec, size, at); break;
-		case JIT_CODE_DEBUG_INFO: on_debug(j, j->rec, size, at); break;
-		case JIT_CODE_CLOSE: j->stats->closes++; break;
-		case JIT_CODE_UNWINDING_INFO: j->stats->unwinding++; break;
+	struct jitdump_record rec;
+	int rc;
+	while ((rc = jitdump_walk_next(j->w, &rec, j->d)) == 1) {
+		switch (rec.id) {
+		case JITDUMP_CODE_LOAD: on_load(j, &rec); break;
+		case JITDUMP_CODE_MOVE: on_move(j, &rec); break;
+		case JITDUMP_DEBUG_INFO: on_debug(j, rec.bytes, rec.size, rec.offset); break;
+		case JITDUMP_CODE_CLOSE: j->stats->closes++; break;
+		case JITDUMP_UNWINDING_INFO: j->stats->unwinding++; break;
 		default: j->stats->unknown++; break;
 		}
 	}
+	j->stats->truncated_bytes = jitdump_walk_truncated(j->w);
+	return rc;
 }
 
 /* V8 and LLVM add 0x40 to every debug address; perf's own agent and QEMU do not. The rows
@@ -663,23 +539,27 @@ int jitdump_read_input(struct symtab *st, struct input *in, const char *object, 
 	memset(stats, 0, sizeof(*stats));
 	struct jd j;
 	memset(&j, 0, sizeof(j));
-	j.path = input_name(in);
 	j.st = st;
 	j.stats = stats;
 	j.d = d;
-	j.in = in;
+	struct jitdump_header h;
+	j.w = jitdump_walk_new(in, &h, d);
+	if (!j.w)
+		return -1;
+	stats->big_endian = h.big_endian;
+	stats->version = h.version;
+	stats->elf_mach = h.elf_mach;
+	stats->pid = h.pid;
+	stats->flags = h.flags;
 	idmap_init(&j.by_index);
-	const char *path = j.path;
-	int rc = read_header(&j);
-	if (rc == 0)
-		rc = read_records(&j);
+	int rc = read_records(&j);
 	if (rc == 0) {
 		stats->bias_detected = bias == JITDUMP_BIAS_AUTO;
 		stats->bias = bias == JITDUMP_BIAS_AUTO ? detect_bias(&j) : bias;
-		uint32_t src = symtab_add_source(st, path, object, SYMTAB_PRIO_JITDUMP);
+		uint32_t src = symtab_add_source(st, input_name(in), object, SYMTAB_PRIO_JITDUMP);
 		rc = add_symbols(&j, src, stats->bias);
 	}
-	free(j.rec);
+	jitdump_walk_free(j.w);
 	free(j.loads);
 	idmap_free(&j.by_index);
 	free(j.pending);

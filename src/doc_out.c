@@ -8,6 +8,7 @@
 #include <yaml.h>
 
 #include "doc_out.h"
+#include "xalloc.h"
 
 int doc_format_parse(const char *s, enum doc_format *out)
 {
@@ -196,4 +197,48 @@ void doc_md_cell(FILE *f, const char *s)
 			fputc(*s, f);
 	}
 	fputc('`', f);
+}
+
+char *doc_clean_utf8(const char *s, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	char *out = xmalloc(4 * len + 1), *o = out;
+	for (size_t i = 0; i < len;) {
+		unsigned c = p[i];
+		size_t n = c < 0x80 ? 1 : c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3
+			 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+		int ok = n > 0 && n <= len - i && !(c < 0x20 || c == 0x7f);
+		for (size_t k = 1; ok && k < n; k++)
+			ok = (p[i + k] & 0xc0) == 0x80;
+		/* overlong 3/4-byte forms, UTF-16 surrogates, past U+10FFFF */
+		if (ok && n == 3)
+			ok = !(c == 0xe0 && p[i + 1] < 0xa0) && !(c == 0xed && p[i + 1] >= 0xa0);
+		if (ok && n == 4)
+			ok = !(c == 0xf0 && p[i + 1] < 0x90) && !(c == 0xf4 && p[i + 1] >= 0x90);
+		if (!ok) {
+			o += sprintf(o, "\\x%02x", c);
+			i++;
+			continue;
+		}
+		memcpy(o, p + i, n);
+		o += n;
+		i += n;
+	}
+	*o = '\0';
+	return out;
+}
+
+json_t *doc_string(const char *s)
+{
+	char *clean = doc_clean_utf8(s, strlen(s));
+	json_t *j = json_string(clean);
+	free(clean);
+	return j;
+}
+
+void doc_set_key(json_t *obj, const char *key, json_t *v)
+{
+	char *clean = doc_clean_utf8(key, strlen(key));
+	json_object_set_new(obj, clean, v);
+	free(clean);
 }

@@ -18,6 +18,17 @@ int doc_format_parse(const char *s, enum doc_format *out);
 int doc_write_json(const json_t *doc, FILE *f);
 int doc_write_yaml(const json_t *doc, FILE *f);
 
+/* LEN bytes of S as valid UTF-8 without control characters: each byte that is not part of
+ * a well-formed UTF-8 character, and each control character, becomes the four characters
+ * \xNN. jansson refuses strings that are not UTF-8 (json_string returns NULL), and names
+ * from profiles, dumps and argv are any bytes. Returns a malloc'd string. */
+char *doc_clean_utf8(const char *s, size_t len);
+/* A JSON string of S through doc_clean_utf8(). New reference. */
+json_t *doc_string(const char *s);
+
+/* json_object_set_new with KEY through doc_clean_utf8() (event names are any bytes). */
+void doc_set_key(json_t *obj, const char *key, json_t *v);
+
 /* json_integer for a cost (callgrind costs fit in 63 bits: the readers check sums). */
 json_t *doc_u64(uint64_t v);
 uint64_t doc_get_u64(const json_t *obj, const char *key);

@@ -118,7 +118,7 @@ static json_t *result_head(const struct budget_limit *lim, const char *event)
 	json_t *r = json_object();
 	json_object_set_new(r, "line", json_integer(lim->at.line));
 	json_object_set_new(r, "kind", json_string(lim->kind == BUDGET_TOTAL ? "total" : "function"));
-	json_object_set_new(r, "event", json_string(event));
+	json_object_set_new(r, "event", doc_string(event));
 	if (lim->kind == BUDGET_FUNCTION) {
 		json_object_set_new(r, "cost", json_string(lim->cost == BUDGET_SELF ? "self" : "inclusive"));
 		json_object_set_new(r, "match", json_string(lim->name ? "name" : "glob"));
@@ -237,9 +237,9 @@ json_t *prof_check_build(const struct budget *b, const struct profile *p,
 	if (i == b->n) {
 		doc = json_object();
 		json_object_set_new(doc, "schema", json_string("cgjit.check/1"));
-		json_object_set_new(doc, "profile", json_string(p->path));
-		json_object_set_new(doc, "baseline", base ? json_string(base->path) : json_null());
-		json_object_set_new(doc, "budget", json_string(b->path));
+		json_object_set_new(doc, "profile", doc_string(p->path));
+		json_object_set_new(doc, "baseline", base ? doc_string(base->path) : json_null());
+		json_object_set_new(doc, "budget", doc_string(b->path));
 		json_object_set_new(doc, "passed", json_boolean(!c.exceeded && !c.missing));
 		json_object_set_new(doc, "held", doc_u64(c.held));
 		json_object_set_new(doc, "exceeded", doc_u64(c.exceeded));

@@ -176,9 +176,9 @@ json_t *prof_diff_build(const struct profile *A, const struct profile *B, const 
 	qsort(c, n, sizeof(*c), cmp_change);
 	json_t *doc = json_object();
 	json_object_set_new(doc, "schema", json_string("cgjit.diff/1"));
-	json_object_set_new(doc, "base", json_string(A->path));
-	json_object_set_new(doc, "new", json_string(B->path));
-	json_object_set_new(doc, "event", json_string(A->events[ea]));
+	json_object_set_new(doc, "base", doc_string(A->path));
+	json_object_set_new(doc, "new", doc_string(B->path));
+	json_object_set_new(doc, "event", doc_string(A->events[ea]));
 	json_object_set_new(doc, "inclusive", json_boolean(!A->cachegrind && !B->cachegrind));
 	json_t *tot = json_object();
 	for (unsigned e = 0; e < A->nevents; e++) {
@@ -190,7 +190,7 @@ json_t *prof_diff_build(const struct profile *A, const struct profile *B, const 
 		json_object_set_new(t, "new", doc_u64(B->totals[k]));
 		json_object_set_new(t, "change", json_integer((json_int_t)B->totals[k] - (json_int_t)A->totals[e]));
 		json_object_set_new(t, "change_rel", rel(A->totals[e], B->totals[k]));
-		json_object_set_new(tot, A->events[e], t);
+		doc_set_key(tot, A->events[e], t);
 	}
 	json_object_set_new(doc, "totals", tot);
 	json_object_set_new(doc, "threshold_percent", json_real(threshold));

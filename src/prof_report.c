@@ -40,9 +40,9 @@ json_t *prof_report_fn_ident(const struct profile *p, size_t i)
 {
 	const struct prof_fn *fn = &p->fns[i];
 	json_t *o = json_object();
-	json_object_set_new(o, "name", json_string(fn->name));
-	json_object_set_new(o, "object", json_string(fn->obj));
-	json_object_set_new(o, "file", json_string(fn->file));
+	json_object_set_new(o, "name", doc_string(fn->name));
+	json_object_set_new(o, "object", doc_string(fn->obj));
+	json_object_set_new(o, "file", doc_string(fn->file));
 	json_object_set_new(o, "jit", json_boolean(fn->jit));
 	json_object_set_new(o, "unknown", json_boolean(fn->unknown));
 	return o;
@@ -82,14 +82,14 @@ json_t *prof_report_build(const struct profile *p, unsigned ev, size_t top)
 {
 	json_t *doc = json_object();
 	json_object_set_new(doc, "schema", json_string("cgjit.report/1"));
-	json_object_set_new(doc, "profile", json_string(p->path));
+	json_object_set_new(doc, "profile", doc_string(p->path));
 	json_object_set_new(doc, "format", json_string(p->cachegrind ? "cachegrind" : "callgrind"));
 	json_object_set_new(doc, "parts", json_integer(p->parts));
 	json_object_set_new(doc, "part", p->part ? json_integer(p->part) : json_null());
-	json_object_set_new(doc, "event", json_string(p->events[ev]));
+	json_object_set_new(doc, "event", doc_string(p->events[ev]));
 	json_t *tot = json_object();
 	for (unsigned e = 0; e < p->nevents; e++)
-		json_object_set_new(tot, p->events[e], doc_u64(p->totals[e]));
+		doc_set_key(tot, p->events[e], doc_u64(p->totals[e]));
 	json_object_set_new(doc, "totals", tot);
 	json_object_set_new(doc, "inclusive", json_boolean(!p->cachegrind));
 	uint64_t jit = 0, unknown = 0, njit = 0;

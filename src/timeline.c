@@ -137,41 +137,12 @@ static int read_dump(struct tl *t, struct input *in, struct diag *d)
 	return rc;
 }
 
-char *timeline_clean_name(const char *s, size_t len)
-{
-	const unsigned char *p = (const unsigned char *)s;
-	char *out = xmalloc(4 * len + 1), *o = out;
-	for (size_t i = 0; i < len;) {
-		unsigned c = p[i];
-		size_t n = c < 0x80 ? 1 : c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3
-			 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
-		int ok = n > 0 && n <= len - i && !(c < 0x20 || c == 0x7f);
-		for (size_t k = 1; ok && k < n; k++)
-			ok = (p[i + k] & 0xc0) == 0x80;
-		/* overlong 3/4-byte forms, UTF-16 surrogates, past U+10FFFF */
-		if (ok && n == 3)
-			ok = !(c == 0xe0 && p[i + 1] < 0xa0) && !(c == 0xed && p[i + 1] >= 0xa0);
-		if (ok && n == 4)
-			ok = !(c == 0xf0 && p[i + 1] < 0x90) && !(c == 0xf4 && p[i + 1] >= 0x90);
-		if (!ok) {
-			o += sprintf(o, "\\x%02x", c);
-			i++;
-			continue;
-		}
-		memcpy(o, p + i, n);
-		o += n;
-		i += n;
-	}
-	*o = '\0';
-	return out;
-}
-
 static json_t *name_json(const struct tl *t, uint32_t id)
 {
 	if (id == NO_NAME)
 		return json_string("(malformed record)");
 	const struct strtab_entry *e = strtab_get(&t->names, id);
-	char *clean = timeline_clean_name(e->str, e->len);
+	char *clean = doc_clean_utf8(e->str, e->len);
 	json_t *j = json_string(clean);
 	free(clean);
 	return j;
@@ -404,7 +375,7 @@ static json_t *build_doc(const struct tl *t, const struct timeline_opts *o, cons
 	int arch = (t->h.flags & JITDUMP_FLAGS_ARCH_TIMESTAMP) != 0;
 	json_t *doc = json_object();
 	json_object_set_new(doc, "schema", json_string("cgjit.timeline/1"));
-	char *clean = timeline_clean_name(path, strlen(path));   /* argv: any bytes */
+	char *clean = doc_clean_utf8(path, strlen(path));   /* argv: any bytes */
 	json_object_set_new(doc, "dump", json_string(clean));
 	free(clean);
 	json_object_set_new(doc, "pid", doc_u64(t->h.pid));
@@ -576,7 +547,9 @@ static void render_recompiled(const json_t *doc, FILE *f)
 		fputs("none\n", f);
 		return;
 	}
-	fprintf(f, "%" PRIu64 " functions, %" PRIu64 " extra loads", all, doc_get_u64(r, "extra_loads"));
+	uint64_t extra = doc_get_u64(r, "extra_loads");
+	fprintf(f, "%" PRIu64 " function%s, %" PRIu64 " extra load%s", all, all == 1 ? "" : "s", extra,
+		extra == 1 ? "" : "s");
 	if (json_array_size(list) < all)
 		fprintf(f, "; the top %zu", json_array_size(list));
 	fprintf(f, "\n%7s  %-40s  %s\n", "loads", "at", "name");

@@ -50,8 +50,5 @@ const char *timeline_time(char *buf, const json_t *doc, uint64_t t);
  * from 0 to 1; shared by the text bars and the SVG so that both show the same shape. */
 double timeline_log_scale(uint64_t v, uint64_t max);
 
-/* S as a valid UTF-8 string for JSON and XML: control bytes and bytes that are not part of
- * a valid UTF-8 sequence become "\xNN". Returns a malloc'd string. */
-char *timeline_clean_name(const char *s, size_t len);
 
 #endif

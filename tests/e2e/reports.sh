@@ -163,6 +163,14 @@ expect '[ $rc = 1 ] && [ ! -s "$tmp/out" ] && grep -q "missing-base" "$tmp/err"'
 rc=$?
 expect '[ $rc = 2 ] && grep -q "check needs a budget file: --budget FILE" "$tmp/err"' "check without --budget: exit 2 (exit $rc)"
 
+echo "# names that are not UTF-8 (callgrind names are bytes; JSON strings are UTF-8)"
+printf 'version: 1\ncreator: x\npositions: line\nevents: I\377r\nfl=a.c\nfn=f\377\376oo\n1 10\nfn=main\n2 5\ncfn=f\377\376oo\ncalls=1 1\n3 10\ntotals: 15\n' >"$tmp/utf8.cg"
+"$CGJIT" report -f json "$tmp/utf8.cg" >"$tmp/u.json" 2>"$tmp/err"
+expect 'grep -qF "\"name\": \"f\\\\xff\\\\xfeoo\"" "$tmp/u.json" && grep -qF "\"I\\\\xffr\": 15" "$tmp/u.json"' \
+	"report --format json: bytes that are not UTF-8 in names and events written as \\xNN, not dropped"
+"$CGJIT" diff -f json "$tmp/utf8.cg" "$tmp/utf8.cg" >"$tmp/u.json" 2>"$tmp/err"
+expect '[ $? = 0 ] && grep -qF "\"event\": \"I\\\\xffr\"" "$tmp/u.json"' "diff --format json of such a file"
+
 echo "# errors"
 "$CGJIT" report "$tmp/missing" >"$tmp/out" 2>"$tmp/err"
 rc=$?

@@ -335,7 +335,7 @@ static void test_timeline__clean_name(void **state)
 {
 	(void)state;
 	const char *in = "ok \xc3\xa9 \x01 \xff \xe2\x82 \xed\xa0\x80 \xf0\x9f\x98\x80";
-	char *s = timeline_clean_name(in, strlen(in));
+	char *s = doc_clean_utf8(in, strlen(in));
 	assert_string_equal(s, "ok \xc3\xa9 \\x01 \\xff \\xe2\\x82 \\xed\\xa0\\x80 \xf0\x9f\x98\x80");
 	free(s);
 }

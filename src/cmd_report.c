@@ -198,7 +198,12 @@ static int write_doc(const json_t *doc, enum doc_format format,
 	case DOC_JSON: rc = doc_write_json(doc, stdout); break;
 	case DOC_YAML: rc = doc_write_yaml(doc, stdout); break;
 	case DOC_TEXT: render(doc, stdout, 0); break;
-	case DOC_MARKDOWN: render(doc, stdout, 1); break;
+	case DOC_MARKDOWN:
+		/* a blank line after the last table, so that documents appended one after the
+		 * other (>> "$GITHUB_STEP_SUMMARY") stay apart */
+		render(doc, stdout, 1);
+		fputc('\n', stdout);
+		break;
 	}
 	if (fflush(stdout) == EOF || ferror(stdout) || rc < 0) {
 		fputs("cgjit: cannot write the report to stdout\n", stderr);

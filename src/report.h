@@ -39,6 +39,8 @@ struct report {
 	uint64_t symbols;             /* JIT symbols loaded (all sources) */
 	uint64_t map_overlaps;        /* entries partly or wholly replaced by a later entry */
 	uint64_t map_conflicts;       /* ... by an entry with another name */
+	uint64_t map_superseded;      /* perf-map entries replaced by a jitdump's (not overlaps) */
+	uint64_t map_duplicates;      /* entries repeated exactly (not overlaps) */
 	uint64_t pseudo_functions;    /* distinct ??? pseudo-function names seen (per part, summed) */
 	uint64_t resolved;            /* ... of those named from a symbol */
 	uint64_t renamed_callers;     /* other names whose 'caller parts were renamed */

@@ -22,11 +22,15 @@ void report_text_write(const struct report *r, FILE *f)
 		fputc('\n', f);
 		if (s->is_jitdump) {
 			const struct jitdump_stats *j = &s->jd;
-			fprintf(f, "             %" PRIu64 " loads, %" PRIu64 " moves, %" PRIu64 " of %" PRIu64
-				   " debug records used (%" PRIu64 " line rows), debug bias 0x%" PRIx64 " (%s), %" PRIu64
-				   " unwinding records skipped",
-				j->loads, j->moves, j->debug_used, j->debug_records, j->debug_entries,
-				(uint64_t)j->bias, j->bias_detected ? "detected" : "given", j->unwinding);
+			fprintf(f, "             %" PRIu64 " loads, %" PRIu64 " moves, ", j->loads, j->moves);
+			/* a bias is only found from line rows: without debug records there is none */
+			if (j->debug_records)
+				fprintf(f, "%" PRIu64 " of %" PRIu64 " debug records used (%" PRIu64 " line rows), "
+					   "debug bias 0x%" PRIx64 " (%s)", j->debug_used, j->debug_records,
+					j->debug_entries, (uint64_t)j->bias, j->bias_detected ? "detected" : "given");
+			else
+				fputs("no debug records (no line numbers)", f);
+			fprintf(f, ", %" PRIu64 " unwinding records skipped", j->unwinding);
 			if (j->reused)
 				fprintf(f, ", %" PRIu64 " loads reuse addresses", j->reused);
 			fputc('\n', f);
@@ -85,6 +89,9 @@ void report_text_write(const struct report *r, FILE *f)
 	if (r->map_overlaps)
 		fprintf(f, "  map overlaps      %" PRIu64 " entries shadowed by later ones (%" PRIu64
 			   " by another name); the later entry wins\n", r->map_overlaps, r->map_conflicts);
+	if (r->map_superseded)
+		fprintf(f, "  map and dump      %" PRIu64 " perf-map entries for code a jitdump also "
+			   "describes: the jitdump's entry is used\n", r->map_superseded);
 	if (r->elf_files)
 		fprintf(f, "  machine code      %u ELF file%s with the JIT code for kcachegrind and objdump: %s%s\n",
 			r->elf_files, r->elf_files > 1 ? "s" : "", r->elf_first, r->elf_files > 1 ? ", ..." : "");

@@ -85,6 +85,8 @@ static int emit_report(yaml_emitter_t *e, const struct report *r)
 		 kv_str(e, "instruction_positions", r->instr_positions ? "true" : "false") &&
 		 kv_u64(e, "symbols", r->symbols) && kv_u64(e, "map_overlaps", r->map_overlaps) &&
 		 kv_u64(e, "map_conflicts", r->map_conflicts) &&
+		 kv_u64(e, "map_superseded", r->map_superseded) &&
+		 kv_u64(e, "map_duplicates", r->map_duplicates) &&
 		 kv_u64(e, "pseudo_functions", r->pseudo_functions) &&
 		 kv_u64(e, "pseudo_functions_resolved", r->resolved) &&
 		 kv_u64(e, "pseudo_calls_removed", r->pseudo_calls_removed) &&

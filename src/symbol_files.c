@@ -227,6 +227,8 @@ int symbol_files_load(const struct augment_opts *o, uint64_t pid, struct symtab 
 	u->rep->symbols = ss->symbols;
 	u->rep->map_overlaps = ss->shadowed;
 	u->rep->map_conflicts = ss->shadowed_other;
+	u->rep->map_superseded = ss->superseded;
+	u->rep->map_duplicates = ss->duplicates;
 	*nread = u->nread;
 	return 0;
 }

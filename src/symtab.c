@@ -679,8 +679,8 @@ struct sweep {
 	unsigned *prio;
 	uint32_t *name;                /* equal names, equal numbers (from 0 in the cluster) */
 	uint32_t *heap, *live_by_name, *slots;
-	uint64_t *won, *hash;
-	uint8_t *ended, *lost_other;
+	uint64_t *hash;
+	uint8_t *ended, *lost;             /* LOST_* bits */
 	struct point *pts;
 	size_t cap, nslots;
 	struct symtab_segment *frag;   /* the cluster's segments */
@@ -698,10 +698,9 @@ static void sweep_reserve(struct sweep *w, size_t k)
 	w->name = xrealloc(w->name, cap * sizeof(*w->name));
 	w->heap = xrealloc(w->heap, cap * sizeof(*w->heap));
 	w->live_by_name = xrealloc(w->live_by_name, cap * sizeof(*w->live_by_name));
-	w->won = xrealloc(w->won, cap * sizeof(*w->won));
 	w->hash = xrealloc(w->hash, cap * sizeof(*w->hash));
 	w->ended = xrealloc(w->ended, cap);
-	w->lost_other = xrealloc(w->lost_other, cap);
+	w->lost = xrealloc(w->lost, cap);
 	w->pts = xrealloc(w->pts, 2 * cap * sizeof(*w->pts));
 	w->cap = cap;
 }
@@ -713,10 +712,9 @@ static void sweep_free(struct sweep *w)
 	free(w->name);
 	free(w->heap);
 	free(w->live_by_name);
-	free(w->won);
 	free(w->hash);
 	free(w->ended);
-	free(w->lost_other);
+	free(w->lost);
 	free(w->pts);
 	free(w->slots);
 	free(w->frag);
@@ -760,6 +758,23 @@ static void number_names(const struct symtab *st, struct sweep *w, size_t k)
 			w->name[j] = names++;
 		}
 	}
+}
+
+/* How member J lost addresses to TOP. A perf-map entry losing to a jitdump entry is the
+ * documented policy (the dump has lines and code), and an entry repeated exactly (a map
+ * and a dump of PHP or node describing the same code with the same name, a map listing an
+ * entry twice) loses nothing: neither is an overlap. */
+enum { LOST_OVERLAP = 1, LOST_OTHER = 2, LOST_SUPERSEDED = 4, LOST_DUPLICATE = 8, };
+
+static unsigned lost_how(const struct sweep *w, uint32_t j, uint32_t top)
+{
+	if (w->prio[j] < w->prio[top])
+		return LOST_SUPERSEDED;
+	if (w->name[j] != w->name[top])
+		return LOST_OVERLAP | LOST_OTHER;
+	if (w->m[j].start == w->m[top].start && w->m[j].last == w->m[top].last)
+		return LOST_DUPLICATE;
+	return LOST_OVERLAP;
 }
 
 /* Heap order: higher priority class first, then the later entry. */
@@ -823,8 +838,7 @@ static void sweep_cluster(struct symtab *st, struct sweep *w, size_t k)
 	number_names(st, w, k);
 	qsort(w->pts, 2 * k, sizeof(*w->pts), cmp_point);
 	memset(w->ended, 0, k);
-	memset(w->lost_other, 0, k);
-	memset(w->won, 0, k * sizeof(*w->won));
+	memset(w->lost, 0, k);
 	memset(w->live_by_name, 0, k * sizeof(*w->live_by_name));
 	w->nfrag = 0;
 	size_t hn = 0, distinct = 0, np = 2 * k;
@@ -849,20 +863,18 @@ static void sweep_cluster(struct symtab *st, struct sweep *w, size_t k)
 			continue;
 		uint64_t next = w->pts[i].addr;   /* mod 2^64: 0 for the end at 2^64 */
 		uint32_t top = w->heap[0];
-		w->won[top] += next - at;
 		emit(w, at, next - 1, w->m[top].sym, distinct > 1);
-		/* Bounded, so that a hostile map with deep overlaps stays O(n log n); the count
-		 * is then a lower bound. */
-		if (distinct > 1)
-			for (size_t h = 0; h < hn && h < 256; h++)
-				if (!w->ended[w->heap[h]] && w->name[w->heap[h]] != w->name[top])
-					w->lost_other[w->heap[h]] = 1;
+		/* Bounded, so that a hostile map with deep overlaps stays O(n log n); the counts
+		 * are then lower bounds. */
+		for (size_t h = 1; h < hn && h < 256; h++)
+			if (!w->ended[w->heap[h]])
+				w->lost[w->heap[h]] |= lost_how(w, w->heap[h], top);
 	}
 	for (size_t j = 0; j < k; j++) {
-		if (w->won[j] < w->m[j].last - w->m[j].start + 1)
-			st->stats.shadowed++;
-		if (w->lost_other[j])
-			st->stats.shadowed_other++;
+		st->stats.shadowed += (w->lost[j] & LOST_OVERLAP) != 0;
+		st->stats.shadowed_other += (w->lost[j] & LOST_OTHER) != 0;
+		st->stats.superseded += (w->lost[j] & LOST_SUPERSEDED) != 0;
+		st->stats.duplicates += w->lost[j] == LOST_DUPLICATE;
 	}
 	for (size_t i = 0; i < w->nfrag; i++)
 		st->stats.contested += w->frag[i].contested;

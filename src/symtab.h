@@ -58,8 +58,12 @@ struct symtab_source {
 
 struct symtab_stats {
 	uint64_t symbols;        /* entries added */
-	uint64_t shadowed;       /* entries partly or wholly replaced by a later/higher entry */
+	uint64_t shadowed;       /* entries partly or wholly replaced by a later entry of the
+	                            same kind (map by map, dump by dump), other than an exact
+	                            repeat */
 	uint64_t shadowed_other; /* ... of those, replaced by an entry with another name */
+	uint64_t superseded;     /* perf-map entries replaced by jitdump entries (the policy) */
+	uint64_t duplicates;     /* entries repeated exactly (same range and name) and nothing else */
 	uint64_t segments;       /* disjoint address ranges in the index */
 	uint64_t contested;      /* segments claimed by several distinct names */
 };

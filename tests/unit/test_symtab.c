@@ -88,8 +88,10 @@ static void test_symtab__reuse_same_range(void **state)
 	add(0x1000, 0x100, "second");  /* a repeated line */
 	symtab_finish(st);
 	assert_string_equal(at(0x1080), "second");
-	assert_int_equal(symtab_stats(st)->shadowed, 2);
+	/* the repeated line is no overlap: only "first" was shadowed */
+	assert_int_equal(symtab_stats(st)->shadowed, 1);
 	assert_int_equal(symtab_stats(st)->shadowed_other, 1);
+	assert_int_equal(symtab_stats(st)->duplicates, 1);
 }
 
 static void test_symtab__priority_beats_order(void **state)
@@ -99,8 +101,15 @@ static void test_symtab__priority_beats_order(void **state)
 	struct diag d = { 0 };
 	assert_int_equal(symtab_add(st, dump, 0x1000, 0x100, "from_dump", 9, 1, &d), 0);
 	add(0x1000, 0x100, "from_map");
+	add(0x2000, 0x100, "map_a");
+	add(0x2080, 0x100, "map_b");
 	symtab_finish(st);
 	assert_string_equal(at(0x1000), "from_dump");
+	/* a map entry replaced by the dump's is the policy, not an overlap */
+	assert_int_equal(symtab_stats(st)->superseded, 1);
+	assert_int_equal(symtab_stats(st)->shadowed, 1);   /* map_a by map_b */
+	assert_int_equal(symtab_stats(st)->shadowed_other, 1);
+	assert_int_equal(symtab_stats(st)->duplicates, 0);
 }
 
 static void test_symtab__errors_and_zero_size(void **state)
@@ -257,8 +266,9 @@ static void test_symtab__equal_names_with_shared_words(void **state)
 	symtab_finish(st);
 	assert_false(symtab_lookup(st, 0x1000)->contested);
 	assert_true(symtab_lookup(st, 0x2000)->contested);
-	assert_int_equal(symtab_stats(st)->shadowed, 2);
+	assert_int_equal(symtab_stats(st)->shadowed, 1);
 	assert_int_equal(symtab_stats(st)->shadowed_other, 1);
+	assert_int_equal(symtab_stats(st)->duplicates, 1);
 	assert_string_equal(at(0x2000), "JS:~f /srv/app/lib/a.js:1:3");
 	/* built once, the same object for both accessors */
 	assert_ptr_equal(symtab_symbol(st, 1), symtab_symbol_mut(st, 1));

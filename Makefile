@@ -59,6 +59,7 @@ e2e: $(B)/cgjit $(B)/cgcheck
 	@CGJIT=$(B)/cgjit CGCHECK=$(B)/cgcheck tests/e2e/run.sh
 	@CGJIT=$(B)/cgjit CGCHECK=$(B)/cgcheck tests/e2e/files.sh
 	@CGJIT=$(B)/cgjit CGCHECK=$(B)/cgcheck tests/e2e/reports.sh
+	@CGJIT=$(B)/cgjit CGCHECK=$(B)/cgcheck tests/e2e/flame.sh
 
 check: unit fuzz-replay e2e
 

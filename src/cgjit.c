@@ -15,6 +15,7 @@ static const struct {
 	{ "augment", cmd_augment, "name JIT code in a callgrind profile from perf maps and jitdumps" },
 	{ "report", cmd_report, "totals and top functions of a profile (text, json, markdown, yaml)" },
 	{ "diff", cmd_diff, "per-function change of cost between two profiles" },
+	{ "flamegraph", cmd_flamegraph, "flame graph of a profile: interactive SVG (also --diff) or folded stacks" },
 };
 
 static void usage(FILE *f)

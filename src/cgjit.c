@@ -17,6 +17,7 @@ static const struct {
 	{ "diff", cmd_diff, "per-function change of cost between two profiles" },
 	{ "check", cmd_check, "apply a budget file's limits to a profile (exit 3 when one is exceeded)" },
 	{ "timeline", cmd_timeline, "when a JIT compiled what, from a jitdump's timestamps (text, json, svg)" },
+	{ "flamegraph", cmd_flamegraph, "flame graph of a profile: interactive SVG (also --diff) or folded stacks" },
 };
 
 static void usage(FILE *f)

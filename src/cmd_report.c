@@ -2,13 +2,13 @@
  * (profile_read.c), build the document (prof_report.c, prof_diff.c), write it in the
  * chosen format to stdout. Exit 0, 1 for an unreadable profile or a failed write, 2 usage. */
 #include <getopt.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "budget.h"
 #include "cmd.h"
+#include "cmd_util.h"
 #include "diag.h"
 #include "doc_out.h"
 #include "prof_check.h"
@@ -71,33 +71,6 @@ struct common {
 	const char *budget, *baseline;
 };
 
-static int usage_error(const char *usage, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-static int usage_error(const char *usage, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	fputs("cgjit: ", stderr);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	const char *nl = strchr(usage, '\n');
-	fprintf(stderr, "%.*s\n(--help describes every option)\n", (int)(nl - usage), usage);
-	return 2;
-}
-
-static int parse_count(const char *s, unsigned long long max, unsigned long long *out)
-{
-	char *end;
-	if (!*s || *s == '-')
-		return -1;
-	unsigned long long v = strtoull(s, &end, 10);
-	if (*end || v > max)
-		return -1;
-	*out = v;
-	return 0;
-}
-
 /* Options shared by report and diff. Returns -1 to go on, or an exit status. */
 static int parse_common(int argc, char **argv, const char *usage, enum command cmd, struct common *c)
 {
@@ -127,30 +100,30 @@ static int parse_common(int argc, char **argv, const char *usage, enum command c
 		int takes = opt < 256 ? strchr(shortopts[cmd], opt) != NULL
 			: opt == OPT_PART || (opt == OPT_NOFOLD) == (cmd != CMD_REPORT);
 		if (opt != ':' && opt != '?' && !takes)
-			return usage_error(usage, "unknown option '%s'", argv[optind - 1]);
+			return cmd_util_usage_error(usage, "unknown option '%s'", argv[optind - 1]);
 		switch (opt) {
 		case 'b': c->budget = optarg; break;
 		case 'B': c->baseline = optarg; break;
 		case 'n':
-			if (parse_count(optarg, 1000000000, &v) < 0 || (!is_diff && v == 0))
-				return usage_error(usage, "--top takes a number of functions, got '%s'", optarg);
+			if (cmd_util_parse_count(optarg, 1000000000, &v) < 0 || (!is_diff && v == 0))
+				return cmd_util_usage_error(usage, "--top takes a number of functions, got '%s'", optarg);
 			c->top = v ? (size_t)v : (size_t)-1;
 			break;
 		case 'e': c->event = optarg; break;
 		case 'f':
 			if (doc_format_parse(optarg, &c->format) < 0)
-				return usage_error(usage, "--format takes text, json, markdown or yaml, got '%s'", optarg);
+				return cmd_util_usage_error(usage, "--format takes text, json, markdown or yaml, got '%s'", optarg);
 			break;
 		case 't': {
 			char *end;
 			c->threshold = strtod(optarg, &end);
 			if (!is_diff || end == optarg || *end || !(c->threshold >= 0 && c->threshold <= 100))
-				return usage_error(usage, "--threshold takes a percentage from 0 to 100, got '%s'", optarg);
+				return cmd_util_usage_error(usage, "--threshold takes a percentage from 0 to 100, got '%s'", optarg);
 			break;
 		}
 		case OPT_PART:
-			if (parse_count(optarg, 1000000, &v) < 0 || v == 0)
-				return usage_error(usage, "--part takes a part number from 1, got '%s'", optarg);
+			if (cmd_util_parse_count(optarg, 1000000, &v) < 0 || v == 0)
+				return cmd_util_usage_error(usage, "--part takes a part number from 1, got '%s'", optarg);
 			c->popts.part = (unsigned)v;
 			break;
 		case OPT_FOLD:
@@ -163,31 +136,13 @@ static int parse_common(int argc, char **argv, const char *usage, enum command c
 			fputs(usage, stdout);
 			return 0;
 		case ':':
-			return usage_error(usage, "option '%s' needs a value", name ? name : argv[optind - 1]);
+			return cmd_util_usage_error(usage, "option '%s' needs a value", name ? name : argv[optind - 1]);
 		default:
-			return usage_error(usage, "unknown option '%s'", argv[optind - 1]);
+			return cmd_util_usage_error(usage, "unknown option '%s'", argv[optind - 1]);
 		}
 		li = -1;
 	}
 	return -1;
-}
-
-static int pick_event(const struct profile *p, const char *name, unsigned *ev)
-{
-	if (!name) {
-		*ev = 0;
-		return 0;
-	}
-	int e = profile_event(p, name);
-	if (e < 0) {
-		fprintf(stderr, "cgjit: %s: no event '%s' (it counts:", p->path, name);
-		for (unsigned i = 0; i < p->nevents; i++)
-			fprintf(stderr, " %s", p->events[i]);
-		fputs(")\n", stderr);
-		return -1;
-	}
-	*ev = (unsigned)e;
-	return 0;
 }
 
 static int write_doc(const json_t *doc, enum doc_format format,
@@ -212,16 +167,6 @@ static int write_doc(const json_t *doc, enum doc_format format,
 	return 0;
 }
 
-static int load(struct profile *p, const char *path, const struct profile_opts *o)
-{
-	struct diag d = { 0 };
-	if (profile_load(p, path, o, &d) < 0) {
-		fprintf(stderr, "cgjit: %s\n", d.msg);
-		return -1;
-	}
-	return 0;
-}
-
 int cmd_report(int argc, char **argv)
 {
 	struct common c = { .top = 20 };
@@ -229,12 +174,12 @@ int cmd_report(int argc, char **argv)
 	if (rc >= 0)
 		return rc;
 	if (argc - optind != 1)
-		return usage_error(report_usage, "%s", argc - optind ? "report takes one PROFILE" : "report needs a PROFILE");
+		return cmd_util_usage_error(report_usage, "%s", argc - optind ? "report takes one PROFILE" : "report needs a PROFILE");
 	struct profile p;
 	unsigned ev;
-	if (load(&p, argv[optind], &c.popts) < 0)
+	if (cmd_util_load(&p, argv[optind], &c.popts) < 0)
 		return 1;
-	if (pick_event(&p, c.event, &ev) < 0) {
+	if (cmd_util_pick_event(&p, c.event, &ev) < 0) {
 		profile_free(&p);
 		return 1;
 	}
@@ -253,11 +198,11 @@ int cmd_diff(int argc, char **argv)
 	if (rc >= 0)
 		return rc;
 	if (argc - optind != 2)
-		return usage_error(diff_usage, "%s", "diff takes two profiles: BASE NEW");
+		return cmd_util_usage_error(diff_usage, "%s", "diff takes two profiles: BASE NEW");
 	struct profile a, b;
-	if (load(&a, argv[optind], &c.popts) < 0)
+	if (cmd_util_load(&a, argv[optind], &c.popts) < 0)
 		return 1;
-	if (load(&b, argv[optind + 1], &c.popts) < 0) {
+	if (cmd_util_load(&b, argv[optind + 1], &c.popts) < 0) {
 		profile_free(&a);
 		return 1;
 	}
@@ -283,9 +228,9 @@ int cmd_check(int argc, char **argv)
 	if (rc >= 0)
 		return rc;
 	if (!c.budget)
-		return usage_error(check_usage, "%s", "check needs a budget file: --budget FILE");
+		return cmd_util_usage_error(check_usage, "%s", "check needs a budget file: --budget FILE");
 	if (argc - optind != 1)
-		return usage_error(check_usage, "%s", argc - optind ? "check takes one PROFILE" : "check needs a PROFILE");
+		return cmd_util_usage_error(check_usage, "%s", argc - optind ? "check takes one PROFILE" : "check needs a PROFILE");
 	struct diag d = { 0 };
 	struct budget b;
 	/* the budget first: a bad budget file is reported before a long profile is read */
@@ -295,11 +240,11 @@ int cmd_check(int argc, char **argv)
 		return 2;
 	}
 	struct profile p, base;
-	if (load(&p, argv[optind], &c.popts) < 0) {
+	if (cmd_util_load(&p, argv[optind], &c.popts) < 0) {
 		budget_free(&b);
 		return 1;
 	}
-	if (c.baseline && load(&base, c.baseline, &c.popts) < 0) {
+	if (c.baseline && cmd_util_load(&base, c.baseline, &c.popts) < 0) {
 		profile_free(&p);
 		budget_free(&b);
 		return 1;

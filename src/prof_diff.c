@@ -110,9 +110,7 @@ static json_t *change_entry(const struct profile *A, const struct profile *B, co
 	return o;
 }
 
-/* Every function of A and B once: A's in order, then those only in B. */
-static struct change *pair_up(const struct profile *A, const struct profile *B, unsigned ea,
-			      unsigned eb, size_t *n)
+size_t *prof_diff_match(const struct profile *A, const struct profile *B)
 {
 	struct strtab keys;
 	strtab_init(&keys);
@@ -130,25 +128,41 @@ static struct change *pair_up(const struct profile *A, const struct profile *B, 
 		if (added)
 			b_of_key[k] = (uint32_t)j;
 	}
-	struct change *c = xmalloc((A->nfns + B->nfns + 1) * sizeof(*c));
-	size_t m = 0;
 	for (size_t i = 0; i < A->nfns; i++) {
 		uint32_t k = strtab_find(&keys, buf, prof_diff_key(&buf, &cap, &A->fns[i]));
 		size_t j = k == UINT32_MAX ? SIZE_MAX : b_of_key[k];
-		if (j != SIZE_MAX && in_a[j] != SIZE_MAX)
-			j = SIZE_MAX;   /* already matched (two objects with one file name) */
-		if (j != SIZE_MAX)
+		if (j != SIZE_MAX && in_a[j] == SIZE_MAX)   /* else matched already (two objects with one file name) */
 			in_a[j] = i;
+	}
+	free(buf);
+	free(b_of_key);
+	strtab_free(&keys);
+	return in_a;
+}
+
+/* Every function of A and B once: A's in order, then those only in B. */
+static struct change *pair_up(const struct profile *A, const struct profile *B, unsigned ea,
+			      unsigned eb, size_t *n)
+{
+	size_t *in_a = prof_diff_match(A, B);
+	size_t *in_b = xmalloc((A->nfns + 1) * sizeof(*in_b));
+	for (size_t i = 0; i < A->nfns; i++)
+		in_b[i] = SIZE_MAX;
+	for (size_t j = 0; j < B->nfns; j++)
+		if (in_a[j] != SIZE_MAX)
+			in_b[in_a[j]] = j;
+	struct change *c = xmalloc((A->nfns + B->nfns + 1) * sizeof(*c));
+	size_t m = 0;
+	for (size_t i = 0; i < A->nfns; i++) {
+		size_t j = in_b[i];
 		c[m++] = (struct change){ i, j, A->fns[i].self[ea], j != SIZE_MAX ? B->fns[j].self[eb] : 0,
 					  A->fns[i].incl[ea], j != SIZE_MAX ? B->fns[j].incl[eb] : 0 };
 	}
 	for (size_t j = 0; j < B->nfns; j++)
 		if (in_a[j] == SIZE_MAX)
 			c[m++] = (struct change){ SIZE_MAX, j, 0, B->fns[j].self[eb], 0, B->fns[j].incl[eb] };
-	free(buf);
 	free(in_a);
-	free(b_of_key);
-	strtab_free(&keys);
+	free(in_b);
 	*n = m;
 	return c;
 }

@@ -3,6 +3,7 @@
 #ifndef CGJIT_PROF_DIFF_H
 #define CGJIT_PROF_DIFF_H
 
+#include <stddef.h>
 #include <stdio.h>
 #include <jansson.h>
 
@@ -23,5 +24,11 @@ json_t *prof_diff_build(const struct profile *base, const struct profile *new_,
 size_t prof_diff_key(char **buf, size_t *cap, const struct prof_fn *fn);
 
 void prof_diff_render(const json_t *doc, FILE *f, int markdown);
+
+/* Matches the functions of NEW to those of BASE as prof_diff_build() does: by object file
+ * name without its directory (a JIT object's pid left out), file and name; each BASE
+ * function matches at most one. Returns a malloc'd array of NEW->nfns entries: the index in
+ * BASE, or SIZE_MAX for a function only in NEW. */
+size_t *prof_diff_match(const struct profile *base, const struct profile *new_);
 
 #endif

@@ -8,11 +8,6 @@
 #include "profile.h"
 #include "xalloc.h"
 
-struct arc {
-	uint32_t caller, callee;
-	uint64_t count;
-};
-
 struct profile_builder {
 	struct profile *p;
 	unsigned nev;
@@ -20,7 +15,7 @@ struct profile_builder {
 	size_t fns_cap;
 	uint64_t *self;          /* nfns * nev */
 	size_t self_cap;
-	struct arc *arcs;
+	struct prof_arc *arcs;
 	uint64_t *arc_costs;     /* narcs * nev */
 	size_t narcs, arcs_cap, arc_costs_cap;
 	struct idmap arc_index;  /* caller << 32 | callee -> arc */
@@ -39,6 +34,8 @@ void profile_free(struct profile *p)
 	free(p->totals);
 	free(p->fns);
 	free(p->cost_pool);
+	free(p->arcs);
+	free(p->arc_costs);
 	strtab_free(&p->keys);
 	strtab_free(&p->objs);
 	strtab_free(&p->files);
@@ -164,7 +161,7 @@ void profile_builder_call(struct profile_builder *b, uint32_t caller, uint32_t c
 		a = (uint32_t)b->narcs++;
 		XGROW(b->arcs, b->arcs_cap, b->narcs);
 		XGROW(b->arc_costs, b->arc_costs_cap, b->narcs * b->nev);
-		b->arcs[a] = (struct arc){ caller, callee, 0 };
+		b->arcs[a] = (struct prof_arc){ caller, callee, 0 };
 		memset(b->arc_costs + (size_t)a * b->nev, 0, b->nev * sizeof(*b->arc_costs));
 		idmap_put(&b->arc_index, key, a);
 	}
@@ -176,16 +173,17 @@ void profile_builder_call(struct profile_builder *b, uint32_t caller, uint32_t c
 
 static int cmp_arc_caller(const void *x, const void *y)
 {
-	const struct arc *a = x, *b = y;
+	const struct prof_arc *a = x, *b = y;
 	return a->caller < b->caller ? -1 : a->caller > b->caller;
 }
 
 /* Strongly connected components of the call graph (self-calls left out), by Tarjan's
- * algorithm without recursion: COMP[f] gets a component number, SIZE[c] its size. */
-static void components(size_t n, const struct arc *arcs, size_t narcs, uint32_t *comp,
+ * algorithm without recursion: COMP[f] gets a component number, SIZE[c] its size (SIZE may
+ * be NULL). Returns the number of components. */
+static uint32_t components(size_t n, const struct prof_arc *arcs, size_t narcs, uint32_t *comp,
 		       uint32_t *size)
 {
-	struct arc *sorted = xmalloc((narcs ? narcs : 1) * sizeof(*sorted));
+	struct prof_arc *sorted = xmalloc((narcs ? narcs : 1) * sizeof(*sorted));
 	if (narcs)   /* ARCS is NULL then */
 		memcpy(sorted, arcs, narcs * sizeof(*sorted));
 	qsort(sorted, narcs, sizeof(*sorted), cmp_arc_caller);
@@ -235,7 +233,9 @@ static void components(size_t n, const struct arc *arcs, size_t narcs, uint32_t 
 					comp[w] = ncomp;
 					k++;
 				} while (w != v);
-				size[ncomp++] = k;
+				if (size)
+					size[ncomp] = k;
+				ncomp++;
 			}
 			depth--;
 			if (depth && low[v] < low[call[depth - 1].v])
@@ -249,6 +249,12 @@ static void components(size_t n, const struct arc *arcs, size_t narcs, uint32_t 
 	free(stack);
 	free(on_stack);
 	free(call);
+	return ncomp;
+}
+
+uint32_t profile_components(const struct profile *p, uint32_t *comp)
+{
+	return components(p->nfns, p->arcs, p->narcs, comp, NULL);
 }
 
 /* Inclusive cost, as docs/reports.md explains: the calls into a function from other
@@ -269,7 +275,7 @@ static void inclusive(struct profile_builder *b)
 	uint64_t *entry = xcalloc(n * nev + 1, sizeof(*entry));   /* per component */
 	char *entered = xcalloc(n + 1, 1);
 	for (size_t a = 0; a < b->narcs; a++) {
-		const struct arc *r = &b->arcs[a];
+		const struct prof_arc *r = &b->arcs[a];
 		const uint64_t *c = b->arc_costs + a * nev;
 		if (r->caller == r->callee) {
 			p->fns[r->caller].self_calls = 1;
@@ -323,6 +329,11 @@ void profile_builder_finish(struct profile_builder *b)
 	else
 		inclusive(b);
 	p->narcs = b->narcs;
+	/* the arcs go to the profile for the flame graph (flamegraph.c); the builder is done with them */
+	p->arcs = b->arcs;
+	p->arc_costs = b->arc_costs;
+	b->arcs = NULL;
+	b->arc_costs = NULL;
 	for (size_t i = 0; i < n; i++) {
 		struct prof_fn *fn = &p->fns[i];
 		const struct strtab_entry *k = strtab_get(&p->keys, (uint32_t)i);

@@ -15,6 +15,12 @@
 struct diag;
 struct input;
 
+/* A call arc: CALLER called CALLEE COUNT times (summed over the file, or the part read). */
+struct prof_arc {
+	uint32_t caller, callee;   /* indices into fns; equal for a self-call */
+	uint64_t count;
+};
+
 struct prof_fn {
 	const char *name;   /* NUL-terminated */
 	const char *obj;    /* "" when the profile names no object (cachegrind) */
@@ -42,6 +48,8 @@ struct profile {
 	uint64_t *cost_pool;    /* self and incl of every function */
 	struct strtab keys, objs, files;
 	uint64_t narcs;         /* distinct call arcs between functions */
+	struct prof_arc *arcs;  /* narcs, in the order of their first call line; none for cachegrind */
+	uint64_t *arc_costs;    /* narcs * nevents: the inclusive cost of each arc's calls */
 };
 
 struct profile_opts {
@@ -62,6 +70,11 @@ void profile_free(struct profile *p);
 
 /* The index of event NAME, or -1. */
 int profile_event(const struct profile *p, const char *name);
+
+/* The strongly connected components of P's call graph (self-calls left out, Tarjan's
+ * algorithm): COMP[f], an array of nfns entries from the caller, gets the number of f's
+ * component. Returns the number of components. */
+uint32_t profile_components(const struct profile *p, uint32_t *comp);
 
 /* Builds the per-function sums from self costs and call arcs: used by the loaders and by
  * tests that construct profiles directly. */

@@ -1,0 +1,176 @@
+/* cmd_flamegraph.c - argv -> `cgjit flamegraph`: load the profile (and --diff's base),
+ * build the stacks (flamegraph.c), write SVG (flamegraph_svg.c) or folded stacks through
+ * io.c's output: a file appears only complete. Exit 0, 1 for an unreadable profile or a
+ * failed write, 2 usage; the option handling follows cmd_report.c. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "cmd_util.h"
+#include "diag.h"
+#include "flamegraph.h"
+#include "flamegraph_svg.h"
+#include "io.h"
+#include "profile.h"
+
+static const char usage[] =
+	"usage: cgjit flamegraph [options] PROFILE\n"
+	"\n"
+	"A flame graph of a callgrind profile (plain or zstd, augmented or not) for one event:\n"
+	"an interactive SVG (hover for cost, click to zoom) or folded stacks for flamegraph.pl\n"
+	"and inferno. Stacks are built from the call arcs (docs/flamegraph.md).\n"
+	"\n"
+	"  -o, --output FILE     write there (default: stdout; FILE.zst is compressed)\n"
+	"  -e, --event NAME      the event drawn (default: the first)\n"
+	"  -f, --format FORMAT   svg (default) or folded\n"
+	"  -d, --diff BASE       colour functions by the change of their self cost from the\n"
+	"                        profile BASE: red more, blue less (svg only)\n"
+	"      --min-width PCT   leave out frames narrower than PCT percent of the total\n"
+	"                        (default 0.1; 0: every frame, which can be millions)\n"
+	"      --max-depth N     frames below the root (default 256)\n"
+	"      --part N          only part N (from 1) of PROFILE and BASE; default: all summed\n"
+	"      --no-fold         keep callgrind's recursion copies name'N apart from name\n"
+	"  -h, --help            this text\n";
+
+struct fg_args {
+	const char *output, *event, *base;
+	int folded;
+	struct profile_opts popts;
+	struct flamegraph_opts fopts;
+};
+
+/* Returns -1 to go on, or an exit status. */
+static int parse(int argc, char **argv, struct fg_args *a)
+{
+	enum { OPT_PART = 256, OPT_NOFOLD, OPT_MINW, OPT_DEPTH };
+	static const struct option longopts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "event", required_argument, NULL, 'e' },
+		{ "format", required_argument, NULL, 'f' },
+		{ "diff", required_argument, NULL, 'd' },
+		{ "min-width", required_argument, NULL, OPT_MINW },
+		{ "max-depth", required_argument, NULL, OPT_DEPTH },
+		{ "part", required_argument, NULL, OPT_PART },
+		{ "no-fold", no_argument, NULL, OPT_NOFOLD },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int opt, li = -1;
+	unsigned long long v;
+	optind = 1;
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, ":o:e:f:d:h", longopts, &li)) != -1) {
+		const char *name = li >= 0 ? longopts[li].name : NULL;
+		switch (opt) {
+		case 'o':
+			if (!*optarg)
+				return cmd_util_usage_error(usage, "%s", "-o '' is an empty file name, expected a file to write");
+			a->output = optarg;
+			break;
+		case 'e': a->event = optarg; break;
+		case 'd': a->base = optarg; break;
+		case 'f':
+			if (strcmp(optarg, "svg") && strcmp(optarg, "folded"))
+				return cmd_util_usage_error(usage, "--format takes svg or folded, got '%s'", optarg);
+			a->folded = !strcmp(optarg, "folded");
+			break;
+		case OPT_MINW: {
+			char *end;
+			double pct = strtod(optarg, &end);
+			if (end == optarg || *end || !(pct >= 0 && pct <= 100))
+				return cmd_util_usage_error(usage, "--min-width takes a percentage from 0 to 100, got '%s'", optarg);
+			a->fopts.min_width = pct / 100.0;
+			break;
+		}
+		case OPT_DEPTH:
+			if (cmd_util_parse_count(optarg, 100000, &v) < 0 || v == 0)
+				return cmd_util_usage_error(usage, "--max-depth takes a number of frames from 1, got '%s'", optarg);
+			a->fopts.max_depth = (unsigned)v;
+			break;
+		case OPT_PART:
+			if (cmd_util_parse_count(optarg, 1000000, &v) < 0 || v == 0)
+				return cmd_util_usage_error(usage, "--part takes a part number from 1, got '%s'", optarg);
+			a->popts.part = (unsigned)v;
+			break;
+		case OPT_NOFOLD: a->popts.fold_recursion = 0; break;
+		case 'h':
+			fputs(usage, stdout);
+			return 0;
+		case ':':
+			return cmd_util_usage_error(usage, "option '%s' needs a value", name ? name : argv[optind - 1]);
+		default:
+			return cmd_util_usage_error(usage, "unknown option '%s'", argv[optind - 1]);
+		}
+		li = -1;
+	}
+	if (argc - optind != 1)
+		return cmd_util_usage_error(usage, "%s", argc - optind ? "flamegraph takes one PROFILE" : "flamegraph needs a PROFILE");
+	if (a->folded && a->base)
+		return cmd_util_usage_error(usage, "%s", "--diff colours the SVG; folded stacks have no colours (use --format svg)");
+	return -1;
+}
+
+/* Writes the graph of P (and BASE) to A->output; nothing is left there on an error. */
+static int write_graph(const struct fg_args *a, const char *const *inputs, size_t ninputs,
+		       const struct profile *p, const struct profile *base, unsigned base_ev)
+{
+	struct diag d = { 0 };
+	struct output *out = output_open(a->output, &d);
+	if (!out || output_check_clashes(&out, 1, inputs, ninputs, &d) < 0) {
+		output_abort(out);
+		fprintf(stderr, "cgjit: %s\n", d.msg);
+		return 1;
+	}
+	struct flamegraph *g = flamegraph_new(p, &a->fopts);
+	int rc;
+	if (a->folded) {
+		rc = flamegraph_write_folded(g, out, &d);
+	} else {
+		struct flamegraph_svg_opts so = { NULL, base, base_ev };
+		rc = flamegraph_svg_write(g, &so, out, &d);
+	}
+	flamegraph_free(g);
+	if (rc < 0) {
+		output_abort(out);
+	} else {
+		rc = output_commit(out, &d);
+	}
+	if (rc < 0) {
+		fprintf(stderr, "cgjit: %s\n", d.msg);
+		return 1;
+	}
+	return 0;
+}
+
+int cmd_flamegraph(int argc, char **argv)
+{
+	struct fg_args a = { .output = "-" };
+	a.popts.fold_recursion = 1;
+	a.fopts.min_width = 0.001;
+	a.fopts.max_depth = 256;
+	int rc = parse(argc, argv, &a);
+	if (rc >= 0)
+		return rc;
+	const char *inputs[2] = { argv[optind], a.base };
+	struct profile p, base;
+	unsigned ev = 0, base_ev = 0;
+	if (cmd_util_load(&p, inputs[0], &a.popts) < 0)
+		return 1;
+	if (a.base && cmd_util_load(&base, a.base, &a.popts) < 0) {
+		profile_free(&p);
+		return 1;
+	}
+	rc = 1;
+	if (cmd_util_pick_event(&p, a.event, &ev) < 0 ||
+	    (a.base && cmd_util_pick_event(&base, p.events[ev], &base_ev) < 0))
+		goto done;
+	a.fopts.event = ev;
+	rc = write_graph(&a, inputs, a.base ? 2 : 1, &p, a.base ? &base : NULL, base_ev);
+done:
+	profile_free(&p);
+	if (a.base)
+		profile_free(&base);
+	return rc;
+}

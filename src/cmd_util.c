@@ -1,0 +1,63 @@
+/* cmd_util.c - the pieces cmd_report.c and cmd_flamegraph.c share: usage errors, number
+ * options, loading a profile and picking its event, with their messages. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd_util.h"
+#include "diag.h"
+#include "profile.h"
+
+int cmd_util_usage_error(const char *usage, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	fputs("cgjit: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	const char *nl = strchr(usage, '\n');
+	fprintf(stderr, "%.*s\n(--help describes every option)\n", (int)(nl - usage), usage);
+	return 2;
+}
+
+int cmd_util_parse_count(const char *s, unsigned long long max, unsigned long long *out)
+{
+	char *end;
+	if (!*s || *s == '-')
+		return -1;
+	unsigned long long v = strtoull(s, &end, 10);
+	if (*end || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+int cmd_util_load(struct profile *p, const char *path, const struct profile_opts *o)
+{
+	struct diag d = { 0 };
+	if (profile_load(p, path, o, &d) < 0) {
+		fprintf(stderr, "cgjit: %s\n", d.msg);
+		return -1;
+	}
+	return 0;
+}
+
+int cmd_util_pick_event(const struct profile *p, const char *name, unsigned *ev)
+{
+	if (!name) {
+		*ev = 0;
+		return 0;
+	}
+	int e = profile_event(p, name);
+	if (e < 0) {
+		fprintf(stderr, "cgjit: %s: no event '%s' (it counts:", p->path, name);
+		for (unsigned i = 0; i < p->nevents; i++)
+			fprintf(stderr, " %s", p->events[i]);
+		fputs(")\n", stderr);
+		return -1;
+	}
+	*ev = (unsigned)e;
+	return 0;
+}

@@ -1,0 +1,22 @@
+/* cmd_util.h - what the profile-reading subcommands (cmd_report.c, cmd_flamegraph.c) share:
+ * usage errors, number options, loading a profile and picking its event, each with the
+ * message printed to stderr here (the front end's side of the library's struct diag). */
+#ifndef CGJIT_CMD_UTIL_H
+#define CGJIT_CMD_UTIL_H
+
+struct profile;
+struct profile_opts;
+
+/* Prints "cgjit: MESSAGE", USAGE's first line and a pointer to --help to stderr.
+ * Returns 2, the usage exit status. */
+int cmd_util_usage_error(const char *usage, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* A decimal number from 0 to MAX (no sign). Returns 0, or -1. */
+int cmd_util_parse_count(const char *s, unsigned long long max, unsigned long long *out);
+/* profile_load(); prints the error. Returns 0, or -1 (P is then empty, freed or not). */
+int cmd_util_load(struct profile *p, const char *path, const struct profile_opts *o);
+/* The index of event NAME in P (NULL: the first). Returns 0, or -1 after printing which
+ * events P counts. */
+int cmd_util_pick_event(const struct profile *p, const char *name, unsigned *ev);
+
+#endif

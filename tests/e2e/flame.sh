@@ -1,0 +1,142 @@
+#!/bin/bash
+# End-to-end tests of `cgjit flamegraph` on the stored samples, after augment as
+# tests/e2e/reports.sh runs it: the SVG is well-formed XML (xmllint) and its frames fit
+# into each other (tests/e2e/check-flame.pl); the folded stacks add up to the event's total
+# that `cgjit report --format json` gives; --diff colours the deliberately slowed-down JIT
+# function red; parts, events, cachegrind; the errors (exit 1/2, no output file left).
+# Prints "ok"/"not ok" per check and "N passed, N failed" last; exits 1 on any failure.
+. "$(dirname "$0")/harness.sh"
+
+command -v xmllint >/dev/null || { echo "not ok - xmllint not found (Debian: libxml2-utils, scripts/setup)"; exit 1; }
+
+total_of() {   # PROFILE EVENT [report options]: the event's total per cgjit report
+	local p=$1 e=$2
+	shift 2
+	"$CGJIT" report -f json -n 1 "$@" "$p" | perl -MJSON::PP -e 'local $/; print decode_json(<STDIN>)->{totals}{$ARGV[0]}' "$e"
+}
+folded_sum() { perl -ne '/ (\d+)$/ or die "bad line: $_"; $s += $1; END { print $s + 0 }' "$1"; }
+
+augment() {   # SAMPLE: $tmp/SAMPLE.in (plain) and $tmp/SAMPLE.out (augmented)
+	local n=$1 syms=() f
+	zstd -q -dcf "$top/samples/$n"/callgrind.out.* >"$tmp/$n.in"
+	for f in "$top/samples/$n"/perf-*.map "$top/samples/$n"/jit-*.dump "$top/samples/$n"/jit-*.dump.zst; do
+		[ -e "$f" ] && syms+=("$f")
+	done
+	"$CGJIT" augment -q --no-elf -o "$tmp/$n.out" "$tmp/$n.in" "${syms[@]}"
+}
+
+check_svg() {   # SVG LABEL
+	local svg=$1 r
+	expect 'xmllint --noout "$svg" 2>"$tmp/xml.err"' "$2: well-formed XML"
+	r=$(perl "$top/tests/e2e/check-flame.pl" "$svg")
+	expect '[ $? = 0 ]' "$2: children within their parents ($r)"
+}
+
+echo "# SVG and folded stacks on augmented samples"
+for n in node-instr java-instr moarvm-callers node-diff-base node-diff-slow moarvm-parts; do
+	if ! augment "$n" 2>"$tmp/err"; then
+		notok "$n: augment failed: $(cat "$tmp/err")"
+		continue
+	fi
+	p=$tmp/$n.out
+	"$CGJIT" flamegraph -o "$tmp/$n.svg" "$p" 2>"$tmp/err"
+	expect '[ $? = 0 ] && [ ! -s "$tmp/err" ]' "$n: flamegraph -o $n.svg"
+	check_svg "$tmp/$n.svg" "$n"
+	"$CGJIT" flamegraph -f folded -o "$tmp/$n.folded" "$p"
+	t=$(total_of "$p" Ir)
+	s=$(folded_sum "$tmp/$n.folded")
+	expect '[ -n "$t" ] && [ "$s" = "$t" ]' "$n: folded values add up to the Ir total ($s = $t)"
+	expect '! grep -q "^\[other\]" "$tmp/$n.folded"' "$n: every entry wider than --min-width ([other] absent)"
+done
+
+echo "# JIT names and layout"
+expect 'grep -q "<title>JS:[*~^]" "$tmp/node-instr.svg" && grep -q "<title>[^<]*Prog\.fib" "$tmp/java-instr.svg"' \
+	"augmented names appear in the frames (JS:*... for node, Prog.fib for java)"
+expect 'grep -q "^clone;start_thread;" "$tmp/java-instr.folded"' \
+	"java: the threads' run starts at clone (its arc out far exceeds the calls in)"
+"$CGJIT" flamegraph -f folded --min-width 0 -o "$tmp/all.folded" "$tmp/node-instr.out"
+s=$(folded_sum "$tmp/all.folded")
+n_all=$(wc -l <"$tmp/all.folded")
+n_def=$(wc -l <"$tmp/node-instr.folded")
+expect '[ "$s" = "$(total_of "$tmp/node-instr.out" Ir)" ] && [ "$n_all" -gt "$n_def" ]' \
+	"--min-width 0: more stacks ($n_all > $n_def), the same total"
+"$CGJIT" flamegraph -f folded --max-depth 3 "$tmp/node-instr.out" >"$tmp/d3.folded"
+expect '[ "$(folded_sum "$tmp/d3.folded")" = "$(total_of "$tmp/node-instr.out" Ir)" ] && ! grep -q "^[^;]*;[^;]*;[^;]*;" "$tmp/d3.folded"' \
+	"--max-depth 3: at most three frames per stack, the same total (stdout)"
+"$CGJIT" flamegraph -o "$tmp/again.svg" "$tmp/node-instr.out"
+expect 'cmp -s "$tmp/again.svg" "$tmp/node-instr.svg"' "the same profile gives the same SVG"
+"$CGJIT" flamegraph -o "$tmp/raw.svg" "$tmp/node-instr.in"
+check_svg "$tmp/raw.svg" "node-instr not augmented"
+"$CGJIT" flamegraph -o "$tmp/z.svg.zst" "$tmp/node-instr.out"
+expect 'zstd -q -dc "$tmp/z.svg.zst" | cmp -s - "$tmp/node-instr.svg"' "-o FILE.zst: the same SVG, compressed"
+
+echo "# parts, events, cachegrind"
+"$CGJIT" flamegraph -f folded --part 2 "$tmp/moarvm-parts.out" >"$tmp/p2.folded"
+expect '[ "$(folded_sum "$tmp/p2.folded")" = "$(total_of "$tmp/moarvm-parts.out" Ir --part 2)" ]' \
+	"--part 2: folded values add up to part 2's total"
+zstd -q -dcf "$top/samples/node-cachegrind/cachegrind.out.zst" >"$tmp/cg.out"
+"$CGJIT" flamegraph -f folded --event D1mr "$tmp/cg.out" >"$tmp/cg.folded"
+expect '[ "$(folded_sum "$tmp/cg.folded")" = "$(total_of "$tmp/cg.out" D1mr)" ] && ! grep -q ";" "$tmp/cg.folded"' \
+	"cachegrind --event D1mr: no calls, so one frame per function; the D1mr total"
+"$CGJIT" flamegraph --event D1mr -o "$tmp/cg.svg" "$tmp/cg.out"
+check_svg "$tmp/cg.svg" "cachegrind SVG"
+
+echo "# --diff: the slowed-down JIT function is red"
+"$CGJIT" flamegraph --diff "$tmp/node-diff-base.out" -o "$tmp/diff.svg" "$tmp/node-diff-slow.out"
+check_svg "$tmp/diff.svg" "diff SVG"
+# checksum's frames: a title starting with its JIT name, its self change against the base
+# positive, and a red fill (the red channel 50 above green and blue)
+cat >"$tmp/diff-check.pl" <<'EOF'
+local $/;
+my $svg = <STDIN>;
+my ($n, $red) = (0, 0);
+while ($svg =~ m{<title>JS:.checksum [^<]*\nself [\d,]+ -> [\d,]+ \(\+[\d,]+[^<]*</title><rect [^>]*fill="rgb\((\d+),(\d+),(\d+)\)"}g) {
+	$n++;
+	$red++ if $1 >= $2 + 50 && $1 >= $3 + 50;
+}
+print "$n frames, $red red\n";
+exit !($n > 0 && $red > 0);
+EOF
+r=$(perl "$tmp/diff-check.pl" <"$tmp/diff.svg")
+expect '[ $? = 0 ]' "--diff: checksum grew and is drawn red ($r)"
+expect 'grep -q "Differential flame graph: node-diff-slow.out against node-diff-base.out" "$tmp/diff.svg"' "--diff: the heading names both profiles"
+"$CGJIT" flamegraph --diff "$tmp/node-diff-slow.out" -o "$tmp/same.svg" "$tmp/node-diff-slow.out"
+expect '! grep -q "fill=\"rgb(222,36,36)\"\|+[1-9]" "$tmp/same.svg"' "--diff of a profile with itself: no change, nothing red"
+
+echo "# errors: exit status, message, no output file"
+p=$tmp/node-instr.out
+"$CGJIT" flamegraph -o "$tmp/x.svg" "$tmp/missing" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+expect '[ $rc = 1 ] && [ ! -e "$tmp/x.svg" ] && [ ! -s "$tmp/out" ] && grep -q "missing" "$tmp/err"' "missing profile: exit 1, message, no file"
+head -c 100000 "$p" >"$tmp/cut"
+echo keep >"$tmp/keep.svg"
+"$CGJIT" flamegraph -o "$tmp/keep.svg" "$tmp/cut" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+expect '[ $rc = 1 ] && grep -q "cut:[0-9]*: " "$tmp/err" && [ "$(cat "$tmp/keep.svg")" = keep ] && [ ! -s "$tmp/out" ]' \
+	"truncated profile: exit 1 with FILE:LINE, an existing -o file untouched"
+"$CGJIT" flamegraph --diff "$tmp/cut" -o "$tmp/x.svg" "$p" 2>"$tmp/err"
+rc=$?
+expect '[ $rc = 1 ] && [ ! -e "$tmp/x.svg" ] && grep -q "cut:[0-9]*: " "$tmp/err"' "truncated --diff base: exit 1, no file"
+expect '[ -z "$(ls -A "$tmp" | grep "^\.cgjit-tmp")" ]' "no temporary left behind"
+"$CGJIT" flamegraph --format xml "$p" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+expect '[ $rc = 2 ] && [ ! -s "$tmp/out" ] && grep -q "format takes svg or folded, got .xml." "$tmp/err"' "--format xml: exit 2"
+"$CGJIT" flamegraph -f folded --diff "$p" "$p" >/dev/null 2>"$tmp/err"
+expect '[ $? = 2 ] && grep -q "folded stacks have no colours" "$tmp/err"' "--diff with --format folded: exit 2"
+for bad in "--min-width 101" "--min-width x" "--max-depth 0" "--part 0"; do
+	"$CGJIT" flamegraph $bad "$p" >/dev/null 2>"$tmp/err"
+	expect '[ $? = 2 ]' "$bad: exit 2"
+done
+"$CGJIT" flamegraph >/dev/null 2>"$tmp/err"
+expect '[ $? = 2 ] && grep -q "needs a PROFILE" "$tmp/err"' "no PROFILE: exit 2"
+"$CGJIT" flamegraph --event Dr -o "$tmp/x.svg" "$p" 2>"$tmp/err"
+expect '[ $? = 1 ] && [ ! -e "$tmp/x.svg" ] && grep -q "no event .Dr. (it counts: Ir)" "$tmp/err"' "--event the file does not count: exit 1"
+"$CGJIT" flamegraph --event D1mr --diff "$p" -o "$tmp/x.svg" "$tmp/cg.out" 2>"$tmp/err"
+expect '[ $? = 1 ] && [ ! -e "$tmp/x.svg" ] && grep -q "no event .D1mr." "$tmp/err"' "--diff BASE without the event: exit 1"
+cp "$p" "$tmp/self.out"
+"$CGJIT" flamegraph -o "$tmp/self.out" "$tmp/self.out" 2>"$tmp/err"
+expect '[ $? = 1 ] && cmp -s "$p" "$tmp/self.out"' "-o the profile itself: refused, profile intact"
+"$CGJIT" flamegraph -o /dev/full "$p" 2>"$tmp/err"
+expect '[ $? = 1 ] && grep -qi "space" "$tmp/err"' "a failed write (/dev/full): exit 1"
+
+finish

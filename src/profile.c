@@ -259,9 +259,12 @@ uint32_t profile_components(const struct profile *p, uint32_t *comp)
 
 /* Inclusive cost, as docs/reports.md explains: the calls into a function from other
  * functions (callgrind_annotate's rule), or, for a function nobody calls, its self cost
- * plus its calls out. A self-call happens inside an outer activation and is not added
- * again. On a cycle through several functions the arcs cannot tell nested activations
- * from outer ones, so a member's figure is capped at the cost that entered the cycle. */
+ * plus its calls out; never less than its self cost (an activation that is the root of a
+ * thread's stack has no arc in). A self-call happens inside an outer activation and is not
+ * added again. On a cycle through several functions the arcs cannot tell nested
+ * activations from outer ones, so a member's figure is capped at what all activations of
+ * the cycle did: the members' self cost plus their calls out of the cycle. (Capping at the
+ * arcs into the cycle instead fails for a cycle that threads start inside: the JVM's.) */
 static void inclusive(struct profile_builder *b)
 {
 	struct profile *p = b->p;
@@ -272,8 +275,10 @@ static void inclusive(struct profile_builder *b)
 	char *has_in = xcalloc(n + 1, 1);
 	uint32_t *comp = xmalloc((n + 1) * sizeof(*comp)), *size = xmalloc((n + 1) * sizeof(*size));
 	components(n, b->arcs, b->narcs, comp, size);
-	uint64_t *entry = xcalloc(n * nev + 1, sizeof(*entry));   /* per component */
-	char *entered = xcalloc(n + 1, 1);
+	uint64_t *work = xcalloc(n * nev + 1, sizeof(*work));   /* per component */
+	for (size_t f = 0; f < n; f++)
+		for (size_t e = 0; e < nev; e++)
+			work[comp[f] * nev + e] += p->cost_pool[f * nev + e];
 	for (size_t a = 0; a < b->narcs; a++) {
 		const struct prof_arc *r = &b->arcs[a];
 		const uint64_t *c = b->arc_costs + a * nev;
@@ -287,12 +292,10 @@ static void inclusive(struct profile_builder *b)
 			in[r->callee * nev + e] += c[e];
 			out[r->caller * nev + e] += c[e];
 		}
-		uint32_t k = comp[r->callee];
-		if (comp[r->caller] != k) {
-			entered[k] = 1;
+		uint32_t k = comp[r->caller];
+		if (comp[r->callee] != k)
 			for (size_t e = 0; e < nev; e++)
-				entry[k * nev + e] += c[e];
-		}
+				work[k * nev + e] += c[e];
 	}
 	for (size_t f = 0; f < n; f++) {
 		const uint64_t *self = p->cost_pool + f * nev;
@@ -300,12 +303,9 @@ static void inclusive(struct profile_builder *b)
 		p->fns[f].in_cycle = size[k] > 1;
 		for (size_t e = 0; e < nev; e++) {
 			uint64_t v = has_in[f] ? in[f * nev + e] : self[e] + out[f * nev + e];
-			if (size[k] > 1) {
-				uint64_t cap = entered[k] ? entry[k * nev + e] : p->totals[e];
-				if (v > cap)
-					v = cap;
-			}
-			incl[f * nev + e] = v;
+			if (size[k] > 1 && v > work[k * nev + e])
+				v = work[k * nev + e];
+			incl[f * nev + e] = v > self[e] ? v : self[e];
 		}
 	}
 	free(in);
@@ -313,8 +313,7 @@ static void inclusive(struct profile_builder *b)
 	free(has_in);
 	free(comp);
 	free(size);
-	free(entry);
-	free(entered);
+	free(work);
 }
 
 void profile_builder_finish(struct profile_builder *b)

@@ -84,6 +84,33 @@ static void test_profile__inclusive(void **state)
 	profile_free(&p);
 }
 
+/* A cycle that a thread starts inside (the JVM's interpreter): x -> c costs 1, but c and d
+ * do 160 in all. Capping at the 1 that entered would put c's inclusive cost below its self
+ * cost; the cap is the cycle's own work, and no function gets less than its self cost. */
+static void test_profile__cycle_started_inside(void **state)
+{
+	(void)state;
+	static const char *const ev[] = { "Ir" };
+	struct profile p;
+	memset(&p, 0, sizeof(p));
+	struct profile_builder *b = profile_builder_new(&p, 1, ev);
+	uint32_t x = fn(b, "x"), c = fn(b, "c"), d = fn(b, "d");
+	uint64_t v;
+	v = 0;   profile_builder_self(b, x, &v);
+	v = 100; profile_builder_self(b, c, &v);
+	v = 60;  profile_builder_self(b, d, &v);
+	v = 1;   profile_builder_call(b, x, c, 1, &v);
+	v = 60;  profile_builder_call(b, c, d, 5, &v);
+	v = 50;  profile_builder_call(b, d, c, 4, &v);
+	profile_builder_finish(b);
+	assert_int_equal(find(&p, "c")->incl[0], 100);   /* arcs in: 51; its self: 100 */
+	assert_int_equal(find(&p, "d")->incl[0], 60);
+	assert_true(find(&p, "c")->in_cycle);
+	for (size_t i = 0; i < p.nfns; i++)
+		assert_true(p.fns[i].incl[0] >= p.fns[i].self[0] && p.fns[i].incl[0] <= 160);
+	profile_free(&p);
+}
+
 static const char two_parts[] =
 	"# callgrind format\nversion: 1\ncreator: test\npid: 7\npart: 1\npositions: line\nevents: Ir Dr\n"
 	"ob=(1) /bin/p\nfl=(1) p.c\nfn=(1) main\n3 10 1\ncfn=(2) work'2\ncalls=4 9\n9 60 6\n"
@@ -342,6 +369,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_profile__inclusive),
+		cmocka_unit_test(test_profile__cycle_started_inside),
 		cmocka_unit_test(test_profile__parts_and_folding),
 		cmocka_unit_test(test_profile__fold_self_calls),
 		cmocka_unit_test(test_profile__cachegrind),

@@ -56,6 +56,7 @@ unit: $(UNITS)
 e2e: $(B)/cgjit $(B)/cgcheck
 	@CGCHECK=$(B)/cgcheck tests/tools/cgcheck-selftest.sh
 	@CGJIT=$(B)/cgjit CGCHECK=$(B)/cgcheck tests/e2e/inputs.sh
+	@CGJIT=$(B)/cgjit CGCHECK=$(B)/cgcheck tests/e2e/cli.sh
 	@CGJIT=$(B)/cgjit CGCHECK=$(B)/cgcheck tests/e2e/run.sh
 	@CGJIT=$(B)/cgjit CGCHECK=$(B)/cgcheck tests/e2e/files.sh
 	@CGJIT=$(B)/cgjit CGCHECK=$(B)/cgcheck tests/e2e/reports.sh

@@ -876,14 +876,19 @@ char *augment_default_output(const char *profile)
 	size_t dirlen = (size_t)(base - profile);
 	static const char stem[] = "callgrind.out.";
 	size_t k = sizeof(stem) - 1;
+	/* A compressed input still gives a plain output: callgrind_annotate and kcachegrind
+	 * read only plain text (zstd output only when -o says .zst). */
+	size_t blen = strlen(base);
+	if (blen > 4 && !strcmp(base + blen - 4, ".zst"))
+		blen -= 4;
 	char *out = xmalloc(strlen(profile) + 16);
 	memcpy(out, profile, dirlen);
-	if (strncmp(base, stem, k) == 0 && base[k])
-		sprintf(out + dirlen, "%sjit.%s", stem, base + k);
-	else if (strcmp(base, "callgrind.out") == 0)
+	if (blen > k && strncmp(base, stem, k) == 0)
+		sprintf(out + dirlen, "%sjit.%.*s", stem, (int)(blen - k), base + k);
+	else if (blen == k - 1 && strncmp(base, "callgrind.out", blen) == 0)
 		sprintf(out + dirlen, "callgrind.jit.out");
 	else
-		sprintf(out + dirlen, "jit.%s", base);
+		sprintf(out + dirlen, "jit.%.*s", (int)blen, base);
 	return out;
 }
 
@@ -947,16 +952,30 @@ int augment_run(const struct augment_opts *o, struct report *rep, struct diag *d
 	int r;
 	while ((r = cg_reader_next(u.r, &rec, d)) == 1 &&
 	       !(rec.kind == CG_HEADER && rec.key == HK_EVENTS)) {
+		/* our own note (on_events): its JIT code is named already, and a second run
+		 * would only report 0% JIT and write callgrind.out.jit.jit.PID */
+		if (rec.kind == CG_COMMENT && rec.len >= 9 && !memcmp(rec.text, "# cgjit: ", 9)) {
+			diag_at(d, o->profile, rec.line, "this profile was written by cgjit augment "
+				"already (its JIT code has names): augment the profile callgrind wrote");
+			goto done;
+		}
 		if (dispatch(&u, &rec) < 0)
 			goto done;
 	}
 	if (r == 1 && symbol_files_load(o, cg_reader_pid(u.r), u.st, u.ef, rep, &u.nsymfiles, d) < 0)
 		goto done;
-	for (; r == 1; r = cg_reader_next(u.r, &rec, d)) {
+	uint64_t at, size;
+	int tell = o->progress && input_position(in, &at, &size) == 0;
+	for (unsigned long n = 0; r == 1; r = cg_reader_next(u.r, &rec, d)) {
 		if (dispatch(&u, &rec) < 0)
 			break;
 		cgw_settle(u.w);
+		/* every 1024 records (most cost lines are copied without one): two system calls */
+		if (tell && !(++n & 0x3ff) && input_position(in, &at, &size) == 0)
+			o->progress(o->progress_ctx, at, size);
 	}
+	if (tell && r == 0)
+		o->progress(o->progress_ctx, size, size);
 	if (r == 0 && !d->set && cgw_flush(u.w, d) == 0) {
 		rep->bytes_out = cgw_bytes(u.w);
 		/* Commit order: the ELF files, --stats, then the profile, which names the ELF files
@@ -986,6 +1005,11 @@ int augment_run(const struct augment_opts *o, struct report *rep, struct diag *d
 		nall = 0;   /* all freed */
 	}
 done:
+	if (rc < 0 && u.r && cg_reader_is_symbol_file(u.r)) {
+		size_t n = strlen(d->msg);
+		snprintf(d->msg + n, sizeof(d->msg) - n, "; the profile goes first: cgjit augment "
+			 "PROFILE [PERF-MAP|JITDUMP...]");
+	}
 	/* The writer's flusher thread may still be writing to OUT: stop it first. */
 	cgw_free(u.w);
 	u.w = NULL;

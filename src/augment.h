@@ -25,6 +25,11 @@ struct augment_opts {
 	size_t max_line;            /* longest accepted line, bytes */
 	const char *stats_path;     /* --stats FILE.yaml, committed with the profile (after the
 	                               ELF files, before the profile); NULL: none */
+	/* Called now and then while the profile is read (a regular file only): DONE of SIZE
+	 * bytes of the file (compressed ones for zstd); DONE == SIZE once at the end. NULL:
+	 * none. The library prints nothing itself. */
+	void (*progress)(void *ctx, uint64_t done, uint64_t size);
+	void *progress_ctx;
 };
 
 /* Runs the pipeline. On success the outputs are in place and REP filled; returns 0.

@@ -1,12 +1,14 @@
 /* callgrind_reader.c - callgrind text -> typed records, with context and per-part names.
  * Sits between io/linereader and the rewriter (docs/design.md). Owns the line
  * buffer, the per-part name tables, the position base and the per-part self-cost sums. */
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "callgrind_reader.h"
 #include "diag.h"
+#include "jitdump.h"
 #include "io.h"
 #include "linereader.h"
 #include "scan.h"
@@ -53,6 +55,7 @@ struct cg_reader {
 	uint32_t sink_fn;
 	int saw_sign;           /* a line only callgrind writes: marker, creator:, version:, positions: */
 	int maybe_cachegrind;   /* events: came without any such line */
+	int symbol_file;        /* the input is a perf map or a jitdump */
 };
 
 struct cg_reader *cg_reader_new(struct input *in, size_t max_line)
@@ -83,6 +86,7 @@ unsigned cg_reader_nevents(const struct cg_reader *r) { return r->nevents; }
 const char *cg_reader_event_name(const struct cg_reader *r, unsigned i) { return r->event_names[i]; }
 const uint64_t *cg_reader_part_sums(const struct cg_reader *r) { return r->sums; }
 uint64_t cg_reader_pid(const struct cg_reader *r) { return r->pid; }
+int cg_reader_is_symbol_file(const struct cg_reader *r) { return r->symbol_file; }
 unsigned cg_reader_part_count(const struct cg_reader *r) { return r->parts; }
 const struct cg_names *cg_reader_names(const struct cg_reader *r) { return &r->names; }
 const char *cg_reader_input_name(const struct cg_reader *r) { return r->name; }
@@ -943,6 +947,35 @@ int cg_reader_next(struct cg_reader *r, struct cg_record *rec, struct diag *d)
 	return rc;
 }
 
+/* A perf map line: hex START, hex SIZE, a name (docs/formats.md section 2). */
+static int is_perf_map_line(const char *p, size_t len)
+{
+	const char *end = p + len;
+	for (int field = 0; field < 2; field++) {
+		if (end - p > 2 && p[0] == '0' && (p[1] == 'x' || p[1] == 'X'))
+			p += 2;
+		const char *digits = p;
+		while (p < end && isxdigit((unsigned char)*p))
+			p++;
+		if (p == digits || p == end || *p != ' ')
+			return 0;
+		p++;
+	}
+	return p < end;
+}
+
+/* A symbol file given where the profile belongs (the arguments swapped): the first line
+ * says which, before the parser's message about it would mislead. */
+static int symbol_file_error(struct cg_reader *r, const char *line, size_t len, struct diag *d)
+{
+	int dump = len >= 4 && jitdump_is_magic((const unsigned char *)line);
+	if (!dump && !is_perf_map_line(line, len))
+		return 0;
+	r->symbol_file = 1;
+	return diag_at(d, r->name, 0, dump ? "this is a jitdump, not a callgrind profile"
+		       : "this is a perf map (lines 'START SIZE NAME'), not a callgrind profile");
+}
+
 /* Returns 1 (record), 2 (line consumed, no record), 0 (end) or -1. */
 static int next_line(struct cg_reader *r, struct cg_record *rec, struct diag *d)
 {
@@ -960,6 +993,8 @@ static int next_line(struct cg_reader *r, struct cg_record *rec, struct diag *d)
 	rec->line = r->lr.lineno;
 	rec->text = line;
 	rec->len = len;
+	if (r->lr.lineno == 1 && symbol_file_error(r, line, len, d) < 0)
+		return -1;
 	if (r->lr.missing_newline)
 		return diag_at(d, r->name, r->lr.lineno,
 			       "the last line has no newline: the file was cut off while being written");

@@ -110,6 +110,8 @@ const char *cg_reader_event_name(const struct cg_reader *r, unsigned i);
 const uint64_t *cg_reader_part_sums(const struct cg_reader *r);
 /* The pid: header (0 if none seen yet). */
 uint64_t cg_reader_pid(const struct cg_reader *r);
+/* 1 if reading failed because the input is a perf map or a jitdump, not a profile. */
+int cg_reader_is_symbol_file(const struct cg_reader *r);
 unsigned cg_reader_part_count(const struct cg_reader *r);
 const struct cg_names *cg_reader_names(const struct cg_reader *r);
 const char *cg_reader_input_name(const struct cg_reader *r);

@@ -22,10 +22,18 @@ static const struct {
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: cgjit <command> [options] ...\n\ncommands:\n");
+	fprintf(f, "usage: cgjit <command> [options] ...\n\n"
+		"Makes JIT-compiled code readable in valgrind's callgrind profiles: names, source\n"
+		"files and lines from the runtime's perf maps (/tmp/perf-PID.map) and jitdumps\n"
+		"(jit-PID.dump), then reports, diffs, budgets and flame graphs of the result.\n\n"
+		"commands:\n");
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].help);
-	fprintf(f, "\n'cgjit <command> --help' describes a command.\n");
+	fprintf(f, "\nexample:\n"
+		"  valgrind --tool=callgrind --dump-instr=yes node --perf-prof app.js\n"
+		"  cgjit augment callgrind.out.1234      # perf-1234.map / jit-1234.dump found from its pid\n"
+		"  kcachegrind callgrind.out.jit.1234\n"
+		"\n'cgjit <command> --help' describes a command; 'cgjit --version' prints the version.\n");
 }
 
 int main(int argc, char **argv)
@@ -47,7 +55,8 @@ int main(int argc, char **argv)
 		usage(stdout);
 		return 0;
 	}
-	if (!strcmp(argv[1], "--version")) {
+	/* `cgjit augment --version` too: people type the version question after the command */
+	if (!strcmp(argv[1], "--version") || (argc == 3 && !strcmp(argv[2], "--version"))) {
 		printf("cgjit %s\n", CGJIT_VERSION);
 		return 0;
 	}

@@ -6,6 +6,8 @@
 
 #include "augment.h"
 #include "cmd.h"
+#include "cmd_progress.h"
+#include "cmd_util.h"
 #include "diag.h"
 #include "jitdump.h"
 #include "report.h"
@@ -22,7 +24,7 @@ static const char usage_text[] =
 	"  -o, --output FILE     where to write (default: callgrind.out.PID -> callgrind.out.jit.PID\n"
 	"                        beside the input; - for stdout; zstd if FILE ends in .zst; never\n"
 	"                        an input; devices and /dev/stdout are written in place)\n"
-	"  -q, --quiet           no summary on stderr\n"
+	"  -q, --quiet           no summary (and no progress line) on stderr\n"
 	"      --stats FILE.yaml the summary as YAML\n"
 	"      --keep-addresses  keep code blobs with the same name apart (address in the name)\n"
 	"      --map-dir DIR     where to look for perf-PID.map (default /tmp)\n"
@@ -69,7 +71,7 @@ int cmd_augment(int argc, char **argv)
 	int quiet = 0, c;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "o:qh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":o:qh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'o': o.output = optarg; break;
 		case 'q': quiet = 1; break;
@@ -99,19 +101,11 @@ int cmd_augment(int argc, char **argv)
 			fputs(usage_text, stdout);
 			return 0;
 		default:
-			if (optopt)
-				fprintf(stderr, "cgjit: option '-%c' is unknown or needs a value\n", optopt);
-			else
-				fprintf(stderr, "cgjit: option '%s' is unknown or needs a value\n", argv[optind - 1]);
-			fputs(usage_text, stderr);
-			return 2;
+			return cmd_util_option_error(usage_text, c, argv);
 		}
 	}
-	if (optind >= argc) {
-		fputs("cgjit: augment needs a PROFILE\n", stderr);
-		fputs(usage_text, stderr);
-		return 2;
-	}
+	if (optind >= argc)
+		return cmd_util_usage_error(usage_text, "%s", "augment needs a PROFILE");
 	if ((o.output && !*o.output) || (o.stats_path && !*o.stats_path)) {
 		fprintf(stderr, "cgjit: %s '' is an empty file name, expected a file to write\n",
 			o.output && !*o.output ? "-o" : "--stats");
@@ -124,9 +118,16 @@ int cmd_augment(int argc, char **argv)
 	}
 	o.symfiles = (const char *const *)argv + optind + 1;
 	o.nsymfiles = (size_t)(argc - optind - 1);
+	struct cmd_progress prog;
+	if (!quiet && cmd_progress_init(&prog, o.profile)) {
+		o.progress = cmd_progress_update;
+		o.progress_ctx = &prog;
+	}
 	struct report rep;
 	struct diag d = { 0 };
 	int rc = augment_run(&o, &rep, &d);
+	if (o.progress)
+		cmd_progress_end(&prog);
 	if (rc < 0) {
 		fprintf(stderr, "cgjit: %s\n", d.msg);
 		return rc == -2 ? 2 : 1;

@@ -57,12 +57,11 @@ static int parse(int argc, char **argv, struct fg_args *a)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int opt, li = -1;
+	int opt;
 	unsigned long long v;
 	optind = 1;
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":o:e:f:d:h", longopts, &li)) != -1) {
-		const char *name = li >= 0 ? longopts[li].name : NULL;
+	while ((opt = getopt_long(argc, argv, ":o:e:f:d:h", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'o':
 			if (!*optarg)
@@ -98,12 +97,9 @@ static int parse(int argc, char **argv, struct fg_args *a)
 		case 'h':
 			fputs(usage, stdout);
 			return 0;
-		case ':':
-			return cmd_util_usage_error(usage, "option '%s' needs a value", name ? name : argv[optind - 1]);
 		default:
-			return cmd_util_usage_error(usage, "unknown option '%s'", argv[optind - 1]);
+			return cmd_util_option_error(usage, opt, argv);
 		}
-		li = -1;
 	}
 	if (argc - optind != 1)
 		return cmd_util_usage_error(usage, "%s", argc - optind ? "flamegraph takes one PROFILE" : "flamegraph needs a PROFILE");

@@ -90,12 +90,11 @@ static int parse_common(int argc, char **argv, const char *usage, enum command c
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int opt, li = -1;
+	int opt;
 	unsigned long long v;
 	optind = 1;
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, shortopts[cmd], longopts, &li)) != -1) {
-		const char *name = li >= 0 ? longopts[li].name : NULL;
+	while ((opt = getopt_long(argc, argv, shortopts[cmd], longopts, NULL)) != -1) {
 		/* one table for the three commands: refuse what this one does not take */
 		int takes = opt < 256 ? strchr(shortopts[cmd], opt) != NULL
 			: opt == OPT_PART || (opt == OPT_NOFOLD) == (cmd != CMD_REPORT);
@@ -135,12 +134,9 @@ static int parse_common(int argc, char **argv, const char *usage, enum command c
 		case 'h':
 			fputs(usage, stdout);
 			return 0;
-		case ':':
-			return cmd_util_usage_error(usage, "option '%s' needs a value", name ? name : argv[optind - 1]);
 		default:
-			return cmd_util_usage_error(usage, "unknown option '%s'", argv[optind - 1]);
+			return cmd_util_option_error(usage, opt, argv);
 		}
-		li = -1;
 	}
 	return -1;
 }

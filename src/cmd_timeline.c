@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "cmd_util.h"
 #include "diag.h"
 #include "doc_out.h"
 #include "io.h"
@@ -34,20 +35,6 @@ static const char usage[] =
 	"  -h, --help            this text\n";
 
 enum format { FMT_TEXT, FMT_JSON, FMT_SVG };
-
-static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int usage_error(const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	fputs("cgjit: ", stderr);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	const char *nl = strchr(usage, '\n');
-	fprintf(stderr, "%.*s\n(--help describes every option)\n", (int)(nl - usage), usage);
-	return 2;
-}
 
 static int parse_count(const char *s, unsigned long long max, unsigned long long *out)
 {
@@ -96,16 +83,15 @@ static int parse(int argc, char **argv, struct timeline_opts *o, enum format *fm
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int opt, li = -1;
+	int opt;
 	unsigned long long v;
 	optind = 1;
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":o:f:w:b:n:h", longopts, &li)) != -1) {
-		const char *name = li >= 0 ? longopts[li].name : NULL;
+	while ((opt = getopt_long(argc, argv, ":o:f:w:b:n:h", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'o':
 			if (!*optarg)
-				return usage_error("%s", "--output needs a file name");
+				return cmd_util_usage_error(usage, "%s", "--output needs a file name");
 			*out = optarg;
 			break;
 		case 'f':
@@ -116,33 +102,30 @@ static int parse(int argc, char **argv, struct timeline_opts *o, enum format *fm
 			else if (!strcmp(optarg, "svg"))
 				*fmt = FMT_SVG;
 			else
-				return usage_error("--format takes text, json or svg, got '%s'", optarg);
+				return cmd_util_usage_error(usage, "--format takes text, json or svg, got '%s'", optarg);
 			break;
 		case 'w':
 			if (parse_warmup(optarg, o) < 0)
-				return usage_error("--warmup takes SECONDS (e.g. 2.5) or a percentage (e.g. 10%%), "
+				return cmd_util_usage_error(usage, "--warmup takes SECONDS (e.g. 2.5) or a percentage (e.g. 10%%), "
 						   "got '%s'", optarg);
 			break;
 		case 'b':
 			if (parse_count(optarg, TIMELINE_MAX_BUCKETS, &v) < 0 || v == 0)
-				return usage_error("--buckets takes a number from 1 to %d, got '%s'",
+				return cmd_util_usage_error(usage, "--buckets takes a number from 1 to %d, got '%s'",
 						   TIMELINE_MAX_BUCKETS, optarg);
 			o->buckets = (unsigned)v;
 			break;
 		case 'n':
 			if (parse_count(optarg, 1000000000, &v) < 0)
-				return usage_error("--top takes a number of entries (0: all), got '%s'", optarg);
+				return cmd_util_usage_error(usage, "--top takes a number of entries (0: all), got '%s'", optarg);
 			o->top = v ? (size_t)v : SIZE_MAX;
 			break;
 		case 'h':
 			fputs(usage, stdout);
 			return 0;
-		case ':':
-			return usage_error("option '%s' needs a value", name ? name : argv[optind - 1]);
 		default:
-			return usage_error("unknown option '%s'", argv[optind - 1]);
+			return cmd_util_option_error(usage, opt, argv);
 		}
-		li = -1;
 	}
 	return -1;
 }
@@ -190,7 +173,7 @@ int cmd_timeline(int argc, char **argv)
 	if (rc >= 0)
 		return rc;
 	if (argc - optind != 1)
-		return usage_error("%s", argc - optind ? "timeline takes one DUMP" : "timeline needs a DUMP");
+		return cmd_util_usage_error(usage, "%s", argc - optind ? "timeline takes one DUMP" : "timeline needs a DUMP");
 	const char *path = argv[optind];
 	struct diag d = { 0 };
 	struct input *in = input_open(path, &d);

@@ -1,5 +1,6 @@
-/* cmd_util.c - the pieces cmd_report.c and cmd_flamegraph.c share: usage errors, number
+/* cmd_util.c - the pieces the subcommands share: usage errors, number
  * options, loading a profile and picking its event, with their messages. */
+#include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +21,22 @@ int cmd_util_usage_error(const char *usage, const char *fmt, ...)
 	const char *nl = strchr(usage, '\n');
 	fprintf(stderr, "%.*s\n(--help describes every option)\n", (int)(nl - usage), usage);
 	return 2;
+}
+
+int cmd_util_option_error(const char *usage, int opt, char *const *argv)
+{
+	/* getopt_long leaves the offending word at optind - 1; optopt is the short option's
+	 * letter, or a long option's val (not printable: 256 and up), or 0 */
+	const char *word = argv[optind - 1];
+	char shortname[3] = { '-', (char)optopt, '\0' };
+	int is_long = !strncmp(word, "--", 2);
+	const char *name = is_long || optopt <= 0 || optopt > 255 ? word : shortname;
+	int len = (int)(is_long && strchr(word, '=') ? strchr(word, '=') - word : (long)strlen(name));
+	if (opt == ':')
+		return cmd_util_usage_error(usage, "option '%.*s' needs a value", len, name);
+	if (is_long && strchr(word, '=') && optopt)
+		return cmd_util_usage_error(usage, "option '%.*s' takes no value", len, name);
+	return cmd_util_usage_error(usage, "unknown option '%.*s'", len, name);
 }
 
 int cmd_util_parse_count(const char *s, unsigned long long max, unsigned long long *out)

@@ -1,4 +1,4 @@
-/* cmd_util.h - what the profile-reading subcommands (cmd_report.c, cmd_flamegraph.c) share:
+/* cmd_util.h - what the subcommands share:
  * usage errors, number options, loading a profile and picking its event, each with the
  * message printed to stderr here (the front end's side of the library's struct diag). */
 #ifndef CGJIT_CMD_UTIL_H
@@ -11,6 +11,10 @@ struct profile_opts;
  * Returns 2, the usage exit status. */
 int cmd_util_usage_error(const char *usage, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/* The message for what getopt_long returned as OPT, ':' (an option without its value) or
+ * '?' (an unknown option), naming the option as the user wrote it (without "=VALUE"),
+ * and one usage line. The option string must start with ':'. Returns 2. */
+int cmd_util_option_error(const char *usage, int opt, char *const *argv);
 /* A decimal number from 0 to MAX (no sign). Returns 0, or -1. */
 int cmd_util_parse_count(const char *s, unsigned long long max, unsigned long long *out);
 /* profile_load(); prints the error. Returns 0, or -1 (P is then empty, freed or not). */

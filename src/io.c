@@ -107,6 +107,19 @@ const char *input_name(const struct input *in)
 	return in->name;
 }
 
+int input_position(const struct input *in, uint64_t *done, uint64_t *size)
+{
+	struct stat st;
+	if (in->mem || in->fd < 0 || fstat(in->fd, &st) < 0 || !S_ISREG(st.st_mode))
+		return -1;
+	off_t at = lseek(in->fd, 0, SEEK_CUR);
+	if (at < 0)
+		return -1;
+	*done = (uint64_t)at;
+	*size = (uint64_t)st.st_size;
+	return 0;
+}
+
 int input_is_zstd(const struct input *in)
 {
 	return in->z != NULL;

@@ -40,6 +40,9 @@ void input_close(struct input *in);   /* NULL is a no-op */
  * back to blocking), with the same zstd detection; NAME is used in messages. Takes FD:
  * input_close() closes it, and so does a failure here. Returns NULL with D set. */
 struct input *input_open_fd(int fd, const char *name, struct diag *d);
+/* How far a regular file has been read (compressed bytes for zstd) and its size, for a
+ * progress line. Returns 0, or -1 for stdin, pipes and memory inputs (no size known). */
+int input_position(const struct input *in, uint64_t *done, uint64_t *size);
 enum { INPUT_PEEK_MAX = 4 };
 /* Copies the first min(N, INPUT_PEEK_MAX) decompressed bytes into BUF without consuming
  * them (input_read() returns them again), to tell formats apart on one open stream. Only

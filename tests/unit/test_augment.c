@@ -230,8 +230,18 @@ static void test_augment__default_output(void **state)
 	char *o = augment_default_output("dir/callgrind.out.1234");
 	assert_string_equal(o, "dir/callgrind.out.jit.1234");
 	free(o);
+	/* a compressed input gives a plain output (callgrind_annotate reads no zstd) */
 	o = augment_default_output("callgrind.out.1234.2-01.zst");
-	assert_string_equal(o, "callgrind.out.jit.1234.2-01.zst");
+	assert_string_equal(o, "callgrind.out.jit.1234.2-01");
+	free(o);
+	o = augment_default_output("callgrind.out.zst");
+	assert_string_equal(o, "callgrind.jit.out");
+	free(o);
+	o = augment_default_output("p/prof.zst");
+	assert_string_equal(o, "p/jit.prof");
+	free(o);
+	o = augment_default_output(".zst");
+	assert_string_equal(o, "jit..zst");
 	free(o);
 	o = augment_default_output("/x/callgrind.out");
 	assert_string_equal(o, "/x/callgrind.jit.out");

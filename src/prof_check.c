@@ -12,16 +12,11 @@
 #include "prof_diff.h"
 #include "prof_report.h"
 #include "profile.h"
-#include "strtab.h"
-#include "xalloc.h"
 
 struct checker {
 	const struct budget *b;
 	const struct profile *p, *base;
-	struct strtab base_keys;     /* BASE's functions by prof_diff_key, index -> base_fn */
-	uint32_t *base_fn;
-	char *key;
-	size_t key_cap;
+	size_t *base_of;             /* per function of P: its match in BASE, or SIZE_MAX */
 	json_t *results;
 	size_t held, exceeded, missing, skipped;
 };
@@ -49,28 +44,9 @@ static int limit_events(struct checker *c, const struct budget_limit *lim, int *
 		       name, c->b->path, list);
 }
 
-static void index_base(struct checker *c)
+static size_t base_match(const struct checker *c, size_t fn)
 {
-	strtab_init(&c->base_keys);
-	if (!c->base)
-		return;
-	c->base_fn = xmalloc((c->base->nfns + 1) * sizeof(*c->base_fn));
-	for (size_t j = 0; j < c->base->nfns; j++) {
-		int added;
-		size_t n = prof_diff_key(&c->key, &c->key_cap, &c->base->fns[j]);
-		uint32_t k = strtab_intern(&c->base_keys, c->key, n, &added);
-		if (added)   /* the first of two objects sharing a file name, as in diff */
-			c->base_fn[k] = (uint32_t)j;
-	}
-}
-
-static size_t base_match(struct checker *c, size_t fn)
-{
-	if (!c->base)
-		return SIZE_MAX;
-	size_t n = prof_diff_key(&c->key, &c->key_cap, &c->p->fns[fn]);
-	uint32_t k = strtab_find(&c->base_keys, c->key, n);
-	return k == UINT32_MAX ? SIZE_MAX : c->base_fn[k];
+	return c->base_of ? c->base_of[fn] : SIZE_MAX;
 }
 
 static json_t *opt_u64(int has, uint64_t v)
@@ -227,7 +203,8 @@ json_t *prof_check_build(const struct budget *b, const struct profile *p,
 			 const struct profile *base, int *bad_budget, struct diag *d)
 {
 	struct checker c = { .b = b, .p = p, .base = base, .results = json_array() };
-	index_base(&c);
+	if (base)
+		c.base_of = prof_diff_match(base, p);
 	*bad_budget = 0;
 	json_t *doc = NULL;
 	size_t i;
@@ -248,9 +225,7 @@ json_t *prof_check_build(const struct budget *b, const struct profile *p,
 		json_object_set_new(doc, "results", json_incref(c.results));
 	}
 	json_decref(c.results);
-	strtab_free(&c.base_keys);
-	free(c.base_fn);
-	free(c.key);
+	free(c.base_of);
 	return doc;
 }
 

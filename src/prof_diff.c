@@ -38,7 +38,7 @@ static size_t object_key(const char *base, char *out)
 	return k + strlen(rest);
 }
 
-size_t prof_diff_key(char **buf, size_t *cap, const struct prof_fn *fn)
+static size_t match_key(char **buf, size_t *cap, const struct prof_fn *fn)
 {
 	const char *base = strrchr(fn->obj, '/');
 	base = base ? base + 1 : fn->obj;
@@ -124,12 +124,12 @@ size_t *prof_diff_match(const struct profile *A, const struct profile *B)
 	uint32_t *b_of_key = xmalloc((B->nfns + 1) * sizeof(*b_of_key));
 	for (size_t j = 0; j < B->nfns; j++) {
 		int added;
-		uint32_t k = strtab_intern(&keys, buf, prof_diff_key(&buf, &cap, &B->fns[j]), &added);
+		uint32_t k = strtab_intern(&keys, buf, match_key(&buf, &cap, &B->fns[j]), &added);
 		if (added)
 			b_of_key[k] = (uint32_t)j;
 	}
 	for (size_t i = 0; i < A->nfns; i++) {
-		uint32_t k = strtab_find(&keys, buf, prof_diff_key(&buf, &cap, &A->fns[i]));
+		uint32_t k = strtab_find(&keys, buf, match_key(&buf, &cap, &A->fns[i]));
 		size_t j = k == UINT32_MAX ? SIZE_MAX : b_of_key[k];
 		if (j != SIZE_MAX && in_a[j] == SIZE_MAX)   /* else matched already (two objects with one file name) */
 			in_a[j] = i;

@@ -8,7 +8,6 @@
 #include <jansson.h>
 
 struct diag;
-struct prof_fn;
 struct profile;
 
 /* Compares event EVENT (NULL: BASE's first, and then both must count the same events) of
@@ -18,11 +17,6 @@ struct profile;
  * with D set (events that differ, an event one of them does not count). */
 json_t *prof_diff_build(const struct profile *base, const struct profile *new_,
 			const char *event, size_t top, double threshold, struct diag *d);
-/* FN's key for matching it in another profile: its object file's name without directory
- * and with the pid of a JIT object (perf-PID.map, jit-PID.dump...) left out, its file and its
- * name, NUL-separated, into *BUF (grown as needed, caller frees). Returns the key's length. */
-size_t prof_diff_key(char **buf, size_t *cap, const struct prof_fn *fn);
-
 void prof_diff_render(const json_t *doc, FILE *f, int markdown);
 
 /* Matches the functions of NEW to those of BASE as prof_diff_build() does: by object file

@@ -12,55 +12,16 @@
 
 #include "diag.h"
 #include "helpers.h"
+#include "dump_builder.h"
 #include "jitdump.h"
 #include "report.h"
 #include "report_text.h"
 #include "report_yaml.h"
 #include "symtab.h"
 
-struct dump {
-	unsigned char b[1 << 16];
-	size_t n;
-	int be;
-};
-
-static void put(struct dump *d, uint64_t v, int bytes)
-{
-	for (int i = 0; i < bytes; i++) {
-		int shift = d->be ? 8 * (bytes - 1 - i) : 8 * i;
-		d->b[d->n++] = (unsigned char)(v >> shift);
-	}
-}
-
-static void put_str(struct dump *d, const char *s)
-{
-	size_t k = strlen(s) + 1;
-	memcpy(d->b + d->n, s, k);
-	d->n += k;
-}
-
 static void header(struct dump *d, int be, uint32_t total)
 {
-	memset(d, 0, sizeof(*d));
-	d->be = be;
-	put(d, 0x4A695444, 4);
-	put(d, 1, 4);
-	put(d, total, 4);
-	put(d, 62, 4);
-	put(d, 0, 4);
-	put(d, 4242, 4);
-	put(d, 123, 8);
-	put(d, 0, 8);
-	while (d->n < total)
-		d->b[d->n++] = 0xee;
-}
-
-/* Patches the u32 total_size of the record that starts at AT. */
-static void end_record(struct dump *d, size_t at)
-{
-	struct dump tmp = { .be = d->be };
-	put(&tmp, d->n - at, 4);
-	memcpy(d->b + at + 4, tmp.b, 4);
+	dump_header(d, be, total, 4242, 123, 0);
 }
 
 static void load(struct dump *d, uint64_t addr, uint64_t size, uint64_t index, const char *name)
@@ -78,7 +39,7 @@ static void load(struct dump *d, uint64_t addr, uint64_t size, uint64_t index, c
 	put_str(d, name);
 	for (uint64_t i = 0; i < size; i++)
 		d->b[d->n++] = (unsigned char)(0x90 + i);
-	end_record(d, at);
+	dump_end(d, at);
 }
 
 struct entry {
@@ -103,7 +64,7 @@ static void debug(struct dump *d, uint64_t addr, const struct entry *e, size_t n
 	}
 	for (size_t i = 0; i < pad; i++)
 		d->b[d->n++] = 0;
-	end_record(d, at);
+	dump_end(d, at);
 }
 
 static void simple(struct dump *d, uint32_t id, size_t body)
@@ -114,7 +75,7 @@ static void simple(struct dump *d, uint32_t id, size_t body)
 	put(d, 5, 8);
 	for (size_t i = 0; i < body; i++)
 		d->b[d->n++] = 0;
-	end_record(d, at);
+	dump_end(d, at);
 }
 
 static struct symtab *st;
@@ -245,7 +206,7 @@ static void test_jitdump__node_overwritten_names_recovered(void **state)
 	}
 	while ((d.n - at) % 8)
 		d.b[d.n++] = 0;
-	end_record(&d, at);
+	dump_end(&d, at);
 	load(&d, 0x1000, 0x40, 0, "JS:*fib /tmp/sample.XXXXXX/prog.js:3:13");
 	assert_int_equal(read_dump(&d, JITDUMP_BIAS_AUTO), 0);
 	assert_int_equal(js.debug_recovered, 1);
@@ -333,7 +294,7 @@ static void test_jitdump__move_and_reuse(void **state)
 	put(&d, 0x5000, 8);
 	put(&d, 16, 8);
 	put(&d, 7, 8);
-	end_record(&d, at);
+	dump_end(&d, at);
 	load(&d, 0x1000, 16, 8, "reused");   /* new code at the old address */
 	assert_int_equal(read_dump(&d, JITDUMP_BIAS_AUTO), 0);
 	assert_int_equal(js.moves, 1);
@@ -385,7 +346,7 @@ static void move(struct dump *d, uint64_t from, uint64_t to, uint64_t size, uint
 	put(d, to, 8);
 	put(d, size, 8);
 	put(d, index, 8);
-	end_record(d, at);
+	dump_end(d, at);
 }
 
 static void test_jitdump__baseline_rows_ignored(void **state)

@@ -14,74 +14,35 @@
 #include <string.h>
 
 #include "diag.h"
+#include "dump_builder.h"
 #include "doc_out.h"
 #include "io.h"
 #include "timeline.h"
 #include "timeline_svg.h"
 
-struct dump {
-	unsigned char b[1 << 14];
-	size_t n;
-	int be;
-};
-
-static void put(struct dump *d, uint64_t v, int bytes)
-{
-	for (int i = 0; i < bytes; i++) {
-		int shift = d->be ? 8 * (bytes - 1 - i) : 8 * i;
-		d->b[d->n++] = (unsigned char)(v >> shift);
-	}
-}
-
 static void header(struct dump *d, int be, uint64_t flags)
 {
-	memset(d, 0, sizeof(*d));
-	d->be = be;
-	put(d, 0x4A695444, 4);
-	put(d, 1, 4);
-	put(d, 40, 4);
-	put(d, 62, 4);
-	put(d, 0, 4);
-	put(d, 777, 4);
-	put(d, 5, 8);
-	put(d, flags, 8);
-}
-
-static size_t begin(struct dump *d, uint32_t id, uint64_t ts)
-{
-	size_t at = d->n;
-	put(d, id, 4);
-	put(d, 0, 4);
-	put(d, ts, 8);
-	return at;
-}
-
-static void end(struct dump *d, size_t at)
-{
-	struct dump tmp = { .be = d->be };
-	put(&tmp, d->n - at, 4);
-	memcpy(d->b + at + 4, tmp.b, 4);
+	dump_header(d, be, 40, 777, 5, flags);
 }
 
 static void load(struct dump *d, uint64_t ts, uint64_t addr, uint64_t size, uint64_t index, const char *name)
 {
-	size_t at = begin(d, 0, ts);
+	size_t at = dump_begin(d, 0, ts);
 	put(d, 777, 4);
 	put(d, 778, 4);
 	put(d, addr, 8);
 	put(d, addr, 8);
 	put(d, size, 8);
 	put(d, index, 8);
-	memcpy(d->b + d->n, name, strlen(name) + 1);
-	d->n += strlen(name) + 1;
+	put_str(d, name);
 	for (uint64_t i = 0; i < size; i++)
 		d->b[d->n++] = 0xc3;
-	end(d, at);
+	dump_end(d, at);
 }
 
 static void move(struct dump *d, uint64_t ts, uint64_t from, uint64_t to, uint64_t index)
 {
-	size_t at = begin(d, 1, ts);
+	size_t at = dump_begin(d, 1, ts);
 	put(d, 777, 4);
 	put(d, 778, 4);
 	put(d, to, 8);
@@ -89,12 +50,12 @@ static void move(struct dump *d, uint64_t ts, uint64_t from, uint64_t to, uint64
 	put(d, to, 8);
 	put(d, 4, 8);
 	put(d, index, 8);
-	end(d, at);
+	dump_end(d, at);
 }
 
 static void close_rec(struct dump *d, uint64_t ts)
 {
-	end(d, begin(d, 3, ts));
+	dump_end(d, dump_begin(d, 3, ts));
 }
 
 /* Times from T0 = 1000: loads a@0 b@10 a@20 (again) c@55 d@90, c moved @60 and @70,
@@ -272,14 +233,14 @@ static void test_timeline__malformed_and_unknown(void **state)
 	struct dump d;
 	header(&d, 0, 0);
 	load(&d, 10, 0x1000, 4, 1, "x");
-	size_t r = begin(&d, 0, 20);          /* a CODE_LOAD too short for its fields */
+	size_t r = dump_begin(&d, 0, 20);          /* a CODE_LOAD too short for its fields */
 	put(&d, 0, 8);
-	end(&d, r);
+	dump_end(&d, r);
 	move(&d, 30, 0x9000, 0xa000, 99);     /* an index no load had */
-	r = begin(&d, 1, 40);                 /* a CODE_MOVE too short */
-	end(&d, r);
-	r = begin(&d, 77, 5);                 /* unknown id, out of order */
-	end(&d, r);
+	r = dump_begin(&d, 1, 40);                 /* a CODE_MOVE too short */
+	dump_end(&d, r);
+	r = dump_begin(&d, 77, 5);                 /* unknown id, out of order */
+	dump_end(&d, r);
 	struct timeline_opts o;
 	timeline_opts_init(&o);
 	o.warmup_pct = 0;
@@ -311,7 +272,7 @@ static void test_timeline__errors_and_truncation(void **state)
 	header(&d, 0, 0);
 	load(&d, 10, 0x1000, 4, 1, "x");
 	size_t r = d.n;
-	begin(&d, 0, 20);
+	dump_begin(&d, 0, 20);
 	d.b[r + 4] = 8;   /* record size 8 */
 	assert_null(build(&d, &o));
 	assert_int_equal(strncmp(dg.msg, "t.dump: byte 102: record size 8", 31), 0);

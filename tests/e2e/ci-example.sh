@@ -39,7 +39,6 @@ ln -s "$CGJIT" "$tmp/bin/cgjit"
 	git commit -qam "slower checksum"
 ) || notok "making the scratch repository"
 base=$(git -C "$repo" rev-parse HEAD~1)
-maps_before=$(ls /tmp/perf-*.map 2>/dev/null | sort)
 
 run_step() {   # NAME
 	perl -ne 'BEGIN { $want = shift } if (/^#STEP (.*)/) { $on = $1 eq $want; next } print if $on' "$1" "$tmp/steps" >"$tmp/step.sh"
@@ -62,8 +61,9 @@ rc=$?
 expect '[ $rc = 3 ] && grep -q "^## Budget check: \*\*failed\*\*" "$tmp/summary.md" && grep -q "^| ❌ exceeded | .JS:\*checksum \*. (inclusive, sum of [0-9]*) |" "$tmp/summary.md"' \
 	"step 'Check the budget': exit 3, the slowed checksum exceeds its budget, the table in the summary (exit $rc)"
 
-# the perf maps node wrote in /tmp during this test
-for m in $(ls /tmp/perf-*.map 2>/dev/null | sort | comm -13 <(echo "$maps_before") -); do
-	rm -f "$m"
+# the perf maps node wrote in /tmp for this test's runs: only those of the pids in its
+# profiles (other runs may be writing maps in /tmp at the same time)
+for pid in $(sed -n 's/^pid: *//p' "$tmp"/runner/profiles/*.out 2>/dev/null); do
+	[ -O "/tmp/perf-$pid.map" ] && rm -f "/tmp/perf-$pid.map"
 done
 finish

@@ -9,5 +9,6 @@ int cmd_report(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 int cmd_timeline(int argc, char **argv);
+int cmd_record(int argc, char **argv);
 
 #endif

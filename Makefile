@@ -61,6 +61,7 @@ e2e: $(B)/cgjit $(B)/cgcheck
 	@CGJIT=$(B)/cgjit CGCHECK=$(B)/cgcheck tests/e2e/reports.sh
 	@CGJIT=$(B)/cgjit CGCHECK=$(B)/cgcheck tests/e2e/timeline.sh
 	@CGJIT=$(B)/cgjit CGCHECK=$(B)/cgcheck tests/e2e/ci-example.sh
+	@CGJIT=$(B)/cgjit CGCHECK=$(B)/cgcheck tests/e2e/record.sh
 
 check: unit fuzz-replay e2e
 

@@ -63,6 +63,7 @@ e2e: $(B)/cgjit $(B)/cgcheck
 	@CGJIT=$(B)/cgjit CGCHECK=$(B)/cgcheck tests/e2e/timeline.sh
 	@CGJIT=$(B)/cgjit CGCHECK=$(B)/cgcheck tests/e2e/ci-example.sh
 	@CGJIT=$(B)/cgjit CGCHECK=$(B)/cgcheck tests/e2e/flame.sh
+	@CGJIT=$(B)/cgjit CGCHECK=$(B)/cgcheck tests/e2e/record.sh
 
 check: unit fuzz-replay e2e
 

@@ -18,6 +18,7 @@
 #include "elf_files.h"
 #include "idmap.h"
 #include "io.h"
+#include "jitdump.h"
 #include "pseudo_name.h"
 #include "report.h"
 #include "report_yaml.h"
@@ -890,6 +891,13 @@ char *augment_default_output(const char *profile)
 	else
 		sprintf(out + dirlen, "jit.%.*s", (int)blen, base);
 	return out;
+}
+
+void augment_opts_init(struct augment_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->max_line = (size_t)64 << 20;
+	o->debug_bias = JITDUMP_BIAS_AUTO;
 }
 
 int augment_run(const struct augment_opts *o, struct report *rep, struct diag *d)

@@ -32,6 +32,10 @@ struct augment_opts {
 	void *progress_ctx;
 };
 
+/* Fills O with the defaults of `cgjit augment` (64 MiB lines, debug bias detected,
+ * everything else off or derived from the profile); the caller then sets profile. */
+void augment_opts_init(struct augment_opts *o);
+
 /* Runs the pipeline. On success the outputs are in place and REP filled; returns 0.
  * On error no output was created or replaced, D says why, returns -1; -2 (a usage error)
  * when an output is the same file as an input or as the other output. */

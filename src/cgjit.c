@@ -12,6 +12,7 @@ static const struct {
 	int (*run)(int argc, char **argv);
 	const char *help;
 } commands[] = {
+	{ "record", cmd_record, "run a program under callgrind with its JIT's perf map flags, then augment" },
 	{ "augment", cmd_augment, "name JIT code in a callgrind profile from perf maps and jitdumps" },
 	{ "report", cmd_report, "totals and top functions of a profile (text, json, markdown, yaml)" },
 	{ "diff", cmd_diff, "per-function change of cost between two profiles" },

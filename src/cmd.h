@@ -10,5 +10,6 @@ int cmd_diff(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 int cmd_timeline(int argc, char **argv);
 int cmd_flamegraph(int argc, char **argv);
+int cmd_record(int argc, char **argv);
 
 #endif

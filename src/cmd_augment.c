@@ -65,9 +65,7 @@ int cmd_augment(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct augment_opts o;
-	memset(&o, 0, sizeof(o));
-	o.max_line = (size_t)64 << 20;
-	o.debug_bias = JITDUMP_BIAS_AUTO;
+	augment_opts_init(&o);
 	int quiet = 0, c;
 	optind = 1;
 	opterr = 0;

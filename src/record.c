@@ -1,0 +1,383 @@
+/* record.c - the decisions of `cgjit record` as pure functions (docs/record.md): the
+ * command line split, the runtime table (what each JIT needs to write a perf map or a
+ * jitdump, and where it writes it), the CPython version rules, valgrind's argv. Runs
+ * nothing itself (the CPython probe is the caller's); owns only record_valgrind_argv()'s
+ * result. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "diag.h"
+#include "record.h"
+#include "xalloc.h"
+
+/* The flags are those of the COMMAND files in samples/, the commands that made this
+ * repository's samples, except node's jitdump: --perf-prof without --perf-basic-prof (with
+ * both, the map and the dump describe the same code twice). */
+struct runtime {
+	const char *name;
+	const char *map_flags[16];      /* NULL-terminated; none: writes no map */
+	const char *dump_flags[16];     /* NULL-terminated; none: writes no jitdump */
+	const char *env[3];             /* the same for maps and dumps */
+	enum record_where dump_where;   /* maps always go to /tmp */
+	const char *map_made_by, *dump_made_by;
+};
+
+static const struct runtime runtimes[] = {
+	{ "node", { "--perf-basic-prof" }, { "--perf-prof", "--interpreted-frames-native-stack" },
+	  { NULL }, RECORD_IN_CWD, "--perf-basic-prof", "--perf-prof" },
+	{ "java", { "-XX:+UnlockDiagnosticVMOptions", "-XX:+DumpPerfMapAtExit" }, { NULL },
+	  { NULL }, RECORD_IN_TMP, "-XX:+DumpPerfMapAtExit", NULL },
+	/* python's flags depend on its version: plan_python() */
+	{ "python", { "-X", "perf" }, { "-X", "perf_jit" }, { NULL }, RECORD_IN_TMP,
+	  "-X perf", "-X perf_jit" },
+	/* Under valgrind MoarVM compiles few frames unless specialisation blocks the
+	 * interpreter (README "Making perf maps"). */
+	{ "moar", { NULL }, { NULL }, { "MVM_JIT_PERF_MAP=1", "MVM_SPESH_BLOCKING=1" },
+	  RECORD_IN_TMP, "MVM_JIT_PERF_MAP=1", NULL },
+	{ "php", { "-d", "opcache.enable_cli=1", "-d", "opcache.jit=tracing", "-d",
+		   "opcache.jit_buffer_size=32M", "-d", "opcache.jit_debug=0x10",
+		   /* else opcache skips a script changed in the last 2 seconds */
+		   "-d", "opcache.file_update_protection=0" },
+	  { NULL }, { NULL }, RECORD_IN_TMP, "opcache.jit_debug=0x10", NULL },
+	{ "mono", { "--jitmap" }, { NULL }, { NULL }, RECORD_IN_TMP, "--jitmap", NULL },
+	{ "none", { NULL }, { NULL }, { NULL }, RECORD_IN_TMP, NULL, NULL },
+};
+
+/* Command basenames -> runtime (python's are matched by shape in record_runtime_of()). */
+static const struct {
+	const char *command, *runtime;
+} aliases[] = {
+	{ "node", "node" }, { "nodejs", "node" }, { "java", "java" },
+	{ "rakudo", "moar" }, { "raku", "moar" }, { "perl6", "moar" }, { "moar", "moar" },
+	{ "php", "php" }, { "mono", "mono" },
+};
+
+static const char *base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	return slash ? slash + 1 : path;
+}
+
+static int is_digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+/* Reads digits at *P (at most 4, so no overflow); 1 if there was one. */
+static int read_small(const char **p, int *v)
+{
+	const char *s = *p;
+	int n = 0, k = 0;
+	for (; is_digit(*s) && k < 4; s++, k++)
+		n = n * 10 + (*s - '0');
+	if (!k)
+		return 0;
+	*v = n;
+	*p = s;
+	return 1;
+}
+
+/* "python", "python3", "python3.13", with a build suffix ("python3.13t", "python3.12d"):
+ * 1 and the version it names (-1 where the name has none), or 0 when NAME is not CPython. */
+static int python_name(const char *name, int *major, int *minor)
+{
+	*major = *minor = -1;
+	if (strncmp(name, "python", 6))
+		return 0;
+	const char *p = name + 6;
+	if (!*p)
+		return 1;
+	if (!read_small(&p, major) || (*p == '.' && (p++, !read_small(&p, minor))))
+		return 0;
+	while (*p >= 'a' && *p <= 'z')
+		p++;
+	return *p == '\0';
+}
+
+const char *record_runtime_of(const char *command)
+{
+	const char *b = base_name(command);
+	int major, minor;
+	for (size_t i = 0; i < sizeof(aliases) / sizeof(aliases[0]); i++)
+		if (!strcmp(b, aliases[i].command))
+			return aliases[i].runtime;
+	return python_name(b, &major, &minor) ? "python" : NULL;
+}
+
+const char *record_runtime_names(void)
+{
+	return "node, java, python, moar, php, mono, none";
+}
+
+int record_python_version(const char *text, int *major, int *minor)
+{
+	const char *p = text;
+	while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
+		p++;
+	if (strncmp(p, "Python ", 7))
+		return -1;
+	p += 7;
+	if (!read_small(&p, major) || *p++ != '.' || !read_small(&p, minor))
+		return -1;
+	return 0;
+}
+
+static const struct runtime *find_runtime(const char *name)
+{
+	for (size_t i = 0; i < sizeof(runtimes) / sizeof(runtimes[0]); i++)
+		if (!strcmp(name, runtimes[i].name))
+			return &runtimes[i];
+	return NULL;
+}
+
+static void copy_list(const char **dst, size_t max, const char *const *src, size_t srcmax)
+{
+	size_t n = 0;
+	for (; n < srcmax && src[n] && n + 1 < max; n++)
+		dst[n] = src[n];
+	dst[n] = NULL;
+}
+
+/* CPython's version decides: -X perf came in 3.12, -X perf_jit (a jitdump) in 3.13. The
+ * name says it (python3.13), or `COMMAND --version` does. */
+static int python_version(const char *command, record_probe_fn probe, void *ctx,
+			  struct record_plan *plan, struct diag *d)
+{
+	int major, minor;
+	if (python_name(base_name(command), &major, &minor) && minor >= 0) {
+		plan->py_major = major;
+		plan->py_minor = minor;
+		return 0;
+	}
+	char out[256];
+	if (!probe || probe(ctx, command, out, sizeof(out)) < 0) {
+		diag_at(d, command, 0, "could not run '%s --version' to learn the CPython version", command);
+		return -2;
+	}
+	if (record_python_version(out, &plan->py_major, &plan->py_minor) < 0) {
+		char q[80];
+		diag_at(d, command, 0, "'%s --version' said '%s', expected 'Python 3.N...'", command,
+			diag_quote(q, sizeof(q), out, strcspn(out, "\n")));
+		return -1;
+	}
+	return 0;
+}
+
+/* Which of the runtime's files to ask for: SYMBOLS if it writes that, else an error. */
+static int choose(const struct runtime *rt, enum record_symbols symbols, int has_dump,
+		  struct record_plan *plan, struct diag *d)
+{
+	int has_map = rt->map_flags[0] || rt->env[0];
+	if (symbols == RECORD_SYMBOLS_DEFAULT)
+		symbols = has_dump ? RECORD_SYMBOLS_JITDUMP : RECORD_SYMBOLS_MAP;
+	if ((symbols == RECORD_SYMBOLS_JITDUMP && !has_dump) ||
+	    (symbols == RECORD_SYMBOLS_MAP && !has_map))
+		return diag_at(d, "--symbols", 0, "%s writes no %s%s", rt->name,
+			       symbols == RECORD_SYMBOLS_MAP ? "perf map" : "jitdump",
+			       !strcmp(rt->name, "python") ? " before CPython 3.13" : "");
+	plan->writes = symbols;
+	if (symbols == RECORD_SYMBOLS_JITDUMP) {
+		copy_list(plan->flags, sizeof(plan->flags) / sizeof(plan->flags[0]), rt->dump_flags, 16);
+		plan->where = rt->dump_where;
+		plan->made_by = rt->dump_made_by;
+	} else {
+		copy_list(plan->flags, sizeof(plan->flags) / sizeof(plan->flags[0]), rt->map_flags, 16);
+		plan->where = RECORD_IN_TMP;
+		plan->made_by = rt->map_made_by;
+	}
+	copy_list(plan->env, sizeof(plan->env) / sizeof(plan->env[0]), rt->env, 3);
+	return 0;
+}
+
+int record_plan_make(const char *command, const char *runtime, enum record_symbols symbols,
+		     record_probe_fn probe, void *ctx, struct record_plan *plan, struct diag *d)
+{
+	memset(plan, 0, sizeof(*plan));
+	const char *name = runtime ? runtime : record_runtime_of(command);
+	if (!name)
+		return diag_at(d, command, 0, "cannot tell which JIT runtime '%s' is: name it with "
+			       "--runtime NAME (%s; none adds no flags)", base_name(command),
+			       record_runtime_names());
+	const struct runtime *rt = find_runtime(name);
+	if (!rt)
+		return diag_at(d, "--runtime", 0, "unknown runtime '%s', expected one of %s", name,
+			       record_runtime_names());
+	plan->runtime = rt->name;
+	if (rt == find_runtime("none"))
+		return 0;
+	int has_dump = rt->dump_flags[0] != NULL;
+	if (!strcmp(rt->name, "python")) {
+		int rc = python_version(command, probe, ctx, plan, d);
+		if (rc < 0)
+			return rc;
+		if (plan->py_major < 3 || (plan->py_major == 3 && plan->py_minor < 12))
+			return diag_at(d, command, 0, "CPython %d.%d cannot write a perf map: -X perf "
+				       "needs 3.12 or later (-X perf_jit, a jitdump, 3.13)",
+				       plan->py_major, plan->py_minor);
+		has_dump = plan->py_major > 3 || plan->py_minor >= 13;
+	}
+	return choose(rt, symbols, has_dump, plan, d);
+}
+
+static int starts(const char *s, const char *prefix)
+{
+	return !strncmp(s, prefix, strlen(prefix));
+}
+
+/* Valgrind options record must own: the tool, and where the profiles go (it collects
+ * them there). Returns 0 or -1 with D set. */
+static int check_vg_opt(const char *opt, struct diag *d)
+{
+	if (starts(opt, "--tool=") && strcmp(opt, "--tool=callgrind"))
+		return diag_at(d, opt, 0, "record runs callgrind only (use valgrind directly for "
+			       "other tools)");
+	if (starts(opt, "--callgrind-out-file"))
+		return diag_at(d, opt, 0, "record names the profiles callgrind.out.PID itself: use "
+			       "-d DIR to choose their directory");
+	return 0;
+}
+
+/* An option of record's with a value: "--NAME VALUE", "--NAME=VALUE" or, with SHORT, "-X
+ * VALUE" / "-XVALUE". 1 with *VAL (and *I past it), 0 if ARGV[*I] is not it, -1 when the
+ * value is missing. */
+static int opt_value(int argc, char **argv, int *i, const char *name, const char *shrt,
+		     const char **val, struct diag *d)
+{
+	const char *a = argv[*i];
+	size_t n = strlen(name);
+	if (!strncmp(a, name, n) && a[n] == '=') {
+		*val = a + n + 1;
+		return 1;
+	}
+	if (shrt && !strncmp(a, shrt, 2) && a[2]) {
+		*val = a + 2;
+		return 1;
+	}
+	if (strcmp(a, name) && (!shrt || strcmp(a, shrt)))
+		return 0;
+	if (*i + 1 >= argc)
+		return diag_at(d, a, 0, "needs a value");
+	*val = argv[++*i];
+	return 1;
+}
+
+/* One of record's own options at ARGV[*I]: 1 taken, 0 not record's, -1 bad. */
+static int own_option(int argc, char **argv, int *i, struct record_args *a, struct diag *d)
+{
+	const char *arg = argv[*i], *v;
+	int r;
+	if (!strcmp(arg, "-h") || !strcmp(arg, "--help"))
+		return a->help = 1;
+	if (!strcmp(arg, "-q") || !strcmp(arg, "--quiet"))
+		return a->quiet = 1;
+	if (!strcmp(arg, "--no-augment"))
+		return a->no_augment = 1;
+	if ((r = opt_value(argc, argv, i, "--out-dir", "-d", &v, d)) != 0) {
+		if (r < 0)
+			return r;
+		if (!*v)
+			return diag_at(d, "--out-dir", 0, "'' is an empty directory name");
+		a->out_dir = v;
+		return r;
+	}
+	if ((r = opt_value(argc, argv, i, "--runtime", NULL, &v, d)) != 0) {
+		if (r < 0)
+			return r;
+		if (!find_runtime(v))
+			return diag_at(d, "--runtime", 0, "unknown runtime '%s', expected one of %s", v,
+				       record_runtime_names());
+		a->runtime = v;
+		return r;
+	}
+	if ((r = opt_value(argc, argv, i, "--symbols", NULL, &v, d)) != 0) {
+		if (r < 0)
+			return r;
+		if (!strcmp(v, "map"))
+			a->symbols = RECORD_SYMBOLS_MAP;
+		else if (!strcmp(v, "jitdump"))
+			a->symbols = RECORD_SYMBOLS_JITDUMP;
+		else
+			return diag_at(d, "--symbols", 0, "expected 'map' or 'jitdump', got '%s'", v);
+		return 1;
+	}
+	return 0;
+}
+
+int record_parse_args(int argc, char **argv, const char **vg_buf, struct record_args *a,
+		      struct diag *d)
+{
+	memset(a, 0, sizeof(*a));
+	a->vg_opts = vg_buf;
+	int i = 1;
+	for (; i < argc; i++) {
+		const char *arg = argv[i];
+		if (!strcmp(arg, "--")) {
+			i++;
+			break;
+		}
+		if (arg[0] != '-' || !arg[1])
+			break;
+		int r = own_option(argc, argv, &i, a, d);
+		if (r < 0)
+			return -1;
+		if (a->help)
+			return 0;
+		if (r == 0) {
+			if (check_vg_opt(arg, d) < 0)
+				return -1;
+			vg_buf[a->nvg++] = arg;
+		}
+	}
+	if (i >= argc)
+		return diag_at(d, "record", 0, "no command to run: cgjit record [options] -- COMMAND ARGS...");
+	if (argv[i][0] == '-')
+		return diag_at(d, argv[i], 0, "is not a command: valgrind's options go before '--'");
+	a->cmd = argv + i;
+	a->ncmd = (size_t)(argc - i);
+	return 0;
+}
+
+static char *xstrdup(const char *s)
+{
+	return xstrndup(s, strlen(s));
+}
+
+char **record_valgrind_argv(const struct record_args *a, const struct record_plan *plan,
+			    const char *out_dir)
+{
+	size_t nflags = 0;
+	while (plan->flags[nflags])
+		nflags++;
+	char **v = xmalloc((6 + a->nvg + nflags + a->ncmd + 1) * sizeof(*v));
+	size_t n = 0;
+	v[n++] = xstrdup("valgrind");
+	v[n++] = xstrdup("--tool=callgrind");
+	/* Instruction positions: augment moves costs to the JIT function owning each address. */
+	v[n++] = xstrdup("--dump-instr=yes");
+	v[n++] = xstrdup("--trace-children=yes");
+	char *out = xmalloc(strlen(out_dir) + 64);
+	sprintf(out, "--callgrind-out-file=%s/callgrind.out.%%p", out_dir);
+	v[n++] = out;
+	if (a->quiet)
+		v[n++] = xstrdup("-q");
+	/* After record's own: valgrind takes the last of a repeated option, so the user's win. */
+	for (size_t i = 0; i < a->nvg; i++)
+		v[n++] = xstrdup(a->vg_opts[i]);
+	v[n++] = xstrdup(a->cmd[0]);
+	for (size_t i = 0; i < nflags; i++)
+		v[n++] = xstrdup(plan->flags[i]);
+	for (size_t i = 1; i < a->ncmd; i++)
+		v[n++] = xstrdup(a->cmd[i]);
+	v[n] = NULL;
+	return v;
+}
+
+void record_argv_free(char **v)
+{
+	if (!v)
+		return;
+	for (size_t i = 0; v[i]; i++)
+		free(v[i]);
+	free(v);
+}

@@ -1,0 +1,91 @@
+/* record.h - `cgjit record`'s decisions, without running anything: the command line split
+ * into cgjit's options, valgrind's and the program's; which JIT runtime the program is; the
+ * flags and environment that make it write a perf map or a jitdump; and valgrind's argv.
+ * Running, waiting and collecting are in record_run.h; argv and messages in cmd_record.c. */
+#ifndef CGJIT_RECORD_H
+#define CGJIT_RECORD_H
+
+#include <stddef.h>
+
+struct diag;
+
+/* Which symbol file the user asked for (--symbols). */
+enum record_symbols {
+	RECORD_SYMBOLS_DEFAULT,   /* the runtime's best: a jitdump where it writes one */
+	RECORD_SYMBOLS_MAP,
+	RECORD_SYMBOLS_JITDUMP,
+};
+
+/* Where a runtime writes its symbol file. */
+enum record_where {
+	RECORD_IN_TMP,            /* /tmp/perf-PID.map, /tmp/jit-PID.dump */
+	RECORD_IN_CWD,            /* ./jit-PID.dump, the program's current directory */
+};
+
+/* The command line of `cgjit record`. Every pointer points into the argv given to
+ * record_parse_args() and lives as long as it. */
+struct record_args {
+	const char *out_dir;               /* -d/--out-dir; NULL: the current directory */
+	const char *runtime;               /* --runtime NAME; NULL: from the command's name */
+	enum record_symbols symbols;       /* --symbols map|jitdump */
+	int quiet;                         /* -q: no summaries; also passed to valgrind */
+	int no_augment;                    /* --no-augment: record and collect only */
+	int help;                          /* -h/--help: nothing else was checked */
+	const char *const *vg_opts;        /* valgrind's options, in the order given */
+	size_t nvg;
+	char *const *cmd;                  /* COMMAND ARGS..., NULL-terminated (argv's end) */
+	size_t ncmd;
+};
+
+/* Splits ARGV (ARGV[0] is "record") before the command: cgjit's own options; any other
+ * argument starting with '-' is valgrind's, passed through in order; "--" or the first
+ * argument not starting with '-' begins the command. VG_BUF (ARGC entries, the caller's)
+ * holds the valgrind options. Valgrind's --tool other than callgrind and
+ * --callgrind-out-file are refused: record owns them. Returns 0, or -1 with D set (a
+ * usage error). */
+int record_parse_args(int argc, char **argv, const char **vg_buf, struct record_args *a,
+		      struct diag *d);
+
+/* What to run: the runtime and what it will add to the command line. Strings are static. */
+struct record_plan {
+	const char *runtime;               /* "node", "java", "python", "moar", "php", "mono",
+	                                      "none" */
+	int py_major, py_minor;            /* the CPython version, when runtime is "python" */
+	const char *flags[16];             /* inserted after COMMAND, NULL-terminated */
+	const char *env[4];                /* NAME=VALUE set when NAME is unset, NULL-terminated */
+	enum record_symbols writes;        /* MAP or JITDUMP (DEFAULT for "none") */
+	enum record_where where;
+	const char *made_by;               /* what writes it, for messages: "--perf-prof" */
+};
+
+/* The runtime a command's basename names ("node", "/usr/bin/nodejs" -> "node"; "python3.13"
+ * -> "python"; "rakudo" -> "moar"), or NULL when it names none. */
+const char *record_runtime_of(const char *command);
+
+/* The runtime names --runtime takes, for messages: "node, java, ...". */
+const char *record_runtime_names(void);
+
+/* Runs `COMMAND --version` and puts its output (stdout and stderr) into OUT, NUL-terminated.
+ * Returns 0, or -1 when it could not be run. */
+typedef int (*record_probe_fn)(void *ctx, const char *command, char *out, size_t outsz);
+
+/* Reads "Python 3.13.0" (a `python --version` line). Returns 0 with MAJOR and MINOR, or -1. */
+int record_python_version(const char *text, int *major, int *minor);
+
+/* Fills PLAN for COMMAND: the runtime is RUNTIME if not NULL (--runtime), else
+ * record_runtime_of(COMMAND). For CPython the version comes from the name (python3.13), or
+ * from PROBE (with CTX) when the name has none (python3). Returns 0, -1 with D set when
+ * the runtime is unknown, cannot write what SYMBOLS asks, or is a CPython older than 3.12;
+ * -2 when the probe failed. */
+int record_plan_make(const char *command, const char *runtime, enum record_symbols symbols,
+		     record_probe_fn probe, void *ctx, struct record_plan *plan, struct diag *d);
+
+/* Valgrind's argv: valgrind, callgrind's options (--callgrind-out-file=OUT_DIR/callgrind.out.%p),
+ * -q if A->quiet, A's valgrind options, COMMAND, PLAN's flags, the program's arguments.
+ * Returns a malloc'd NULL-terminated array whose strings are malloc'd too;
+ * record_argv_free() frees both. */
+char **record_valgrind_argv(const struct record_args *a, const struct record_plan *plan,
+			    const char *out_dir);
+void record_argv_free(char **v);
+
+#endif

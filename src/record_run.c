@@ -1,0 +1,449 @@
+/* record_run.c - the side effects of `cgjit record` (docs/record.md): PATH lookup, the
+ * CPython version probe, valgrind run with fork/execvp (never a shell) while signals are
+ * passed on, and the collection of the run's profiles, perf maps and jitdumps. Owns the
+ * struct record_found it fills; prints nothing. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "diag.h"
+#include "record_run.h"
+#include "xalloc.h"
+
+static char *xstrdup(const char *s)
+{
+	return xstrndup(s, strlen(s));
+}
+
+static int is_exec_file(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, X_OK) == 0;
+}
+
+int record_which(const char *name, char *out, size_t outsz)
+{
+	if (!*name)
+		return -1;
+	if (strchr(name, '/')) {
+		if (!is_exec_file(name) || (size_t)snprintf(out, outsz, "%s", name) >= outsz)
+			return -1;
+		return 0;
+	}
+	/* execvp()'s search: unset PATH means confstr(_CS_PATH), an empty entry the cwd. */
+	const char *path = getenv("PATH");
+	if (!path)
+		path = "/bin:/usr/bin";
+	for (const char *p = path;; ) {
+		size_t len = strcspn(p, ":");
+		int n = len ? snprintf(out, outsz, "%.*s/%s", (int)len, p, name)
+			    : snprintf(out, outsz, "%s", name);
+		if (n > 0 && (size_t)n < outsz && is_exec_file(out))
+			return 0;
+		if (!p[len])
+			return -1;
+		p += len + 1;
+	}
+}
+
+static int wait_for(pid_t pid, int *status)
+{
+	while (waitpid(pid, status, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	return 0;
+}
+
+int record_probe_version(void *ctx, const char *command, char *out, size_t outsz)
+{
+	(void)ctx;
+	int fds[2];
+	if (outsz == 0 || pipe(fds) < 0)
+		return -1;
+	pid_t pid = fork();
+	if (pid < 0) {
+		close(fds[0]);
+		close(fds[1]);
+		return -1;
+	}
+	if (pid == 0) {
+		int null = open("/dev/null", O_RDONLY);
+		if (null >= 0)
+			dup2(null, 0);
+		dup2(fds[1], 1);
+		dup2(fds[1], 2);   /* Python 2 prints its version on stderr */
+		close(fds[0]);
+		close(fds[1]);
+		char *const argv[] = { (char *)command, (char *)"--version", NULL };
+		execvp(command, argv);
+		_exit(127);
+	}
+	close(fds[1]);
+	size_t n = 0;
+	char drop[256];
+	for (;;) {   /* read to the end, so that the child never blocks on a full pipe */
+		ssize_t got = n + 1 < outsz ? read(fds[0], out + n, outsz - 1 - n)
+					    : read(fds[0], drop, sizeof(drop));
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0)
+			break;
+		if (n + 1 < outsz)
+			n += (size_t)got;
+	}
+	out[n] = '\0';
+	close(fds[0]);
+	int status;
+	if (wait_for(pid, &status) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+		return -1;
+	return 0;
+}
+
+static volatile sig_atomic_t child_pid;
+
+static void forward(int sig, siginfo_t *si, void *uc)
+{
+	(void)uc;
+	/* A terminal's ^C (si_code SI_KERNEL, > 0) reaches the whole foreground process group,
+	 * the program included: passing it on would deliver it twice. A signal sent to this
+	 * process alone (kill, timeout, a CI runner: si_code <= 0) must be passed on, or the
+	 * program would run on after cgjit is asked to stop. */
+	if (child_pid > 0 && si && si->si_code <= 0)
+		kill((pid_t)child_pid, sig);
+}
+
+static const int forwarded[] = { SIGINT, SIGTERM, SIGHUP };
+enum { NFORWARDED = sizeof(forwarded) / sizeof(forwarded[0]) };
+
+/* Installs forward() for the signals not ignored (a signal ignored here, as in a
+ * background job, stays ignored in the program, which inherits that). */
+static void forward_signals(struct sigaction *old)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = forward;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	for (int i = 0; i < NFORWARDED; i++) {
+		sigaction(forwarded[i], NULL, &old[i]);
+		if (old[i].sa_handler != SIG_IGN)
+			sigaction(forwarded[i], &sa, NULL);
+	}
+}
+
+static void restore_signals(const struct sigaction *old)
+{
+	for (int i = 0; i < NFORWARDED; i++)
+		sigaction(forwarded[i], &old[i], NULL);
+}
+
+int record_spawn_wait(char *const *argv, const char *const *env, long *pid, int *status,
+		      struct diag *d)
+{
+	for (size_t i = 0; env && env[i]; i++) {
+		const char *eq = strchr(env[i], '=');
+		char *name = xstrndup(env[i], (size_t)(eq - env[i]));
+		setenv(name, eq + 1, 0);   /* the user's own setting wins */
+		free(name);
+	}
+	fflush(NULL);   /* or the child would flush our buffered output again */
+	struct sigaction old[NFORWARDED];
+	forward_signals(old);
+	pid_t p = fork();
+	if (p < 0) {
+		restore_signals(old);
+		return diag_at(d, argv[0], 0, "cannot start: %s", strerror(errno));
+	}
+	if (p == 0) {
+		/* The handlers go back to the defaults at exec; until then child_pid is 0 here. */
+		execvp(argv[0], argv);
+		dprintf(2, "cgjit: cannot run '%s': %s\n", argv[0], strerror(errno));
+		_exit(errno == ENOENT ? 127 : 126);
+	}
+	child_pid = p;
+	*pid = p;
+	int rc = wait_for(p, status);
+	int e = errno;
+	child_pid = 0;
+	restore_signals(old);
+	if (rc < 0)
+		return diag_at(d, argv[0], 0, "cannot wait for pid %ld: %s", (long)p, strerror(e));
+	return 0;
+}
+
+int record_exit_code(int status)
+{
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return 1;
+}
+
+/* "callgrind.out." then a digit: valgrind's %p name, with the .N or -TID that
+ * --dump-every-bb and --separate-threads append; never our callgrind.out.jit.* outputs. */
+static int is_profile_name(const char *name)
+{
+	static const char stem[] = "callgrind.out.";
+	return !strncmp(name, stem, sizeof(stem) - 1) && name[sizeof(stem) - 1] >= '0' &&
+	       name[sizeof(stem) - 1] <= '9';
+}
+
+static long leading_number(const char *s)
+{
+	long v = 0;
+	for (int k = 0; *s >= '0' && *s <= '9' && k < 12; s++, k++)
+		v = v * 10 + (*s - '0');
+	return v;
+}
+
+/* The pid: line of a callgrind header (callgrind-format.md 1.3), or -1. It comes before the
+ * cmd: line, within the first few lines. */
+static long profile_pid(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return -1;
+	char line[512];
+	long pid = -1;
+	for (int i = 0; i < 20 && fgets(line, sizeof(line), f); i++) {
+		if (!strncmp(line, "pid:", 4)) {
+			const char *p = line + 4;
+			while (*p == ' ')
+				p++;
+			if (*p >= '0' && *p <= '9')
+				pid = leading_number(p);
+			break;
+		}
+		if (!strncmp(line, "events:", 7))
+			break;
+	}
+	fclose(f);
+	return pid;
+}
+
+void record_now(struct timespec *t)
+{
+#ifdef CLOCK_REALTIME_COARSE
+	if (clock_gettime(CLOCK_REALTIME_COARSE, t) == 0)
+		return;
+#endif
+	clock_gettime(CLOCK_REALTIME, t);
+	t->tv_nsec = 0;   /* a file system may keep whole seconds */
+}
+
+/* A file this run made: regular, ours, written since the run began. */
+static int is_ours(const struct stat *st, const struct timespec *since)
+{
+	if (!S_ISREG(st->st_mode) || st->st_uid != geteuid())
+		return 0;
+	return st->st_mtim.tv_sec > since->tv_sec ||
+	       (st->st_mtim.tv_sec == since->tv_sec && st->st_mtim.tv_nsec >= since->tv_nsec);
+}
+
+static int cmp_profile(const void *a, const void *b)
+{
+	const struct record_profile *x = a, *y = b;
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return strcmp(x->path, y->path);
+}
+
+static int find_profiles(const char *out_dir, const struct timespec *since,
+			 struct record_found *f, struct diag *d)
+{
+	DIR *dir = opendir(out_dir);
+	if (!dir)
+		return diag_at(d, out_dir, 0, "cannot read the directory: %s", strerror(errno));
+	size_t cap = 0;
+	struct dirent *e;
+	while ((e = readdir(dir))) {
+		if (!is_profile_name(e->d_name))
+			continue;
+		char *path = xmalloc(strlen(out_dir) + strlen(e->d_name) + 2);
+		sprintf(path, "%s/%s", out_dir, e->d_name);
+		struct stat st;
+		if (lstat(path, &st) < 0 || !is_ours(&st, since)) {
+			free(path);
+			continue;
+		}
+		XGROW(f->profiles, cap, f->nprofiles + 1);
+		struct record_profile *p = &f->profiles[f->nprofiles++];
+		memset(p, 0, sizeof(*p));
+		p->path = path;
+		p->pid = profile_pid(path);
+		if (p->pid < 0)
+			p->pid = leading_number(e->d_name + strlen("callgrind.out."));
+	}
+	closedir(dir);
+	if (f->nprofiles)
+		qsort(f->profiles, f->nprofiles, sizeof(*f->profiles), cmp_profile);
+	return 0;
+}
+
+/* Copies FROM to TO through a temporary file beside TO, renamed into place when complete,
+ * with FROM's permission bits. Returns 0 or -1 (errno set). */
+static int copy_file(const char *from, const char *to, const struct stat *st)
+{
+	char *tmp = xmalloc(strlen(to) + 32);
+	const char *slash = strrchr(to, '/');
+	size_t dirlen = slash ? (size_t)(slash - to) + 1 : 0;
+	sprintf(tmp, "%.*s.cgjit-tmp.%ld.XXXXXX", (int)dirlen, to, (long)getpid());
+	int in = open(from, O_RDONLY | O_CLOEXEC);
+	int out = in < 0 ? -1 : mkstemp(tmp);
+	int ok = in >= 0 && out >= 0;
+	char buf[65536];
+	while (ok) {
+		ssize_t n = read(in, buf, sizeof(buf));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			ok = n == 0;
+			break;
+		}
+		for (ssize_t w = 0; ok && w < n; ) {
+			ssize_t k = write(out, buf + w, (size_t)(n - w));
+			if (k < 0 && errno != EINTR)
+				ok = 0;
+			else if (k > 0)
+				w += k;
+		}
+	}
+	int e = errno;
+	if (ok && fchmod(out, st->st_mode & 07777) < 0)
+		ok = 0, e = errno;
+	if (out >= 0 && close(out) < 0 && ok)
+		ok = 0, e = errno;
+	if (in >= 0)
+		close(in);
+	if (ok && rename(tmp, to) < 0)
+		ok = 0, e = errno;
+	if (!ok && out >= 0)
+		unlink(tmp);
+	free(tmp);
+	errno = e;
+	return ok ? 0 : -1;
+}
+
+/* Moves FROM into OUT_DIR under the same name; returns the new path (malloc'd), or NULL
+ * with D set. A file already in OUT_DIR stays. */
+static char *move_in(const char *from, const char *name, const char *out_dir, int same_dir,
+		     const struct stat *st, struct record_found *f, size_t *cap, struct diag *d)
+{
+	char *to = xmalloc(strlen(out_dir) + strlen(name) + 2);
+	sprintf(to, "%s/%s", out_dir, name);
+	if (same_dir)
+		return to;
+	/* /tmp is often another file system: then a copy, and the original removed only once
+	 * the copy is complete. */
+	if (rename(from, to) < 0 &&
+	    (errno != EXDEV || copy_file(from, to, st) < 0 || unlink(from) < 0)) {
+		diag_at(d, from, 0, "cannot move it to '%s': %s", out_dir, strerror(errno));
+		free(to);
+		return NULL;
+	}
+	XGROW(f->moved, *cap, f->nmoved + 1);
+	f->moved[f->nmoved] = xmalloc(strlen(from) + strlen(to) + 8);
+	sprintf(f->moved[f->nmoved++], "%s -> %s", from, to);
+	return to;
+}
+
+static int same_dir(const char *a, const char *b)
+{
+	struct stat x, y;
+	return stat(a, &x) == 0 && stat(b, &y) == 0 && x.st_dev == y.st_dev && x.st_ino == y.st_ino;
+}
+
+/* node writes isolate-0xADDR-PID-v8.log into its current directory (V8's --logfile
+ * default) with the perf flags: moved too, so that the checkout stays clean. */
+static int is_v8_log(const char *name, long pid)
+{
+	char tail[40];
+	int n = snprintf(tail, sizeof(tail), "-%ld-v8.log", pid);
+	size_t len = strlen(name);
+	return !strncmp(name, "isolate-", 8) && len > 8 + (size_t)n &&
+	       !strcmp(name + len - (size_t)n, tail);
+}
+
+/* Moves PID's files from DIR (/tmp or the cwd) into OUT_DIR; maps and dumps go to the
+ * profiles of PID. Returns 0 or -1 (D set, the rest still moved). */
+static int collect_pid(const char *dir, const char *out_dir, long pid,
+		       const struct timespec *since, struct record_found *f, size_t *cap,
+		       struct diag *d)
+{
+	int rc = 0, here = same_dir(dir, out_dir);
+	DIR *dh = opendir(dir);
+	if (!dh)
+		return 0;
+	char map[40], dump[40];
+	snprintf(map, sizeof(map), "perf-%ld.map", pid);
+	snprintf(dump, sizeof(dump), "jit-%ld.dump", pid);
+	int in_cwd = !strcmp(dir, ".");
+	struct dirent *e;
+	while ((e = readdir(dh))) {
+		int sym = !strcmp(e->d_name, map) || !strcmp(e->d_name, dump);
+		if (!sym && !(in_cwd && is_v8_log(e->d_name, pid)))
+			continue;
+		char *from = xmalloc(strlen(dir) + strlen(e->d_name) + 2);
+		sprintf(from, "%s/%s", dir, e->d_name);
+		struct stat st;
+		char *to = NULL;
+		if (lstat(from, &st) == 0 && is_ours(&st, since)) {
+			to = move_in(from, e->d_name, out_dir, here, &st, f, cap, d);
+			if (!to) {
+				rc = -1;
+				to = xstrdup(from);
+			}
+		}
+		for (size_t i = 0; to && sym && i < f->nprofiles; i++) {
+			struct record_profile *p = &f->profiles[i];
+			if (p->pid == pid && p->nsymfiles < 4)
+				p->symfiles[p->nsymfiles++] = xstrdup(to);
+		}
+		free(to);
+		free(from);
+	}
+	closedir(dh);
+	return rc;
+}
+
+int record_collect(const char *out_dir, const struct timespec *since, struct record_found *f,
+		   struct diag *d)
+{
+	memset(f, 0, sizeof(*f));
+	if (find_profiles(out_dir, since, f, d) < 0)
+		return -1;
+	int rc = 0;
+	size_t cap = 0;
+	for (size_t i = 0; i < f->nprofiles; i++) {
+		long pid = f->profiles[i].pid;
+		if (i > 0 && f->profiles[i - 1].pid == pid)
+			continue;   /* one process, several profiles (threads, parts) */
+		if (collect_pid(".", out_dir, pid, since, f, &cap, d) < 0)
+			rc = -1;
+		if (!same_dir("/tmp", ".") && collect_pid("/tmp", out_dir, pid, since, f, &cap, d) < 0)
+			rc = -1;
+	}
+	return rc;
+}
+
+void record_found_free(struct record_found *f)
+{
+	for (size_t i = 0; i < f->nprofiles; i++) {
+		free(f->profiles[i].path);
+		for (size_t k = 0; k < f->profiles[i].nsymfiles; k++)
+			free(f->profiles[i].symfiles[k]);
+	}
+	free(f->profiles);
+	for (size_t i = 0; i < f->nmoved; i++)
+		free(f->moved[i]);
+	free(f->moved);
+	memset(f, 0, sizeof(*f));
+}

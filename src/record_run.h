@@ -1,0 +1,62 @@
+/* record_run.h - what `cgjit record` does to the system: finds programs on PATH, asks CPython
+ * its version, runs valgrind (signals forwarded, no shell, no zombie), and collects the
+ * profiles and the perf maps and jitdumps the run's processes wrote. Prints nothing. */
+#ifndef CGJIT_RECORD_RUN_H
+#define CGJIT_RECORD_RUN_H
+
+#include <stddef.h>
+#include <time.h>
+
+struct diag;
+
+/* Finds NAME as execvp() would: NAME itself when it holds a '/', else the first executable
+ * regular file NAME in $PATH. Writes the path into OUT (size OUTSZ). Returns 0 or -1. */
+int record_which(const char *name, char *out, size_t outsz);
+
+/* A record_probe_fn: runs `COMMAND --version` (stdin /dev/null, stdout and stderr into OUT,
+ * at most OUTSZ - 1 bytes) and waits for it. CTX is unused. Returns 0, or -1 when it could
+ * not be run or failed. */
+int record_probe_version(void *ctx, const char *command, char *out, size_t outsz);
+
+/* Sets each of ENV's "NAME=VALUE" (NULL-terminated) that is not set already, runs ARGV
+ * (execvp: ARGV[0] from $PATH), and waits for it. While it runs, SIGINT, SIGTERM and SIGHUP
+ * sent to this process are passed on to it. *PID is its pid; *STATUS waitpid()'s status.
+ * Returns 0, or -1 with D set when it could not be started. */
+int record_spawn_wait(char *const *argv, const char *const *env, long *pid, int *status,
+		      struct diag *d);
+
+/* The exit status a shell would give for waitpid() STATUS: the code, or 128 + signal. */
+int record_exit_code(int status);
+
+/* One profile of the run and the symbol files of its process. */
+struct record_profile {
+	char *path;              /* OUT_DIR/callgrind.out.PID... */
+	long pid;                /* from its pid: line (the file name's number without one) */
+	char *symfiles[4];       /* its perf maps and jitdumps (cwd, /tmp), after the move */
+	size_t nsymfiles;
+};
+
+/* What record_collect() found and did. Owns every string. */
+struct record_found {
+	struct record_profile *profiles;   /* sorted by pid */
+	size_t nprofiles;
+	char **moved;                      /* "FROM -> TO", one per file moved */
+	size_t nmoved;
+};
+
+/* The time a run starts, comparable with file modification times: the coarse clock the
+ * kernel stamps files with (a precise clock can be ahead of a file written after it). */
+void record_now(struct timespec *t);
+
+/* Collects the run started at SINCE (record_now()): every profile callgrind.out.<digits>...
+ * in OUT_DIR modified since then, and for each of their pids the files perf-PID.map and
+ * jit-PID.dump in /tmp and in the current directory, and node's isolate-*-PID-v8.log in
+ * the current directory, that are regular files owned by this user and modified since
+ * SINCE. Those are moved into OUT_DIR (across file systems: copied, then removed). Nothing
+ * else is touched. Fills F (record_found_free() frees it). Returns 0, or -1 with D set
+ * when a file could not be moved (the rest are still moved; that one is used where it is). */
+int record_collect(const char *out_dir, const struct timespec *since, struct record_found *f,
+		   struct diag *d);
+void record_found_free(struct record_found *f);
+
+#endif

@@ -1,0 +1,230 @@
+#!/bin/bash
+# End-to-end tests of `cgjit record` with real runtimes under real valgrind: node (jitdump
+# in the current directory, perf map in /tmp, a child process, exit status 3, SIGTERM),
+# java (perf map at exit, exit status 3) and CPython 3.13 (jitdump in /tmp, moved across
+# file systems to /dev/shm; python3 through the version probe). Each run must leave an
+# augmented profile with named JIT functions and the maps and dumps beside it, none in
+# /tmp or the current directory. Then the errors: valgrind missing, runtime missing,
+# unknown command, unknown runtime, no map written, usage. Runs are small (about a minute
+# and a half in all). Maps and dumps of this test's processes left in /tmp are a failure,
+# and removed (by the pids of the profiles, so that other runs' files are left alone).
+# Prints "ok"/"not ok" per check and "N passed, N failed" last; exits 1 on any failure.
+. "$(dirname "$0")/harness.sh"
+
+if ! command -v valgrind >/dev/null; then
+	notok "valgrind is needed for cgjit record (scripts/setup installs it)"
+	finish
+	exit
+fi
+
+shm=""
+# The maps and dumps in /tmp of this test's processes: the pids of the profiles it made.
+# Not a before/after listing of /tmp: other test runs may write maps there meanwhile.
+our_syms_in_tmp() {
+	local pid
+	for pid in $(find "$tmp" ${shm:+"$shm"} -name 'callgrind.out.[0-9]*' 2>/dev/null |
+		sed -n 's,.*/callgrind\.out\.\([0-9]*\).*,\1,p' | sort -u); do
+		ls -d "/tmp/perf-$pid.map" "/tmp/jit-$pid.dump" 2>/dev/null
+	done
+}
+cleanup() {
+	our_syms_in_tmp | while read -r f; do rm -f "$f"; done
+	rm -rf "$tmp"
+	[ -n "$shm" ] && rm -rf "$shm"
+}
+trap cleanup EXIT
+
+# jit_functions PROFILE: cgjit report's count of named JIT functions (0 on any error)
+jit_functions() {
+	"$CGJIT" report -f json "$1" 2>/dev/null |
+		perl -MJSON::PP -e 'local $/; my $d = eval { decode_json(<STDIN>) }; print $d ? $d->{jit_functions} : 0'
+}
+# the one profile valgrind wrote in DIR for the program's own process (the lowest pid)
+main_profile() {
+	ls "$1" | grep -E '^callgrind\.out\.[0-9]+$' | sort -t. -k3 -n | head -n 1
+}
+# run NAME DIR ARGS...: cgjit record in DIR, stderr kept in $tmp/NAME.err, status in $rc
+run() {
+	local name=$1 dir=$2
+	shift 2
+	local t0=$SECONDS
+	(cd "$dir" && "$CGJIT" record "$@" >"$tmp/$name.out" 2>"$tmp/$name.err")
+	rc=$?
+	echo "# $name: exit $rc in $((SECONDS - t0))s"
+}
+
+cat >"$tmp/exit3.js" <<'EOF'
+function work(n) { let s = 0; for (let i = 0; i < n; i++) s += i % 7; return s; }
+let t = 0;
+for (let k = 0; k < 200; k++) t += work(2000);
+console.log(t);
+process.exit(3);
+EOF
+cat >"$tmp/wait.js" <<'EOF'
+require('fs').writeFileSync('started', '');
+setInterval(() => {}, 1000);
+EOF
+
+if command -v node >/dev/null; then
+	echo "# node"
+	d=$tmp/node
+	mkdir -p "$d"
+	cp "$top/samples/src/diff.js" "$d/"
+	run node "$d" -- node diff.js
+	p=$(main_profile "$d")
+	pid=${p#callgrind.out.}
+	expect '[ $rc = 0 ] && [ -n "$p" ] && [ -s "$d/callgrind.out.jit.$pid" ]' \
+		"node: exit 0, callgrind.out.jit.$pid written beside callgrind.out.$pid in the current directory"
+	n=$(jit_functions "$d/callgrind.out.jit.$pid")
+	expect '[ "$n" -gt 0 ] && "$CGJIT" report -n 100 "$d/callgrind.out.jit.$pid" | grep -q "JIT JS:.checksum"' \
+		"node: $n JIT functions named, checksum among them"
+	expect '[ -s "$d/jit-$pid.dump" ] && [ -s "$d/jit-$pid.dump.elf" ] && ! [ -e "/tmp/perf-$pid.map" ]' \
+		"node: jit-$pid.dump (from --perf-prof) and its ELF file beside the profile, no perf map"
+	expect 'grep -q "^cgjit: running valgrind --tool=callgrind --dump-instr=yes --trace-children=yes --callgrind-out-file=$d/callgrind.out.%p node --perf-prof --interpreted-frames-native-stack diff.js$" "$tmp/node.err"' \
+		"node: the command line is shown"
+	expect '[ "$(cat "$tmp/node.out")" = 49213181600 ]' "node: the program's output is untouched"
+
+	run node-exit3 "$d" -d out3 --symbols=map --dump-line=no -- node "$tmp/exit3.js"
+	p=$(main_profile "$d/out3")
+	pid=${p#callgrind.out.}
+	n=$(jit_functions "$d/out3/callgrind.out.jit.$pid")
+	expect '[ $rc = 3 ] && [ "$n" -gt 0 ] && [ -s "$d/out3/perf-$pid.map" ] && ! [ -e "/tmp/perf-$pid.map" ] && ! [ -e "$d/out3/jit-$pid.dump" ]' \
+		"node --symbols=map -d out3, program exits 3: exit 3, $n JIT functions, perf-$pid.map moved out of /tmp into out3"
+	expect 'grep -q "^cgjit: moved /tmp/perf-$pid.map -> out3/perf-$pid.map$" "$tmp/node-exit3.err" && grep -q "exited with status 3" "$tmp/node-exit3.err"' \
+		"node exit 3: the move and the status are reported"
+	expect 'grep -q -- "--dump-line=no node --perf-basic-prof" "$tmp/node-exit3.err" && grep -q "^positions: instr$" "$d/out3/callgrind.out.$pid"' \
+		"node exit 3: the valgrind option is passed on, after record's (--dump-line=no: positions: instr)"
+	expect '! ls "$d"/isolate-*-"$pid"-v8.log >/dev/null 2>&1 && ls "$d"/out3/isolate-*-"$pid"-v8.log >/dev/null 2>&1' \
+		"node: V8's isolate-*-PID-v8.log moved out of the current directory too"
+
+	echo "# a child process: sh runs node"
+	cp "$tmp/exit3.js" "$d/"
+	run child "$d" -d kids --runtime none -- sh -c 'node --perf-basic-prof exit3.js; exit 0'
+	nprof=$(ls "$d/kids" | grep -cE '^callgrind\.out\.[0-9]+$')
+	naug=$(ls "$d/kids" | grep -cE '^callgrind\.out\.jit\.[0-9]+$')
+	kid=$(ls "$d/kids" | sed -n 's/^perf-\([0-9]*\)\.map$/\1/p')
+	expect '[ $rc = 0 ] && [ "$nprof" = 2 ] && [ "$naug" = 1 ] && [ -n "$kid" ] && [ "$(jit_functions "$d/kids/callgrind.out.jit.$kid")" -gt 0 ]' \
+		"child: sh and node profiled (--trace-children), node's map (pid $kid) collected by pid and its profile augmented"
+	expect 'grep -q "process [0-9]* wrote no perf map or jitdump, not augmented" "$tmp/child.err"' \
+		"child: sh's profile is said to be left as it is"
+
+	echo "# SIGTERM to cgjit reaches the program; the partial profile is kept"
+	mkdir -p "$d/sig"
+	cp "$tmp/wait.js" "$d/sig/"
+	(cd "$d/sig" && exec "$CGJIT" record -q -- node wait.js 2>"$tmp/sig.err") &
+	cg=$!
+	for _ in $(seq 600); do [ -e "$d/sig/started" ] && break; sleep 0.1; done
+	kill -TERM "$cg"
+	wait "$cg"
+	rc=$?
+	p=$(main_profile "$d/sig")
+	pid=${p#callgrind.out.}
+	expect '[ $rc = 143 ] && [ -n "$pid" ] && [ -s "$d/sig/$p" ] && ! kill -0 "$pid" 2>/dev/null && [ -e "$d/sig/jit-$pid.dump" ]' \
+		"SIGTERM: exit 143 (128 + 15), the profile written, valgrind gone, the dump beside it"
+else
+	notok "node is needed for the node runs (nodejs)"
+fi
+
+if command -v javac >/dev/null && command -v java >/dev/null; then
+	echo "# java"
+	d=$tmp/java
+	mkdir -p "$d"
+	cat >"$d/T.java" <<'EOF'
+public class T {
+    static int work(int n) { int s = 0; for (int i = 0; i < n; i++) s += i % 7; return s; }
+    public static void main(String[] a) {
+        long t = 0;
+        for (int k = 0; k < 2000; k++) t += work(1000);
+        System.out.println(t);
+        System.exit(Integer.parseInt(a[0]));
+    }
+}
+EOF
+	(cd "$d" && javac -d . T.java)
+	run java "$d" -d out -- java -cp . T 3
+	p=$(main_profile "$d/out")
+	pid=${p#callgrind.out.}
+	n=$(jit_functions "$d/out/callgrind.out.jit.$pid")
+	expect '[ $rc = 3 ] && [ "$n" -gt 0 ] && [ -s "$d/out/perf-$pid.map" ] && ! [ -e "/tmp/perf-$pid.map" ]' \
+		"java: exit 3 kept, $n JIT functions named, perf-$pid.map (DumpPerfMapAtExit) moved beside the profile"
+	expect '"$CGJIT" report -n 200 "$d/out/callgrind.out.jit.$pid" | grep -q "JIT int T\.work(int)"' \
+		"java: int T.work(int) is named"
+else
+	notok "java and javac are needed for the java run (default-jdk-headless)"
+fi
+
+py313=""
+for p in "$HOME"/.pyenv/versions/3.13.*/bin/python3.13; do [ -x "$p" ] && py313=$p; done
+if [ -n "$py313" ]; then
+	echo "# CPython 3.13 ($py313)"
+	d=$tmp/py
+	mkdir -p "$d"
+	printf 'def work(n):\n    return sum(i %% 7 for i in range(n))\nprint(work(20000))\n' >"$d/p.py"
+	# /dev/shm is another file system: the dump is copied there, then removed from /tmp
+	if shm=$(mktemp -d /dev/shm/cgjit-record.XXXXXX 2>/dev/null); then out=$shm; else out=$d/out; fi
+	run py "$d" -d "$out" -- "$py313" p.py
+	p=$(main_profile "$out")
+	pid=${p#callgrind.out.}
+	n=$(jit_functions "$out/callgrind.out.jit.$pid")
+	expect '[ $rc = 0 ] && [ "$n" -gt 0 ] && [ -s "$out/jit-$pid.dump" ] && ! [ -e "/tmp/jit-$pid.dump" ]' \
+		"python3.13: $n JIT functions (py:: trampolines), jit-$pid.dump (-X perf_jit) moved from /tmp to $out"
+	expect '"$CGJIT" report -n 200 "$out/callgrind.out.jit.$pid" | grep -q "JIT py::work"' "python3.13: py::work is named"
+
+	echo "# python3 without a version in its name: asked with --version"
+	mkdir -p "$tmp/pybin"
+	ln -s "$py313" "$tmp/pybin/python3"
+	PATH=$tmp/pybin:$PATH run py3 "$d" -d out3 -- python3 p.py
+	p=$(main_profile "$d/out3")
+	expect '[ $rc = 0 ] && grep -q " python3 -X perf_jit p.py$" "$tmp/py3.err" && [ -s "$d/out3/callgrind.out.jit.${p#callgrind.out.}" ]' \
+		"python3 that is 3.13: -X perf_jit, augmented"
+else
+	notok "CPython 3.13 is needed for the python run (scripts/make-samples: ~/.pyenv/versions/3.13.*)"
+fi
+for p in "$HOME"/.pyenv/versions/3.11.*/bin/python3.11; do
+	[ -x "$p" ] || continue
+	mkdir -p "$tmp/py311"
+	ln -s "$p" "$tmp/py311/python3"
+	PATH=$tmp/py311:$PATH run py311 "$tmp" -- python3 -c pass
+	expect '[ $rc = 1 ] && grep -q "^cgjit: python3: CPython 3.11 cannot write a perf map: -X perf needs 3.12 or later" "$tmp/py311.err" && ! ls "$tmp"/callgrind.out.* >/dev/null 2>&1' \
+		"python3 that is 3.11: exit 1, says -X perf needs 3.12, runs nothing"
+	break
+done
+
+echo "# errors"
+mkdir -p "$tmp/nodeonly" "$tmp/vgonly"
+command -v node >/dev/null && ln -s "$(command -v node)" "$tmp/nodeonly/node"
+ln -s "$(command -v valgrind)" "$tmp/vgonly/valgrind"
+PATH=$tmp/nodeonly run novg "$tmp" -- node x.js
+expect '[ $rc = 127 ] && [ "$(cat "$tmp/novg.err")" = "cgjit: valgrind is not installed: '"'"'valgrind'"'"' not found on PATH (Debian: apt-get install valgrind)" ]' \
+	"valgrind missing: exit 127 and says so"
+PATH=$tmp/vgonly run nonode "$tmp" -- node x.js
+expect '[ $rc = 127 ] && [ "$(cat "$tmp/nonode.err")" = "cgjit: node is not installed: '"'"'node'"'"' not found on PATH" ]' \
+	"node missing: exit 127, 'node is not installed'"
+PATH=$tmp/vgonly run nonode2 "$tmp" --runtime node -- nodejs-22 x.js
+expect '[ $rc = 127 ] && grep -q "^cgjit: node is not installed: '"'"'nodejs-22'"'"' not found on PATH$" "$tmp/nonode2.err"' \
+	"--runtime node with a command not on PATH: exit 127, names the runtime and the command"
+run nocmd "$tmp" -- ./no-such-program
+expect '[ $rc = 127 ] && [ "$(cat "$tmp/nocmd.err")" = "cgjit: '"'"'./no-such-program'"'"' not found or not executable" ]' \
+	"a command that does not exist: exit 127"
+run unknown "$tmp" -- /bin/true
+expect '[ $rc = 2 ] && grep -q "^cgjit: /bin/true: cannot tell which JIT runtime '"'"'true'"'"' is: name it with --runtime NAME" "$tmp/unknown.err"' \
+	"an unknown runtime: exit 2, asks for --runtime"
+mkdir -p "$tmp/nomap"
+run nomap "$tmp/nomap" --runtime node -- /bin/true
+p=$(main_profile "$tmp/nomap")
+expect '[ $rc = 1 ] && grep -q "^cgjit: node wrote no perf map or jitdump: expected $tmp/nomap/jit-${p#callgrind.out.}.dump (from --perf-prof) for '"'"'/bin/true'"'"', pid ${p#callgrind.out.}$" "$tmp/nomap.err" && [ -s "$tmp/nomap/$p" ] && ! ls "$tmp/nomap"/callgrind.out.jit.* >/dev/null 2>&1' \
+	"no map written (--runtime node -- /bin/true): exit 1, names the file expected and where; the profile stays"
+run nomap-fail "$tmp/nomap" -q --runtime none -- sh -c 'exit 5'
+expect '[ $rc = 5 ] && grep -q "^cgjit: no process of the run wrote a perf map or jitdump" "$tmp/nomap-fail.err"' \
+	"no map and the program exits 5: the program's status wins (5), the missing map is still said"
+run usage "$tmp" --tool=memcheck -- node x.js
+expect '[ $rc = 2 ] && grep -q "^usage: cgjit record" "$tmp/usage.err"' "--tool=memcheck: usage error (2)"
+run usage2 "$tmp" --symbols=jitdump -- java Prog
+expect '[ $rc = 1 ] && grep -q "^cgjit: --symbols: java writes no jitdump$" "$tmp/usage2.err"' \
+	"--symbols=jitdump for java: exit 1, java writes none"
+"$CGJIT" record --help >"$tmp/help" 2>&1
+expect '[ $? = 0 ] && grep -q "^usage: cgjit record" "$tmp/help"' "--help"
+
+left=$(our_syms_in_tmp)
+expect '[ -z "$left" ]' "no perf map or jitdump left in /tmp by any run (${left:-none})"
+finish

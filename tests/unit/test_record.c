@@ -1,0 +1,501 @@
+/* Unit tests for record.c and record_run.c: the runtime named by a command (node,
+ * /usr/bin/node, nodejs, java, python3.N, python3 through an injected version probe,
+ * rakudo, php, mono, unknown), the exact flags and valgrind argv built for each, the
+ * command line split (valgrind pass-through, --runtime, --symbols, the refused options),
+ * `python --version` parsing, PATH lookup, the real probe, and the collection of a run's
+ * files (moved only when this user's and new). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "diag.h"
+#include "record.h"
+#include "record_run.h"
+
+/* An injected `python --version`: CTX is the text it prints, NULL when it cannot run. */
+static int fake_probe(void *ctx, const char *command, char *out, size_t outsz)
+{
+	(void)command;
+	if (!ctx)
+		return -1;
+	snprintf(out, outsz, "%s", (const char *)ctx);
+	return 0;
+}
+
+static int no_probe(void *ctx, const char *command, char *out, size_t outsz)
+{
+	(void)ctx;
+	(void)command;
+	(void)out;
+	(void)outsz;
+	fail_msg("the version was in the name: no probe expected");
+	return -1;
+}
+
+static void assert_list(const char *const *got, const char *const *want)
+{
+	size_t i = 0;
+	for (; want[i]; i++) {
+		assert_non_null(got[i]);
+		assert_string_equal(got[i], want[i]);
+	}
+	assert_null(got[i]);
+}
+
+static void test_record__runtime_of(void **state)
+{
+	(void)state;
+	static const char *const cases[][2] = {
+		{ "node", "node" }, { "/usr/bin/node", "node" }, { "nodejs", "node" },
+		{ "./bin/nodejs", "node" }, { "java", "java" }, { "/usr/lib/jvm/bin/java", "java" },
+		{ "python3.12", "python" }, { "python3.13", "python" }, { "python3", "python" },
+		{ "python", "python" }, { "/root/.pyenv/versions/3.13.0/bin/python3.13", "python" },
+		{ "python3.13t", "python" }, { "rakudo", "moar" }, { "raku", "moar" },
+		{ "moar", "moar" }, { "php", "php" }, { "mono", "mono" },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const char *rt = record_runtime_of(cases[i][0]);
+		assert_non_null(rt);
+		assert_string_equal(rt, cases[i][1]);
+	}
+	static const char *const unknown[] = { "ruby", "nodemon", "javac", "pythonista",
+					       "python3-config", "python3.x", "", "/usr/bin/" };
+	for (size_t i = 0; i < sizeof(unknown) / sizeof(unknown[0]); i++)
+		assert_null(record_runtime_of(unknown[i]));
+}
+
+static void test_record__python_version(void **state)
+{
+	(void)state;
+	int major = 0, minor = 0;
+	assert_int_equal(record_python_version("Python 3.11.7\n", &major, &minor), 0);
+	assert_int_equal(major, 3);
+	assert_int_equal(minor, 11);
+	assert_int_equal(record_python_version("Python 3.13.0rc1", &major, &minor), 0);
+	assert_int_equal(minor, 13);
+	assert_int_equal(record_python_version("\nPython 2.7.18\n", &major, &minor), 0);
+	assert_int_equal(major, 2);
+	assert_int_equal(record_python_version("Python 3", &major, &minor), -1);
+	assert_int_equal(record_python_version("pyenv: python3: command not found", &major, &minor), -1);
+	assert_int_equal(record_python_version("", &major, &minor), -1);
+}
+
+static void test_record__plan_node_java(void **state)
+{
+	(void)state;
+	struct record_plan p;
+	struct diag d = { 0 };
+	assert_int_equal(record_plan_make("/usr/bin/node", NULL, RECORD_SYMBOLS_DEFAULT, no_probe,
+					  NULL, &p, &d), 0);
+	assert_string_equal(p.runtime, "node");
+	assert_list(p.flags, (const char *const[]){ "--perf-prof", "--interpreted-frames-native-stack", NULL });
+	assert_null(p.env[0]);
+	assert_int_equal(p.writes, RECORD_SYMBOLS_JITDUMP);
+	assert_int_equal(p.where, RECORD_IN_CWD);
+
+	assert_int_equal(record_plan_make("nodejs", NULL, RECORD_SYMBOLS_MAP, no_probe, NULL, &p, &d), 0);
+	assert_list(p.flags, (const char *const[]){ "--perf-basic-prof", NULL });
+	assert_int_equal(p.writes, RECORD_SYMBOLS_MAP);
+	assert_int_equal(p.where, RECORD_IN_TMP);
+
+	assert_int_equal(record_plan_make("java", NULL, RECORD_SYMBOLS_DEFAULT, no_probe, NULL, &p, &d), 0);
+	assert_list(p.flags, (const char *const[]){ "-XX:+UnlockDiagnosticVMOptions",
+						    "-XX:+DumpPerfMapAtExit", NULL });
+	assert_int_equal(p.writes, RECORD_SYMBOLS_MAP);
+	assert_int_equal(p.where, RECORD_IN_TMP);
+
+	assert_int_equal(record_plan_make("java", NULL, RECORD_SYMBOLS_JITDUMP, no_probe, NULL, &p, &d), -1);
+	assert_string_equal(d.msg, "--symbols: java writes no jitdump");
+}
+
+static void test_record__plan_python(void **state)
+{
+	(void)state;
+	struct record_plan p;
+	struct diag d = { 0 };
+	assert_int_equal(record_plan_make("python3.13", NULL, RECORD_SYMBOLS_DEFAULT, no_probe, NULL,
+					  &p, &d), 0);
+	assert_list(p.flags, (const char *const[]){ "-X", "perf_jit", NULL });
+	assert_int_equal(p.writes, RECORD_SYMBOLS_JITDUMP);
+	assert_int_equal(p.where, RECORD_IN_TMP);
+	assert_int_equal(p.py_minor, 13);
+
+	assert_int_equal(record_plan_make("python3.13", NULL, RECORD_SYMBOLS_MAP, no_probe, NULL, &p, &d), 0);
+	assert_list(p.flags, (const char *const[]){ "-X", "perf", NULL });
+
+	assert_int_equal(record_plan_make("python3.12", NULL, RECORD_SYMBOLS_DEFAULT, no_probe, NULL,
+					  &p, &d), 0);
+	assert_list(p.flags, (const char *const[]){ "-X", "perf", NULL });
+	assert_int_equal(p.writes, RECORD_SYMBOLS_MAP);
+
+	assert_int_equal(record_plan_make("python3.12", NULL, RECORD_SYMBOLS_JITDUMP, no_probe, NULL,
+					  &p, &d), -1);
+	assert_string_equal(d.msg, "--symbols: python writes no jitdump before CPython 3.13");
+
+	/* no version in the name: the probe says */
+	assert_int_equal(record_plan_make("python3", NULL, RECORD_SYMBOLS_DEFAULT, fake_probe,
+					  "Python 3.13.0\n", &p, &d), 0);
+	assert_list(p.flags, (const char *const[]){ "-X", "perf_jit", NULL });
+	assert_int_equal(record_plan_make("/usr/bin/python3", NULL, RECORD_SYMBOLS_DEFAULT, fake_probe,
+					  "Python 3.12.1\n", &p, &d), 0);
+	assert_list(p.flags, (const char *const[]){ "-X", "perf", NULL });
+	assert_int_equal(p.py_major, 3);
+	assert_int_equal(p.py_minor, 12);
+
+	d.set = 0;
+	assert_int_equal(record_plan_make("python3", NULL, RECORD_SYMBOLS_DEFAULT, fake_probe,
+					  "Python 3.11.7\n", &p, &d), -1);
+	assert_string_equal(d.msg, "python3: CPython 3.11 cannot write a perf map: -X perf needs 3.12 "
+			    "or later (-X perf_jit, a jitdump, 3.13)");
+	d.set = 0;
+	assert_int_equal(record_plan_make("python3", NULL, RECORD_SYMBOLS_DEFAULT, fake_probe,
+					  "Python 2.7.18\n", &p, &d), -1);
+	d.set = 0;
+	assert_int_equal(record_plan_make("python3", NULL, RECORD_SYMBOLS_DEFAULT, fake_probe, NULL,
+					  &p, &d), -2);
+	assert_string_equal(d.msg, "python3: could not run 'python3 --version' to learn the CPython version");
+	d.set = 0;
+	assert_int_equal(record_plan_make("python3", NULL, RECORD_SYMBOLS_DEFAULT, fake_probe,
+					  "pyenv: python3: command not found\n", &p, &d), -1);
+	assert_string_equal(d.msg, "python3: 'python3 --version' said 'pyenv: python3: command not "
+			    "found', expected 'Python 3.N...'");
+}
+
+static void test_record__plan_others(void **state)
+{
+	(void)state;
+	struct record_plan p;
+	struct diag d = { 0 };
+	assert_int_equal(record_plan_make("rakudo", NULL, RECORD_SYMBOLS_DEFAULT, no_probe, NULL, &p, &d), 0);
+	assert_string_equal(p.runtime, "moar");
+	assert_null(p.flags[0]);
+	assert_list(p.env, (const char *const[]){ "MVM_JIT_PERF_MAP=1", "MVM_SPESH_BLOCKING=1", NULL });
+	assert_int_equal(p.writes, RECORD_SYMBOLS_MAP);
+
+	assert_int_equal(record_plan_make("php", NULL, RECORD_SYMBOLS_DEFAULT, no_probe, NULL, &p, &d), 0);
+	assert_list(p.flags, (const char *const[]){ "-d", "opcache.enable_cli=1", "-d", "opcache.jit=tracing",
+		"-d", "opcache.jit_buffer_size=32M", "-d", "opcache.jit_debug=0x10", "-d",
+		"opcache.file_update_protection=0", NULL });
+	assert_int_equal(p.where, RECORD_IN_TMP);
+
+	assert_int_equal(record_plan_make("mono", NULL, RECORD_SYMBOLS_DEFAULT, no_probe, NULL, &p, &d), 0);
+	assert_list(p.flags, (const char *const[]){ "--jitmap", NULL });
+
+	assert_int_equal(record_plan_make("ruby", NULL, RECORD_SYMBOLS_DEFAULT, no_probe, NULL, &p, &d), -1);
+	assert_string_equal(d.msg, "ruby: cannot tell which JIT runtime 'ruby' is: name it with "
+			    "--runtime NAME (node, java, python, moar, php, mono, none; none adds no flags)");
+}
+
+static void test_record__plan_forced(void **state)
+{
+	(void)state;
+	struct record_plan p;
+	struct diag d = { 0 };
+	/* --runtime wins over the name */
+	assert_int_equal(record_plan_make("/bin/true", "node", RECORD_SYMBOLS_DEFAULT, no_probe, NULL,
+					  &p, &d), 0);
+	assert_string_equal(p.runtime, "node");
+	assert_list(p.flags, (const char *const[]){ "--perf-prof", "--interpreted-frames-native-stack", NULL });
+	assert_int_equal(record_plan_make("node", "java", RECORD_SYMBOLS_DEFAULT, no_probe, NULL, &p, &d), 0);
+	assert_string_equal(p.runtime, "java");
+	assert_int_equal(record_plan_make("./run-tests.sh", "none", RECORD_SYMBOLS_DEFAULT, no_probe,
+					  NULL, &p, &d), 0);
+	assert_string_equal(p.runtime, "none");
+	assert_null(p.flags[0]);
+	assert_null(p.env[0]);
+	/* a forced python with a name that says nothing: probed */
+	assert_int_equal(record_plan_make("./venv/bin/py", "python", RECORD_SYMBOLS_DEFAULT, fake_probe,
+					  "Python 3.12.0", &p, &d), 0);
+	assert_list(p.flags, (const char *const[]){ "-X", "perf", NULL });
+}
+
+/* Parses ARGV (NULL-terminated, without "record"). */
+static int parse(const char *const *words, struct record_args *a, const char **vg, struct diag *d)
+{
+	static char *argv[32];
+	int argc = 0;
+	argv[argc++] = (char *)"record";
+	for (; words[argc - 1]; argc++)
+		argv[argc] = (char *)words[argc - 1];
+	argv[argc] = NULL;
+	d->set = 0;
+	return record_parse_args(argc, argv, vg, a, d);
+}
+
+static void test_record__parse_args(void **state)
+{
+	(void)state;
+	struct record_args a;
+	const char *vg[32];
+	struct diag d = { 0 };
+	assert_int_equal(parse((const char *[]){ "--", "node", "app.js", NULL }, &a, vg, &d), 0);
+	assert_int_equal(a.ncmd, 2);
+	assert_string_equal(a.cmd[0], "node");
+	assert_string_equal(a.cmd[1], "app.js");
+	assert_null(a.cmd[2]);
+	assert_int_equal(a.nvg, 0);
+	assert_null(a.out_dir);
+	assert_null(a.runtime);
+
+	/* valgrind's options pass through in order, among record's own */
+	assert_int_equal(parse((const char *[]){ "--branch-sim=yes", "-d", "out", "--runtime", "node",
+		"-q", "--separate-threads=yes", "--tool=callgrind", "--", "./run.sh", "-x", NULL },
+		&a, vg, &d), 0);
+	assert_int_equal(a.nvg, 3);
+	assert_string_equal(a.vg_opts[0], "--branch-sim=yes");
+	assert_string_equal(a.vg_opts[1], "--separate-threads=yes");
+	assert_string_equal(a.vg_opts[2], "--tool=callgrind");
+	assert_string_equal(a.out_dir, "out");
+	assert_string_equal(a.runtime, "node");
+	assert_int_equal(a.quiet, 1);
+	assert_int_equal(a.ncmd, 2);
+	assert_string_equal(a.cmd[1], "-x");
+
+	/* without "--": the first word that is no option; the program's options stay its own */
+	assert_int_equal(parse((const char *[]){ "--out-dir=o", "--symbols=map", "-v", "java", "-Xint",
+		"Prog", NULL }, &a, vg, &d), 0);
+	assert_string_equal(a.out_dir, "o");
+	assert_int_equal(a.symbols, RECORD_SYMBOLS_MAP);
+	assert_int_equal(a.nvg, 1);
+	assert_string_equal(a.vg_opts[0], "-v");
+	assert_int_equal(a.ncmd, 3);
+	assert_string_equal(a.cmd[1], "-Xint");
+
+	assert_int_equal(parse((const char *[]){ "-dX", "--symbols", "jitdump", "--runtime=python",
+		"--no-augment", "p.py", NULL }, &a, vg, &d), 0);
+	assert_string_equal(a.out_dir, "X");
+	assert_int_equal(a.symbols, RECORD_SYMBOLS_JITDUMP);
+	assert_string_equal(a.runtime, "python");
+	assert_int_equal(a.no_augment, 1);
+
+	assert_int_equal(parse((const char *[]){ "-h", "--tool=bogus", NULL }, &a, vg, &d), 0);
+	assert_int_equal(a.help, 1);
+}
+
+static void test_record__parse_errors(void **state)
+{
+	(void)state;
+	struct record_args a;
+	const char *vg[32];
+	struct diag d = { 0 };
+	static const struct {
+		const char *argv[6];
+		const char *msg;
+	} cases[] = {
+		{ { NULL }, "record: no command to run: cgjit record [options] -- COMMAND ARGS..." },
+		{ { "-q", "--", NULL }, "record: no command to run: cgjit record [options] -- COMMAND ARGS..." },
+		{ { "--tool=memcheck", "node", NULL },
+		  "--tool=memcheck: record runs callgrind only (use valgrind directly for other tools)" },
+		{ { "--callgrind-out-file=x", "node", NULL }, "--callgrind-out-file=x: record names the "
+		  "profiles callgrind.out.PID itself: use -d DIR to choose their directory" },
+		{ { "--runtime", NULL }, "--runtime: needs a value" },
+		{ { "--runtime=ruby", "ruby", NULL }, "--runtime: unknown runtime 'ruby', expected one of "
+		  "node, java, python, moar, php, mono, none" },
+		{ { "--symbols", "both", "node", NULL }, "--symbols: expected 'map' or 'jitdump', got 'both'" },
+		{ { "-d", "", "node", NULL }, "--out-dir: '' is an empty directory name" },
+		{ { "-d", NULL }, "-d: needs a value" },
+		{ { "--", "--dump-line=no", "node", NULL },
+		  "--dump-line=no: is not a command: valgrind's options go before '--'" },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		assert_int_equal(parse(cases[i].argv, &a, vg, &d), -1);
+		assert_string_equal(d.msg, cases[i].msg);
+	}
+}
+
+static void test_record__valgrind_argv(void **state)
+{
+	(void)state;
+	struct record_args a;
+	const char *vg[32];
+	struct diag d = { 0 };
+	struct record_plan p;
+	assert_int_equal(parse((const char *[]){ "--dump-instr=no", "-d", "o", "node", "app.js", "1",
+		NULL }, &a, vg, &d), 0);
+	assert_int_equal(record_plan_make(a.cmd[0], a.runtime, a.symbols, no_probe, NULL, &p, &d), 0);
+	char **v = record_valgrind_argv(&a, &p, "/abs/o");
+	assert_list((const char *const *)v, (const char *const[]){ "valgrind", "--tool=callgrind",
+		"--dump-instr=yes", "--trace-children=yes", "--callgrind-out-file=/abs/o/callgrind.out.%p",
+		"--dump-instr=no", "node", "--perf-prof", "--interpreted-frames-native-stack", "app.js",
+		"1", NULL });
+	record_argv_free(v);
+
+	assert_int_equal(parse((const char *[]){ "-q", "--", "/opt/py/bin/python3.13", "-c", "pass",
+		NULL }, &a, vg, &d), 0);
+	assert_int_equal(record_plan_make(a.cmd[0], a.runtime, a.symbols, no_probe, NULL, &p, &d), 0);
+	v = record_valgrind_argv(&a, &p, "/w");
+	assert_list((const char *const *)v, (const char *const[]){ "valgrind", "--tool=callgrind",
+		"--dump-instr=yes", "--trace-children=yes", "--callgrind-out-file=/w/callgrind.out.%p", "-q",
+		"/opt/py/bin/python3.13", "-X", "perf_jit", "-c", "pass", NULL });
+	record_argv_free(v);
+
+	assert_int_equal(parse((const char *[]){ "java", "Prog", NULL }, &a, vg, &d), 0);
+	assert_int_equal(record_plan_make(a.cmd[0], a.runtime, a.symbols, no_probe, NULL, &p, &d), 0);
+	v = record_valgrind_argv(&a, &p, "/w");
+	assert_list((const char *const *)v, (const char *const[]){ "valgrind", "--tool=callgrind",
+		"--dump-instr=yes", "--trace-children=yes", "--callgrind-out-file=/w/callgrind.out.%p",
+		"java", "-XX:+UnlockDiagnosticVMOptions", "-XX:+DumpPerfMapAtExit", "Prog", NULL });
+	record_argv_free(v);
+
+	/* moar: nothing on the command line (the environment does it) */
+	assert_int_equal(parse((const char *[]){ "rakudo", "prog.raku", NULL }, &a, vg, &d), 0);
+	assert_int_equal(record_plan_make(a.cmd[0], a.runtime, a.symbols, no_probe, NULL, &p, &d), 0);
+	v = record_valgrind_argv(&a, &p, "/w");
+	assert_list((const char *const *)v, (const char *const[]){ "valgrind", "--tool=callgrind",
+		"--dump-instr=yes", "--trace-children=yes", "--callgrind-out-file=/w/callgrind.out.%p",
+		"rakudo", "prog.raku", NULL });
+	record_argv_free(v);
+	record_argv_free(NULL);
+}
+
+static void test_record__which_and_probe(void **state)
+{
+	(void)state;
+	char path[4096];
+	assert_int_equal(record_which("sh", path, sizeof(path)), 0);
+	assert_non_null(strchr(path, '/'));
+	assert_int_equal(record_which("/bin/sh", path, sizeof(path)), 0);
+	assert_string_equal(path, "/bin/sh");
+	assert_int_equal(record_which("cgjit-no-such-program", path, sizeof(path)), -1);
+	assert_int_equal(record_which("/nonexistent/node", path, sizeof(path)), -1);
+	assert_int_equal(record_which("/etc/passwd", path, sizeof(path)), -1);   /* not executable */
+	assert_int_equal(record_which("", path, sizeof(path)), -1);
+
+	char out[64];
+	/* coreutils' echo answers --version; a program that cannot run fails */
+	if (access("/bin/echo", X_OK) == 0) {
+		assert_int_equal(record_probe_version(NULL, "/bin/echo", out, sizeof(out)), 0);
+		assert_true(strlen(out) > 0 && strlen(out) < sizeof(out));
+	}
+	assert_int_equal(record_probe_version(NULL, "cgjit-no-such-program", out, sizeof(out)), -1);
+	assert_int_equal(record_probe_version(NULL, "false", out, sizeof(out)), -1);
+}
+
+/* A pid no process can have (above Linux's largest pid_max, 2^22). */
+enum { FAKE_PID = 9999991 };
+
+static void make_file(const char *path, const char *text, int age_seconds)
+{
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+	if (age_seconds) {
+		struct timespec t[2];
+		clock_gettime(CLOCK_REALTIME, &t[0]);
+		t[0].tv_sec -= age_seconds;
+		t[1] = t[0];
+		assert_int_equal(utimensat(AT_FDCWD, path, t, 0), 0);
+	}
+}
+
+static void test_record__collect(void **state)
+{
+	(void)state;
+	char top[] = "/tmp/cgjit-test-record-XXXXXX";
+	assert_non_null(mkdtemp(top));
+	char old_cwd[4096], out[4096];
+	assert_non_null(getcwd(old_cwd, sizeof(old_cwd)));
+	assert_int_equal(chdir(top), 0);
+	snprintf(out, sizeof(out), "%s/out", top);
+	assert_int_equal(mkdir(out, 0777), 0);
+
+	/* before the run: an old profile and an old v8 log of another run */
+	make_file("out/callgrind.out.123", "pid: 123\nevents: Ir\n", 100);
+	make_file("isolate-0x1-7-v8.log", "", 100);
+	struct timespec since;
+	record_now(&since);
+	/* the run: a profile per process, the main one's dump here, its map in /tmp */
+	char prof[64];
+	snprintf(prof, sizeof(prof), "out/callgrind.out.%d", FAKE_PID);
+	make_file(prof, "# callgrind format\nversion: 1\ncreator: callgrind-3.19.0\npid: 9999991\n"
+		  "cmd: node x.js\npart: 1\n\nevents: Ir\n", 0);
+	make_file("out/callgrind.out.9999992", "version: 1\nevents: Ir\n", 0);   /* no pid: line */
+	make_file("out/callgrind.out.jit.55", "pid: 55\n", 0);                     /* an output */
+	make_file("jit-9999991.dump", "JiTD", 0);
+	make_file("isolate-0x5875d00-9999991-v8.log", "v8-version", 0);
+	make_file("/tmp/perf-9999991.map", "1000 10 f\n", 0);
+	make_file("/tmp/jit-9999992.dump", "old", 100);   /* older than the run: not ours */
+
+	struct record_found f;
+	struct diag d = { 0 };
+	assert_int_equal(record_collect("out", &since, &f, &d), 0);
+	assert_int_equal(f.nprofiles, 2);
+	assert_string_equal(f.profiles[0].path, prof);
+	assert_int_equal(f.profiles[0].pid, FAKE_PID);
+	assert_int_equal(f.profiles[0].nsymfiles, 2);
+	/* the cwd first, then /tmp */
+	assert_string_equal(f.profiles[0].symfiles[0], "out/jit-9999991.dump");
+	assert_string_equal(f.profiles[0].symfiles[1], "out/perf-9999991.map");
+	assert_int_equal(f.profiles[1].pid, 9999992);   /* from the file name */
+	assert_int_equal(f.profiles[1].nsymfiles, 0);
+	assert_int_equal(f.nmoved, 3);
+	int seen = 0;
+	for (size_t i = 0; i < f.nmoved; i++)
+		seen += !strcmp(f.moved[i], "./jit-9999991.dump -> out/jit-9999991.dump") ||
+			!strcmp(f.moved[i], "/tmp/perf-9999991.map -> out/perf-9999991.map");
+	assert_int_equal(seen, 2);
+	record_found_free(&f);
+
+	/* moved: gone from /tmp and the cwd; the rest untouched */
+	assert_int_equal(access("/tmp/perf-9999991.map", F_OK), -1);
+	assert_int_equal(access("jit-9999991.dump", F_OK), -1);
+	assert_int_equal(access("isolate-0x5875d00-9999991-v8.log", F_OK), -1);
+	assert_int_equal(access("out/isolate-0x5875d00-9999991-v8.log", F_OK), 0);
+	assert_int_equal(access("out/perf-9999991.map", F_OK), 0);
+	assert_int_equal(access("isolate-0x1-7-v8.log", F_OK), 0);
+	assert_int_equal(access("/tmp/jit-9999992.dump", F_OK), 0);
+	unlink("/tmp/jit-9999992.dump");
+
+	/* out dir = cwd: the dump stays where it is */
+	record_now(&since);
+	make_file("callgrind.out.9999993", "pid: 9999993\n", 0);
+	make_file("jit-9999993.dump", "JiTD", 0);
+	assert_int_equal(record_collect(".", &since, &f, &d), 0);
+	assert_int_equal(f.nprofiles, 1);
+	assert_int_equal(f.nmoved, 0);
+	assert_int_equal(f.profiles[0].nsymfiles, 1);
+	assert_string_equal(f.profiles[0].symfiles[0], "./jit-9999993.dump");
+	record_found_free(&f);
+
+	assert_int_equal(record_collect("no-such-dir", &since, &f, &d), -1);
+	assert_string_equal(d.msg, "no-such-dir: cannot read the directory: No such file or directory");
+
+	static const char *const made[] = { "out/callgrind.out.123", "out/callgrind.out.9999991",
+		"out/callgrind.out.9999992", "out/callgrind.out.jit.55", "out/jit-9999991.dump",
+		"out/perf-9999991.map", "out/isolate-0x5875d00-9999991-v8.log", "isolate-0x1-7-v8.log",
+		"callgrind.out.9999993", "jit-9999993.dump" };
+	for (size_t i = 0; i < sizeof(made) / sizeof(made[0]); i++)
+		assert_int_equal(unlink(made[i]), 0);
+	assert_int_equal(rmdir("out"), 0);
+	assert_int_equal(chdir(old_cwd), 0);
+	assert_int_equal(rmdir(top), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_record__runtime_of),
+		cmocka_unit_test(test_record__python_version),
+		cmocka_unit_test(test_record__plan_node_java),
+		cmocka_unit_test(test_record__plan_python),
+		cmocka_unit_test(test_record__plan_others),
+		cmocka_unit_test(test_record__plan_forced),
+		cmocka_unit_test(test_record__parse_args),
+		cmocka_unit_test(test_record__parse_errors),
+		cmocka_unit_test(test_record__valgrind_argv),
+		cmocka_unit_test(test_record__which_and_probe),
+		cmocka_unit_test(test_record__collect),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

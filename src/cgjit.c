@@ -31,9 +31,11 @@ static void usage(FILE *f)
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].help);
 	fprintf(f, "\nexample:\n"
+		"  cgjit record -- node app.js           # callgrind with the JIT's map, then augment\n"
+		"  kcachegrind callgrind.out.jit.1234\n"
+		"or by hand:\n"
 		"  valgrind --tool=callgrind --dump-instr=yes node --perf-prof app.js\n"
 		"  cgjit augment callgrind.out.1234      # perf-1234.map / jit-1234.dump found from its pid\n"
-		"  kcachegrind callgrind.out.jit.1234\n"
 		"\n'cgjit <command> --help' describes a command; 'cgjit --version' prints the version.\n");
 }
 

@@ -110,7 +110,7 @@ expect 'perl -MJSON::PP -e "local \$/; my \$d = decode_json(<STDIN>); my @l = @{
 	"JSON: schema, clock, the last 20 late loads in time order, all after the warm-up"
 "$CGJIT" timeline "$f" >"$tmp/t.txt"
 expect 'grep -q "^clock: CLOCK_MONOTONIC nanoseconds" "$tmp/t.txt" && grep -q "^warm-up: 10% of the span = " "$tmp/t.txt" \
-	&& [ "$(grep -c "^ *[0-9.]* s  *[0-9.]* s  " "$tmp/t.txt")" = 20 ] && grep -q "^Recompiled .*: 1 functions" "$tmp/t.txt" \
+	&& [ "$(grep -c "^ *[0-9.]* s  *[0-9.]* s  " "$tmp/t.txt")" = 20 ] && grep -q "^Recompiled .*: 1 function, 1 extra load$" "$tmp/t.txt" \
 	&& grep -q "JS:\*sumSquares" "$tmp/t.txt"' "text: clock, warm-up, 20 bucket rows, the recompiled function (sumSquares)"
 "$CGJIT" timeline -f json "$tmp/hostile/jit-4243.dump" >"$tmp/h.json"
 expect 'perl -MJSON::PP -e "local \$/; my \$d = decode_json(<STDIN>); my @m = @{\$d->{moved}{list}};

@@ -12,7 +12,8 @@ WARN      := -Wall -Wextra -Wshadow -Wpointer-arith -Wstrict-prototypes \
 DEVFLAGS  := $(if $(filter 1,$(DEVELOPER)),-Werror)
 SANFLAGS  := $(if $(SANITIZE),-fsanitize=$(SANITIZE) -fno-sanitize-recover=all -fno-omit-frame-pointer)
 DEPFLAGS  := -MMD -MP
-ALL_CFLAGS = -std=c11 -D_DEFAULT_SOURCE $(WARN) $(DEVFLAGS) $(CFLAGS) $(SANFLAGS) $(shell pkg-config --cflags $(PKGS))
+# CPPFLAGS and LDFLAGS are the user's (scripts/make-deb passes dpkg-buildflags' hardening).
+ALL_CFLAGS = -std=c11 -D_DEFAULT_SOURCE $(WARN) $(DEVFLAGS) $(CPPFLAGS) $(CFLAGS) $(SANFLAGS) $(shell pkg-config --cflags $(PKGS))
 LDLIBS_LIB = $(shell pkg-config --libs $(PKGS)) -pthread   # the writer's flusher thread
 B         ?= build
 
@@ -24,7 +25,7 @@ UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNITS     := $(UNIT_SRCS:tests/unit/%.c=$(B)/tests/%)
 
 .DELETE_ON_ERROR:
-.PHONY: all check unit e2e check-asan clean bench setup samples
+.PHONY: all check unit e2e check-asan clean bench setup samples install uninstall
 
 all: $(B)/cgjit $(B)/cgcheck
 
@@ -38,7 +39,7 @@ $(B)/libcgjit.a: $(LIB_OBJS)
 	ar rcs $@ $^
 
 $(B)/cgjit: $(CLI_OBJS) $(B)/libcgjit.a
-	$(CC) $(ALL_CFLAGS) -o $@ $(CLI_OBJS) $(B)/libcgjit.a $(LDLIBS_LIB)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(CLI_OBJS) $(B)/libcgjit.a $(LDLIBS_LIB)
 
 # The test oracle shares no code with src/ on purpose.
 $(B)/cgcheck: tests/tools/cgcheck.c
@@ -64,8 +65,30 @@ e2e: $(B)/cgjit $(B)/cgcheck
 	@CGJIT=$(B)/cgjit CGCHECK=$(B)/cgcheck tests/e2e/ci-example.sh
 	@CGJIT=$(B)/cgjit CGCHECK=$(B)/cgcheck tests/e2e/flame.sh
 	@CGJIT=$(B)/cgjit CGCHECK=$(B)/cgcheck tests/e2e/record.sh
+	@CGJIT=$(B)/cgjit CGCHECK=$(B)/cgcheck tests/e2e/install.sh
 
 check: unit fuzz-replay e2e
+
+# Install (GNU conventions): `make install PREFIX=/usr/local DESTDIR=`, `make uninstall`
+# with the same variables. Install copies what `make` built in $(B) and builds only what is
+# missing or out of date (so `sudo make install` after `make` compiles nothing); the man
+# pages are every man/*.1, installed as they are (scripts/make-deb compresses them).
+# Uninstall removes those files and nothing else, not even the directories.
+PREFIX       ?= /usr/local
+BINDIR       ?= $(PREFIX)/bin
+MANDIR       ?= $(PREFIX)/share/man
+INSTALL      ?= install
+INSTALL_PROGRAM ?= $(INSTALL)
+INSTALL_DATA ?= $(INSTALL) -m 644
+MAN1         := $(wildcard man/*.1)
+
+install: $(B)/cgjit
+	$(INSTALL) -d -m 755 "$(DESTDIR)$(BINDIR)" "$(DESTDIR)$(MANDIR)/man1"
+	$(INSTALL_PROGRAM) $(B)/cgjit "$(DESTDIR)$(BINDIR)/cgjit"
+	$(INSTALL_DATA) $(MAN1) "$(DESTDIR)$(MANDIR)/man1/"
+
+uninstall:
+	rm -f "$(DESTDIR)$(BINDIR)/cgjit" $(MAN1:man/%="$(DESTDIR)$(MANDIR)/man1/%")
 
 check-asan:
 	$(MAKE) B=build-asan SANITIZE=address,undefined CFLAGS="-O1 -g" check
@@ -80,7 +103,7 @@ samples:
 	scripts/make-samples
 
 clean:
-	rm -rf build build-asan build-fuzz
+	rm -rf build build-asan build-fuzz build-deb
 
 # --- fuzzing --- (tests/fuzz/, scripts/fuzz; kept self-contained)
 # `make fuzz [FUZZ_SECONDS=60]` builds one libFuzzer binary per parser with clang (src/*.c

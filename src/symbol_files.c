@@ -151,8 +151,9 @@ static int open_found(struct loader *u, const char *path, struct input **in)
 }
 
 /* With no symbol file named: /tmp/perf-PID.map (or --map-dir), and jit-PID.dump in the
- * profile's directory, the current directory, $JITDUMPDIR, /tmp and ~/.debug/jit/x/ (where
- * node, wasmtime, CPython and perf's JVMTI agent put them: jit-formats.md 2.7). */
+ * profile's directory, the current directory, $JITDUMPDIR and /tmp (where node, wasmtime,
+ * CPython and the JVMTI agents put them: jit-formats.md 2.7). perf's own copies under
+ * ~/.debug/jit/ are not searched: `perf inject` writes them, not the runtimes. */
 static int discover(struct loader *u)
 {
 	const struct augment_opts *o = u->o;

@@ -22,7 +22,7 @@ struct report_event {
 
 struct report_source {
 	char path[512];
-	char kind[16];        /* "perf-map" or "jitdump" */
+	char kind[16];        /* "perf-map", "jitdump", or "empty" (a file with no bytes) */
 	uint64_t lines;       /* lines read (maps) */
 	uint64_t symbols;     /* entries added */
 	uint64_t skipped;     /* entries ignored (size 0) */

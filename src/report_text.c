@@ -1,5 +1,6 @@
 /* report_text.c - renders struct report as a short human-readable summary. */
 #include <inttypes.h>
+#include <string.h>
 
 #include "report.h"
 #include "report_text.h"
@@ -14,6 +15,11 @@ void report_text_write(const struct report *r, FILE *f)
 	fprintf(f, "cgjit: wrote %s\n", r->output);
 	for (unsigned i = 0; i < r->nsources; i++) {
 		const struct report_source *s = &r->sources[i];
+		if (!strcmp(s->kind, "empty")) {
+			fprintf(f, "  empty      %s: no bytes (the runtime wrote nothing to it: killed "
+				   "before it flushed?)\n", s->path);
+			continue;
+		}
 		fprintf(f, "  %-10s %s: %" PRIu64 " symbols", s->kind, s->path, s->symbols);
 		if (s->skipped)
 			fprintf(f, ", %" PRIu64 " of size 0 ignored", s->skipped);

@@ -81,7 +81,8 @@ static int load_one(struct loader *u, const char *path, struct input *in)
 	} else if (dump == 0) {
 		struct perfmap_stats ps;
 		if (perfmap_read_input(u->st, in, path, u->o->max_line, &ps, u->d) == 0) {
-			struct report_source *rs = add_source(u->rep, path, "perf-map");
+			/* a dump or map the runtime never wrote to (killed before it flushed) */
+			struct report_source *rs = add_source(u->rep, path, ps.lines ? "perf-map" : "empty");
 			if (rs) {
 				rs->lines = ps.lines;
 				rs->symbols = ps.entries;

@@ -70,6 +70,13 @@ echo "# a dump without debug records"
 expect 'grep -q "209 loads, 0 moves, no debug records (no line numbers)" "$tmp/err" && ! grep -q "debug bias" "$tmp/err"' \
 	"no 'debug bias (detected)' when there is nothing to detect it from"
 
+echo "# an empty symbol file (a runtime killed before it flushed its dump)"
+: >"$tmp/jit-1.dump"
+"$CGJIT" augment --no-elf -o "$tmp/e.out" "$s/node-diff-base/callgrind.out.8698.zst" "$tmp/jit-1.dump" \
+	"$s/node-diff-base/perf-8698.map" 2>"$tmp/err"
+expect '[ $? = 0 ] && grep -q "^  empty      .*jit-1.dump: no bytes (the runtime wrote nothing to it" "$tmp/err" && ! grep -q "perf-map .*jit-1.dump" "$tmp/err"' \
+	"an empty file is called empty, not a perf map with 0 symbols"
+
 echo "# progress line: on a terminal only"
 zstd -q -dc "$s/node-diff-base/callgrind.out.8698.zst" >"$tmp/nd.in"
 if command -v script >/dev/null; then

@@ -24,10 +24,22 @@ CLI_OBJS  := $(CLI_SRCS:src/%.c=$(B)/obj/%.o)
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNITS     := $(UNIT_SRCS:tests/unit/%.c=$(B)/tests/%)
 
+# The JVMTI agent (agent/, docs/jvmti.md): built when a JDK's jvmti.h is found. JAVA_HOME
+# is taken from javac's real path, else Debian's default JDK. Its pure parts
+# (AGENT_PURE) need no JDK and are linked into their unit test.
+JAVA_HOME ?= $(or $(patsubst %/bin/javac,%,$(realpath $(shell command -v javac 2>/dev/null))),/usr/lib/jvm/default-java)
+JVMTI_H   := $(wildcard $(JAVA_HOME)/include/jvmti.h)
+AGENT_PURE := agent/java_names.c agent/jitdump_writer.c
+AGENT_PURE_OBJS := $(AGENT_PURE:agent/%.c=$(B)/obj/agent/%.o)
+AGENT_SO  := $(if $(JVMTI_H),$(B)/libcgjit-jvmti.so)
+ifeq ($(JVMTI_H)$(MAKELEVEL),0)
+$(info make: no JDK (jvmti.h not in JAVA_HOME=$(JAVA_HOME)): libcgjit-jvmti.so is not built)
+endif
+
 .DELETE_ON_ERROR:
 .PHONY: all check unit e2e check-asan clean bench setup samples install uninstall
 
-all: $(B)/cgjit $(B)/cgcheck
+all: $(B)/cgjit $(B)/cgcheck $(AGENT_SO)
 
 $(B)/obj/%.o: src/%.c $(B)/obj/%.d
 	@mkdir -p $(dir $@)
@@ -41,6 +53,22 @@ $(B)/libcgjit.a: $(LIB_OBJS)
 $(B)/cgjit: $(CLI_OBJS) $(B)/libcgjit.a
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(CLI_OBJS) $(B)/libcgjit.a $(LDLIBS_LIB)
 
+# No sanitizers: the JVM would have to load their runtime first. No libzstd/yaml/jansson.
+$(B)/libcgjit-jvmti.so: agent/jvmti_agent.c $(AGENT_PURE) $(wildcard agent/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -D_DEFAULT_SOURCE $(WARN) $(DEVFLAGS) $(CFLAGS) -fPIC -shared -fvisibility=hidden \
+		-isystem $(JAVA_HOME)/include -isystem $(JAVA_HOME)/include/linux \
+		-o $@ agent/jvmti_agent.c $(AGENT_PURE) -pthread
+
+$(B)/obj/agent/%.o: agent/%.c $(B)/obj/agent/%.d
+	@mkdir -p $(dir $@)
+	@echo "CC $<"
+	@$(CC) $(ALL_CFLAGS) $(DEPFLAGS) -c -o $@ $<
+
+# The agent's unit test links its pure objects as well.
+$(B)/tests/test_jvmti: $(AGENT_PURE_OBJS)
+$(B)/tests/test_jvmti: UNIT_EXTRA = $(AGENT_PURE_OBJS) -Iagent
+
 # The test oracle shares no code with src/ on purpose.
 $(B)/cgcheck: tests/tools/cgcheck.c
 	@mkdir -p $(dir $@)
@@ -48,13 +76,13 @@ $(B)/cgcheck: tests/tools/cgcheck.c
 
 $(B)/tests/test_%: tests/unit/test_%.c $(B)/tests/test_%.d $(B)/libcgjit.a
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(DEPFLAGS) -Isrc $(shell pkg-config --cflags cmocka) -o $@ $< $(B)/libcgjit.a \
+	$(CC) $(ALL_CFLAGS) $(DEPFLAGS) -Isrc $(shell pkg-config --cflags cmocka) -o $@ $< $(UNIT_EXTRA) $(B)/libcgjit.a \
 		$(LDLIBS_LIB) $(shell pkg-config --libs cmocka)
 
 unit: $(UNITS)
 	@set -e; for t in $(UNITS); do echo "== $$t"; $$t; done
 
-e2e: $(B)/cgjit $(B)/cgcheck
+e2e: $(B)/cgjit $(B)/cgcheck $(AGENT_SO)
 	@CGCHECK=$(B)/cgcheck tests/tools/cgcheck-selftest.sh
 	@CGJIT=$(B)/cgjit CGCHECK=$(B)/cgcheck tests/e2e/inputs.sh
 	@CGJIT=$(B)/cgjit CGCHECK=$(B)/cgcheck tests/e2e/cli.sh
@@ -66,6 +94,7 @@ e2e: $(B)/cgjit $(B)/cgcheck
 	@CGJIT=$(B)/cgjit CGCHECK=$(B)/cgcheck tests/e2e/flame.sh
 	@CGJIT=$(B)/cgjit CGCHECK=$(B)/cgcheck tests/e2e/record.sh
 	@CGJIT=$(B)/cgjit CGCHECK=$(B)/cgcheck tests/e2e/install.sh
+	@CGJIT=$(B)/cgjit CGCHECK=$(B)/cgcheck JVMTI_AGENT=$(AGENT_SO) tests/e2e/jvmti.sh
 
 check: unit fuzz-replay e2e
 
@@ -179,6 +208,6 @@ fuzz-clean:
 # whose .d is missing (never built with -MMD, or deleted) depends on that missing file and
 # is rebuilt, so no object is left without its header list.
 # Listed by name, not by pattern: a missing intermediate file would not force a rebuild.
-DEPS := $(LIB_OBJS:.o=.d) $(CLI_OBJS:.o=.d) $(UNITS:=.d) $(FUZZ_OBJS:.o=.d)
+DEPS := $(LIB_OBJS:.o=.d) $(CLI_OBJS:.o=.d) $(AGENT_PURE_OBJS:.o=.d) $(UNITS:=.d) $(FUZZ_OBJS:.o=.d)
 $(DEPS): ;
 include $(wildcard $(DEPS))

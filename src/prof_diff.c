@@ -110,6 +110,52 @@ static json_t *change_entry(const struct profile *A, const struct profile *B, co
 	return o;
 }
 
+/* Index in T of the JIT functions of P that are still unmatched (FREE[i]), by name:
+ * NAME_FN[k] is the function, or SIZE_MAX when the name occurs more than once. */
+static size_t *unique_jit_names(const struct profile *P, const char *free_fn, struct strtab *t)
+{
+	size_t *name_fn = xmalloc((P->nfns + 1) * sizeof(*name_fn));
+	for (size_t i = 0; i < P->nfns; i++) {
+		if (!P->fns[i].jit || !free_fn[i])
+			continue;
+		int added;
+		uint32_t k = strtab_intern(t, P->fns[i].name, strlen(P->fns[i].name), &added);
+		name_fn[k] = added ? i : SIZE_MAX;
+	}
+	return name_fn;
+}
+
+/* The same JIT code named from a perf map in one run and from a jitdump in the other
+ * (the JVM's map and cgjit's JVMTI agent, node's two flags) has the same name but another
+ * object (perf-PID.map, jit-PID.dump.elf) and file (??? and the source): JIT functions
+ * left unmatched are matched by name where the name is unique among them on both sides. */
+static void match_jit_by_name(const struct profile *A, const struct profile *B, size_t *in_a)
+{
+	char *free_a = xmalloc(A->nfns + 1), *free_b = xmalloc(B->nfns + 1);
+	memset(free_a, 1, A->nfns + 1);
+	for (size_t j = 0; j < B->nfns; j++) {
+		free_b[j] = in_a[j] == SIZE_MAX;
+		if (!free_b[j])
+			free_a[in_a[j]] = 0;
+	}
+	struct strtab ta, tb;
+	strtab_init(&ta);
+	strtab_init(&tb);
+	size_t *fa = unique_jit_names(A, free_a, &ta), *fb = unique_jit_names(B, free_b, &tb);
+	for (uint32_t k = 0; k < (uint32_t)tb.count; k++) {
+		const struct strtab_entry *e = strtab_get(&tb, k);
+		uint32_t ka = strtab_find(&ta, e->str, e->len);
+		if (fb[k] != SIZE_MAX && ka != UINT32_MAX && fa[ka] != SIZE_MAX)
+			in_a[fb[k]] = fa[ka];
+	}
+	free(fa);
+	free(fb);
+	strtab_free(&ta);
+	strtab_free(&tb);
+	free(free_a);
+	free(free_b);
+}
+
 size_t *prof_diff_match(const struct profile *A, const struct profile *B)
 {
 	struct strtab keys;
@@ -137,6 +183,7 @@ size_t *prof_diff_match(const struct profile *A, const struct profile *B)
 	free(buf);
 	free(b_of_key);
 	strtab_free(&keys);
+	match_jit_by_name(A, B, in_a);
 	return in_a;
 }
 
@@ -235,11 +282,13 @@ json_t *prof_diff_build(const struct profile *A, const struct profile *B, const 
 	return doc;
 }
 
+/* Always into BUF: the callers print BUF. */
 static const char *rel_text(char *buf, const json_t *v)
 {
 	if (!json_is_number(v))
-		return "new";
-	snprintf(buf, 32, "%+.2f%%", json_number_value(v) * 100.0);
+		snprintf(buf, 32, "new");
+	else
+		snprintf(buf, 32, "%+.2f%%", json_number_value(v) * 100.0);
 	return buf;
 }
 

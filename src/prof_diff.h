@@ -20,8 +20,10 @@ json_t *prof_diff_build(const struct profile *base, const struct profile *new_,
 void prof_diff_render(const json_t *doc, FILE *f, int markdown);
 
 /* Matches the functions of NEW to those of BASE as prof_diff_build() does: by object file
- * name without its directory (a JIT object's pid left out), file and name; each BASE
- * function matches at most one. Returns a malloc'd array of NEW->nfns entries: the index in
+ * name without its directory (a JIT object's pid left out), file and name; then JIT
+ * functions left over by name alone, where the name is unique among them on both sides (a
+ * run named from a perf map against one named from a jitdump). Each BASE function matches
+ * at most one. Returns a malloc'd array of NEW->nfns entries: the index in
  * BASE, or SIZE_MAX for a function only in NEW. */
 size_t *prof_diff_match(const struct profile *base, const struct profile *new_);
 

@@ -137,6 +137,16 @@ mkdir -p "$s"
 pid=$(sed -n 's/^# the profile.s pid: line says //p' "$SAMPLE/COMMAND")
 check_run "$s" "$SAMPLE/callgrind.out.$pid.zst" "$SAMPLE/jit-$pid.dump" "$SAMPLE/perf-$pid.map" "stored sample"
 
+# a profile named from the JVM's perf map compares with one named from the agent's dump
+"$CGJIT" augment -q --no-elf -o "$s/by-map.out" "$SAMPLE/callgrind.out.$pid.zst" "$SAMPLE/perf-$pid.map"
+"$CGJIT" augment -q -o "$s/by-dump.out" "$SAMPLE/callgrind.out.$pid.zst" "$SAMPLE/jit-$pid.dump"
+"$CGJIT" diff -n 0 -f json "$s/by-map.out" "$s/by-dump.out" >"$s/d.json"
+# (the same run: matched functions do not change, so at most the stubs the two name
+# differently are left; before names were matched, every Java method was, about 90 each)
+expect 'perl -MJSON::PP -e '"'"'local $/; my $d = decode_json(<STDIN>);
+	exit !($d->{functions_added} <= 10 && $d->{functions_removed} <= 10 && $d->{functions_changed} == 0)'"'"' <"$s/d.json"' \
+	"cgjit diff: the map-named and the dump-named profile of one run match by name ($(perl -MJSON::PP -e 'local $/; my $d = decode_json(<STDIN>); print "$d->{functions_added} only in new, $d->{functions_removed} only in base"' <"$s/d.json"))"
+
 if ! command -v javac >/dev/null; then
 	ok "skipped: no JDK (javac not found): the agent is not run"
 	finish

@@ -310,6 +310,45 @@ static void test_profile__report_formats(void **state)
 	profile_free(&p);
 }
 
+/* A run named from the JVM's perf map against one named from a jitdump: the objects
+ * (perf-1.map, jit-2.dump.elf) and files (???, the source) differ, the names do not. */
+static void test_profile__diff_map_against_dump(void **state)
+{
+	(void)state;
+	static const char *const ev[] = { "Ir" };
+	struct profile a, b;
+	memset(&a, 0, sizeof(a));
+	memset(&b, 0, sizeof(b));
+	struct profile_builder *ba = profile_builder_new(&a, 1, ev), *bb = profile_builder_new(&b, 1, ev);
+	static const char map[] = "/t/perf-1.map", elf[] = "/t/jit-2.dump.elf";
+	uint64_t v = 10;
+#define ADD(bld, obj, file, name) profile_builder_self(bld, profile_builder_fn(bld, obj, strlen(obj), \
+		file, strlen(file), name, strlen(name)), &v)
+	ADD(ba, map, "???", "long A.total(int[])");
+	ADD(bb, elf, "com/a/A.java", "long A.total(int[])");           /* matched by name */
+	ADD(ba, map, "???", "void Object.<init>()");
+	ADD(bb, elf, "???", "void Object.<init>()");
+	ADD(bb, elf, "java/lang/Object.java", "void Object.<init>()");  /* twice: not matched */
+	ADD(ba, "/bin/java", "???", "main");
+	ADD(bb, "/bin/java2", "???", "main");                           /* not JIT: not matched */
+#undef ADD
+	profile_builder_finish(ba);
+	profile_builder_finish(bb);
+	size_t *m = prof_diff_match(&a, &b);
+	for (size_t j = 0; j < b.nfns; j++) {
+		const char *want = !strcmp(b.fns[j].name, "long A.total(int[])") ? "long A.total(int[])" : NULL;
+		if (want) {
+			assert_true(m[j] != SIZE_MAX);
+			assert_string_equal(a.fns[m[j]].name, want);
+		} else {
+			assert_true(m[j] == SIZE_MAX);
+		}
+	}
+	free(m);
+	profile_free(&a);
+	profile_free(&b);
+}
+
 static void test_profile__diff(void **state)
 {
 	(void)state;
@@ -376,6 +415,7 @@ int main(void)
 		cmocka_unit_test(test_profile__errors),
 		cmocka_unit_test(test_profile__report_formats),
 		cmocka_unit_test(test_profile__diff),
+		cmocka_unit_test(test_profile__diff_map_against_dump),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -102,22 +102,28 @@ check: unit fuzz-replay e2e
 # with the same variables. Install copies what `make` built in $(B) and builds only what is
 # missing or out of date (so `sudo make install` after `make` compiles nothing); the man
 # pages are every man/*.1, installed as they are (scripts/make-deb compresses them).
+# The JVMTI agent, when it was built, goes to $(LIBDIR)/cgjit, where `cgjit record` looks
+# for it (BINDIR/../lib/cgjit: keep BINDIR and LIBDIR siblings, or set CGJIT_JVMTI_AGENT).
 # Uninstall removes those files and nothing else, not even the directories.
 PREFIX       ?= /usr/local
 BINDIR       ?= $(PREFIX)/bin
+LIBDIR       ?= $(PREFIX)/lib
 MANDIR       ?= $(PREFIX)/share/man
 INSTALL      ?= install
 INSTALL_PROGRAM ?= $(INSTALL)
 INSTALL_DATA ?= $(INSTALL) -m 644
 MAN1         := $(wildcard man/*.1)
 
-install: $(B)/cgjit
+install: $(B)/cgjit $(AGENT_SO)
 	$(INSTALL) -d -m 755 "$(DESTDIR)$(BINDIR)" "$(DESTDIR)$(MANDIR)/man1"
 	$(INSTALL_PROGRAM) $(B)/cgjit "$(DESTDIR)$(BINDIR)/cgjit"
 	$(INSTALL_DATA) $(MAN1) "$(DESTDIR)$(MANDIR)/man1/"
+	$(if $(AGENT_SO),$(INSTALL) -d -m 755 "$(DESTDIR)$(LIBDIR)/cgjit")
+	$(if $(AGENT_SO),$(INSTALL_DATA) $(AGENT_SO) "$(DESTDIR)$(LIBDIR)/cgjit/libcgjit-jvmti.so")
 
 uninstall:
-	rm -f "$(DESTDIR)$(BINDIR)/cgjit" $(MAN1:man/%="$(DESTDIR)$(MANDIR)/man1/%")
+	rm -f "$(DESTDIR)$(BINDIR)/cgjit" "$(DESTDIR)$(LIBDIR)/cgjit/libcgjit-jvmti.so" \
+		$(MAN1:man/%="$(DESTDIR)$(MANDIR)/man1/%")
 
 check-asan:
 	$(MAKE) B=build-asan SANITIZE=address,undefined CFLAGS="-O1 -g" check

@@ -145,8 +145,10 @@ static int prepare(const struct record_args *a, struct record_plan *plan)
 		return 127;
 	}
 	struct diag d = { 0 };
-	if (record_plan_make(a->cmd[0], a->runtime, a->symbols, record_probe_version, NULL, plan,
-			     &d) < 0) {
+	char agent[PATH_MAX];
+	int has_agent = record_find_jvmti_agent(agent, sizeof(agent)) == 0;
+	if (record_plan_make(a->cmd[0], a->runtime, a->symbols, has_agent ? agent : NULL,
+			     record_probe_version, NULL, plan, &d) < 0) {
 		fprintf(stderr, "cgjit: %s\n", d.msg);
 		return rt ? 1 : 2;   /* not knowing the runtime is a usage error */
 	}

@@ -191,7 +191,8 @@ static int choose(const struct runtime *rt, enum record_symbols symbols, int has
 }
 
 int record_plan_make(const char *command, const char *runtime, enum record_symbols symbols,
-		     record_probe_fn probe, void *ctx, struct record_plan *plan, struct diag *d)
+		     const char *jvmti_agent, record_probe_fn probe, void *ctx,
+		     struct record_plan *plan, struct diag *d)
 {
 	memset(plan, 0, sizeof(*plan));
 	const char *name = runtime ? runtime : record_runtime_of(command);
@@ -217,7 +218,26 @@ int record_plan_make(const char *command, const char *runtime, enum record_symbo
 				       plan->py_major, plan->py_minor);
 		has_dump = plan->py_major > 3 || plan->py_minor >= 13;
 	}
-	return choose(rt, symbols, has_dump, plan, d);
+	int java = !strcmp(rt->name, "java");
+	if (java && symbols == RECORD_SYMBOLS_JITDUMP && !jvmti_agent)
+		return diag_at(d, "--symbols", 0, "java writes a jitdump only with cgjit's JVMTI "
+			       "agent, libcgjit-jvmti.so, which was not found (make builds it when a "
+			       "JDK is installed; or set CGJIT_JVMTI_AGENT)");
+	if (java && jvmti_agent)
+		has_dump = 1;
+	if (choose(rt, symbols, has_dump, plan, d) < 0)
+		return -1;
+	if (java && plan->writes == RECORD_SYMBOLS_JITDUMP) {
+		/* the agent writes ./jit-PID.dump (docs/jvmti.md) */
+		if ((size_t)snprintf(plan->agent_flag, sizeof(plan->agent_flag), "-agentpath:%s",
+				     jvmti_agent) >= sizeof(plan->agent_flag))
+			return diag_at(d, jvmti_agent, 0, "the agent's path is too long");
+		plan->flags[0] = plan->agent_flag;
+		plan->flags[1] = NULL;
+		plan->where = RECORD_IN_CWD;
+		plan->made_by = "cgjit's JVMTI agent (-agentpath:libcgjit-jvmti.so)";
+	}
+	return 0;
 }
 
 static int starts(const char *s, const char *prefix)

@@ -56,6 +56,7 @@ struct record_plan {
 	enum record_symbols writes;        /* MAP or JITDUMP (DEFAULT for "none") */
 	enum record_where where;
 	const char *made_by;               /* what writes it, for messages: "--perf-prof" */
+	char agent_flag[4200];             /* java with cgjit's JVMTI agent: -agentpath:PATH */
 };
 
 /* The runtime a command's basename names ("node", "/usr/bin/nodejs" -> "node"; "python3.13"
@@ -74,11 +75,14 @@ int record_python_version(const char *text, int *major, int *minor);
 
 /* Fills PLAN for COMMAND: the runtime is RUNTIME if not NULL (--runtime), else
  * record_runtime_of(COMMAND). For CPython the version comes from the name (python3.13), or
- * from PROBE (with CTX) when the name has none (python3). Returns 0, -1 with D set when
+ * from PROBE (with CTX) when the name has none (python3). For java, JVMTI_AGENT (the path
+ * of libcgjit-jvmti.so, or NULL when there is none) makes it write a jitdump, the default
+ * then (docs/jvmti.md); without it java writes a perf map. Returns 0, -1 with D set when
  * the runtime is unknown, cannot write what SYMBOLS asks, or is a CPython older than 3.12;
  * -2 when the probe failed. */
 int record_plan_make(const char *command, const char *runtime, enum record_symbols symbols,
-		     record_probe_fn probe, void *ctx, struct record_plan *plan, struct diag *d);
+		     const char *jvmti_agent, record_probe_fn probe, void *ctx,
+		     struct record_plan *plan, struct diag *d);
 
 /* Valgrind's argv: valgrind, callgrind's options (--callgrind-out-file=OUT_DIR/callgrind.out.%p),
  * -q if A->quiet, A's valgrind options, COMMAND, PLAN's flags, the program's arguments.

@@ -28,6 +28,37 @@ static int is_exec_file(const char *path)
 	return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, X_OK) == 0;
 }
 
+static int readable_file(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, R_OK) == 0;
+}
+
+int record_find_jvmti_agent(char *out, size_t outsz)
+{
+	const char *env = getenv("CGJIT_JVMTI_AGENT");
+	if (env)
+		return *env && (size_t)snprintf(out, outsz, "%s", env) < outsz && readable_file(out) ? 0 : -1;
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n <= 0)
+		return -1;
+	exe[n] = '\0';
+	char *slash = strrchr(exe, '/');
+	if (!slash)
+		return -1;
+	*slash = '\0';
+	static const char *const rel[] = { "/libcgjit-jvmti.so", "/../lib/cgjit/libcgjit-jvmti.so" };
+	for (size_t i = 0; i < sizeof(rel) / sizeof(rel[0]); i++) {
+		char path[PATH_MAX + 40];
+		snprintf(path, sizeof(path), "%s%s", exe, rel[i]);
+		/* the JVM wants an absolute path without ".." games: resolve it */
+		if (readable_file(path) && realpath(path, out) && strlen(out) < outsz)
+			return 0;
+	}
+	return -1;
+}
+
 int record_which(const char *name, char *out, size_t outsz)
 {
 	if (!*name)

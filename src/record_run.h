@@ -13,6 +13,11 @@ struct diag;
  * regular file NAME in $PATH. Writes the path into OUT (size OUTSZ). Returns 0 or -1. */
 int record_which(const char *name, char *out, size_t outsz);
 
+/* cgjit's JVMTI agent: $CGJIT_JVMTI_AGENT if set (empty: none), else libcgjit-jvmti.so
+ * beside the cgjit binary (a build directory), else DIR/../lib/cgjit/libcgjit-jvmti.so
+ * (make install). Writes its path into OUT. Returns 0, or -1 when there is none. */
+int record_find_jvmti_agent(char *out, size_t outsz);
+
 /* A record_probe_fn: runs `COMMAND --version` (stdin /dev/null, stdout and stderr into OUT,
  * at most OUTSZ - 1 bytes) and waits for it. CTX is unused. Returns 0, or -1 when it could
  * not be run or failed. */

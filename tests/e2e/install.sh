@@ -15,6 +15,9 @@ version=$(sed -n 's/^#define CGJIT_VERSION "\([^"]*\)"$/\1/p' "$top/src/cmd.h")
 pages=()
 for f in "$top"/man/*.1; do pages+=("$(basename "$f")"); done
 mk() { make -s --no-print-directory -C "$top" B="$b" "$@"; }
+# the JVMTI agent is built (and installed) only where a JDK was found
+agent=""
+[ -f "$bdir/libcgjit-jvmti.so" ] && agent=libcgjit-jvmti.so
 
 echo "# man pages in the source tree (${#pages[@]})"
 for p in "${pages[@]}"; do
@@ -38,12 +41,13 @@ fi
 {
 	echo "usr/local/bin/cgjit"
 	echo "usr/local/bin/other"
+	[ -z "$agent" ] || echo "usr/local/lib/cgjit/$agent"
 	for p in "${pages[@]}" other.1; do echo "usr/local/share/man/man1/$p"; done
 } | LC_ALL=C sort >"$tmp/expected"
 (cd "$root" && find . ! -type d | sed 's|^\./||' | LC_ALL=C sort) >"$tmp/found"
 d=$(diff "$tmp/expected" "$tmp/found" | grep '^[<>]' | tr '\n' ' ')
 expect 'cmp -s "$tmp/expected" "$tmp/found"' \
-	"exactly the binary and ${#pages[@]} man pages are installed beside the files already there${d:+: $d}"
+	"exactly the binary, ${agent:+the JVMTI agent, }${#pages[@]} man pages are installed beside the files already there${d:+: $d}"
 expect 'cmp -s "$CGJIT" "$root/usr/local/bin/cgjit"' "the installed binary is $b/cgjit"
 expect '[ "$(stat -c %a "$root/usr/local/bin/cgjit")" = 755 ] && [ "$(stat -c %a "$root/usr/local/share/man/man1/cgjit.1")" = 644 ]' \
 	"modes: binary 755, man pages 644"
@@ -71,9 +75,9 @@ expect 'cmp -s "$tmp/others" "$tmp/left"' \
 	"uninstall removes every installed file and nothing else (left: $(tr '\n' ' ' <"$tmp/left"))"
 expect 'mk uninstall DESTDIR="$root" PREFIX=/usr/local >/dev/null 2>&1' "uninstall again: nothing to remove, exit 0"
 root2=$tmp/root2
-mk install DESTDIR="$root2" PREFIX=/opt/cgjit BINDIR=/opt/bin MANDIR=/opt/man >/dev/null 2>&1
-expect '[ -x "$root2/opt/bin/cgjit" ] && [ -f "$root2/opt/man/man1/cgjit.1" ] && [ ! -e "$root2/opt/cgjit" ]' \
-	"BINDIR and MANDIR override PREFIX"
+mk install DESTDIR="$root2" PREFIX=/opt/cgjit BINDIR=/opt/bin LIBDIR=/opt/lib MANDIR=/opt/man >/dev/null 2>&1
+expect '[ -x "$root2/opt/bin/cgjit" ] && [ -f "$root2/opt/man/man1/cgjit.1" ] && [ ! -e "$root2/opt/cgjit" ] && { [ -z "$agent" ] || [ -f "$root2/opt/lib/cgjit/$agent" ]; }' \
+	"BINDIR, LIBDIR and MANDIR override PREFIX"
 
 echo "# the Debian package (scripts/make-deb)"
 if ! command -v dpkg-deb >/dev/null || ! command -v dpkg >/dev/null; then
@@ -96,12 +100,12 @@ expect '[[ $depends == *libc6* ]] && [[ $depends == *libzstd* ]] && [[ $depends 
 expect 'dpkg-deb -f "$deb" Maintainer Description | grep -q "^Maintainer: .*<.*@.*>" && dpkg-deb -f "$deb" Description | grep -q "^ "' \
 	"control: Maintainer with an address, a long Description"
 dpkg-deb -c "$deb" >"$tmp/contents"
-want="./usr/bin/cgjit ./usr/share/doc/cgjit/copyright ./usr/share/doc/cgjit/changelog.Debian.gz"
+want="./usr/bin/cgjit ./usr/share/doc/cgjit/copyright ./usr/share/doc/cgjit/changelog.Debian.gz${agent:+ ./usr/lib/cgjit/$agent}"
 for p in "${pages[@]}"; do want="$want ./usr/share/man/man1/$p.gz"; done
 missing=""
 for f in $want; do grep -q " $f\$" "$tmp/contents" || missing="$missing $f"; done
 expect '[ -z "$missing" ] && [ "$(grep -vc "/$" "$tmp/contents")" = "$(echo $want | wc -w)" ]' \
-	"contents: the binary, ${#pages[@]} gzipped man pages, copyright, changelog.Debian.gz and nothing else${missing:+; missing:$missing}"
+	"contents: the binary, ${agent:+the JVMTI agent, }${#pages[@]} gzipped man pages, copyright, changelog.Debian.gz and nothing else${missing:+; missing:$missing}"
 expect '! awk "\$2 != \"root/root\"" "$tmp/contents" | grep -q .' "every file is owned by root/root"
 depkgs=$(echo "$depends" | tr ',' '\n' | sed 's/(.*//; s/|.*//; s/ //g')
 absent=""

@@ -141,14 +141,28 @@ public class T {
 }
 EOF
 	(cd "$d" && javac -d . T.java)
-	run java "$d" -d out -- java -cp . T 3
+	# without cgjit's JVMTI agent: the JVM's perf map at exit
+	CGJIT_JVMTI_AGENT= run java "$d" -d out -- java -cp . T 3
 	p=$(main_profile "$d/out")
 	pid=${p#callgrind.out.}
 	n=$(jit_functions "$d/out/callgrind.out.jit.$pid")
 	expect '[ $rc = 3 ] && [ "$n" -gt 0 ] && [ -s "$d/out/perf-$pid.map" ] && ! [ -e "/tmp/perf-$pid.map" ]' \
-		"java: exit 3 kept, $n JIT functions named, perf-$pid.map (DumpPerfMapAtExit) moved beside the profile"
+		"java without the agent: exit 3 kept, $n JIT functions named, perf-$pid.map (DumpPerfMapAtExit) moved beside the profile"
 	expect '"$CGJIT" report -n 200 "$d/out/callgrind.out.jit.$pid" | grep -q "JIT int T\.work(int)"' \
-		"java: int T.work(int) is named"
+		"java without the agent: int T.work(int) is named"
+	# with it (beside the cgjit binary, as make builds it): a jitdump, lines and code
+	agent=$(dirname "$CGJIT")/libcgjit-jvmti.so
+	if [ -f "$agent" ]; then
+		run java-agent "$d" -d out2 -- java -cp . T 0
+		p=$(main_profile "$d/out2")
+		pid=${p#callgrind.out.}
+		expect '[ $rc = 0 ] && grep -q -- "-agentpath:.*libcgjit-jvmti.so" "$tmp/java-agent.err" && [ -s "$d/out2/jit-$pid.dump" ] && [ -s "$d/out2/jit-$pid.dump.elf" ] && ! [ -e "$d/jit-$pid.dump" ]' \
+			"java with the agent beside cgjit: -agentpath added, jit-$pid.dump and its ELF file beside the profile"
+		expect '"$CGJIT" report -n 200 "$d/out2/callgrind.out.jit.$pid" | grep -q "JIT int T\.work(int)  \[jit-$pid.dump.elf, T.java\]"' \
+			"java with the agent: int T.work(int) is named, with its source file T.java"
+	else
+		ok "skipped: no $agent (no JDK when cgjit was built): java with the agent"
+	fi
 else
 	notok "java and javac are needed for the java run (default-jdk-headless)"
 fi
@@ -219,9 +233,9 @@ expect '[ $rc = 5 ] && grep -q "^cgjit: no process of the run wrote a perf map o
 	"no map and the program exits 5: the program's status wins (5), the missing map is still said"
 run usage "$tmp" --tool=memcheck -- node x.js
 expect '[ $rc = 2 ] && grep -q "^usage: cgjit record" "$tmp/usage.err"' "--tool=memcheck: usage error (2)"
-run usage2 "$tmp" --symbols=jitdump -- java Prog
-expect '[ $rc = 1 ] && grep -q "^cgjit: --symbols: java writes no jitdump$" "$tmp/usage2.err"' \
-	"--symbols=jitdump for java: exit 1, java writes none"
+CGJIT_JVMTI_AGENT= run usage2 "$tmp" --symbols=jitdump -- java Prog
+expect '[ $rc = 1 ] && grep -q "^cgjit: --symbols: java writes a jitdump only with cgjit.s JVMTI agent" "$tmp/usage2.err"' \
+	"--symbols=jitdump for java without the agent: exit 1, says what is missing"
 "$CGJIT" record --help >"$tmp/help" 2>&1
 expect '[ $? = 0 ] && grep -q "^usage: cgjit record" "$tmp/help"' "--help"
 

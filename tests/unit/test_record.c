@@ -95,7 +95,7 @@ static void test_record__plan_node_java(void **state)
 	(void)state;
 	struct record_plan p;
 	struct diag d = { 0 };
-	assert_int_equal(record_plan_make("/usr/bin/node", NULL, RECORD_SYMBOLS_DEFAULT, no_probe,
+	assert_int_equal(record_plan_make("/usr/bin/node", NULL, RECORD_SYMBOLS_DEFAULT, NULL, no_probe,
 					  NULL, &p, &d), 0);
 	assert_string_equal(p.runtime, "node");
 	assert_list(p.flags, (const char *const[]){ "--perf-prof", "--interpreted-frames-native-stack", NULL });
@@ -103,19 +103,33 @@ static void test_record__plan_node_java(void **state)
 	assert_int_equal(p.writes, RECORD_SYMBOLS_JITDUMP);
 	assert_int_equal(p.where, RECORD_IN_CWD);
 
-	assert_int_equal(record_plan_make("nodejs", NULL, RECORD_SYMBOLS_MAP, no_probe, NULL, &p, &d), 0);
+	assert_int_equal(record_plan_make("nodejs", NULL, RECORD_SYMBOLS_MAP, NULL, no_probe, NULL, &p, &d), 0);
 	assert_list(p.flags, (const char *const[]){ "--perf-basic-prof", NULL });
 	assert_int_equal(p.writes, RECORD_SYMBOLS_MAP);
 	assert_int_equal(p.where, RECORD_IN_TMP);
 
-	assert_int_equal(record_plan_make("java", NULL, RECORD_SYMBOLS_DEFAULT, no_probe, NULL, &p, &d), 0);
+	assert_int_equal(record_plan_make("java", NULL, RECORD_SYMBOLS_DEFAULT, NULL, no_probe, NULL, &p, &d), 0);
 	assert_list(p.flags, (const char *const[]){ "-XX:+UnlockDiagnosticVMOptions",
 						    "-XX:+DumpPerfMapAtExit", NULL });
 	assert_int_equal(p.writes, RECORD_SYMBOLS_MAP);
 	assert_int_equal(p.where, RECORD_IN_TMP);
 
-	assert_int_equal(record_plan_make("java", NULL, RECORD_SYMBOLS_JITDUMP, no_probe, NULL, &p, &d), -1);
-	assert_string_equal(d.msg, "--symbols: java writes no jitdump");
+	assert_int_equal(record_plan_make("java", NULL, RECORD_SYMBOLS_JITDUMP, NULL, no_probe, NULL, &p, &d), -1);
+	assert_non_null(strstr(d.msg, "--symbols: java writes a jitdump only with cgjit's JVMTI agent"));
+
+	/* with cgjit's JVMTI agent java writes ./jit-PID.dump, the default then */
+	const char *agent = "/opt/cgjit/lib/cgjit/libcgjit-jvmti.so";
+	assert_int_equal(record_plan_make("java", NULL, RECORD_SYMBOLS_DEFAULT, agent, no_probe, NULL, &p, &d), 0);
+	assert_list(p.flags, (const char *const[]){ "-agentpath:/opt/cgjit/lib/cgjit/libcgjit-jvmti.so", NULL });
+	assert_int_equal(p.writes, RECORD_SYMBOLS_JITDUMP);
+	assert_int_equal(p.where, RECORD_IN_CWD);
+	assert_int_equal(record_plan_make("/usr/lib/jvm/x/bin/java", NULL, RECORD_SYMBOLS_MAP, agent, no_probe,
+					  NULL, &p, &d), 0);
+	assert_list(p.flags, (const char *const[]){ "-XX:+UnlockDiagnosticVMOptions",
+						    "-XX:+DumpPerfMapAtExit", NULL });
+	/* the agent is java's only: node ignores it */
+	assert_int_equal(record_plan_make("node", NULL, RECORD_SYMBOLS_DEFAULT, agent, no_probe, NULL, &p, &d), 0);
+	assert_list(p.flags, (const char *const[]){ "--perf-prof", "--interpreted-frames-native-stack", NULL });
 }
 
 static void test_record__plan_python(void **state)
@@ -123,49 +137,49 @@ static void test_record__plan_python(void **state)
 	(void)state;
 	struct record_plan p;
 	struct diag d = { 0 };
-	assert_int_equal(record_plan_make("python3.13", NULL, RECORD_SYMBOLS_DEFAULT, no_probe, NULL,
+	assert_int_equal(record_plan_make("python3.13", NULL, RECORD_SYMBOLS_DEFAULT, NULL, no_probe, NULL,
 					  &p, &d), 0);
 	assert_list(p.flags, (const char *const[]){ "-X", "perf_jit", NULL });
 	assert_int_equal(p.writes, RECORD_SYMBOLS_JITDUMP);
 	assert_int_equal(p.where, RECORD_IN_TMP);
 	assert_int_equal(p.py_minor, 13);
 
-	assert_int_equal(record_plan_make("python3.13", NULL, RECORD_SYMBOLS_MAP, no_probe, NULL, &p, &d), 0);
+	assert_int_equal(record_plan_make("python3.13", NULL, RECORD_SYMBOLS_MAP, NULL, no_probe, NULL, &p, &d), 0);
 	assert_list(p.flags, (const char *const[]){ "-X", "perf", NULL });
 
-	assert_int_equal(record_plan_make("python3.12", NULL, RECORD_SYMBOLS_DEFAULT, no_probe, NULL,
+	assert_int_equal(record_plan_make("python3.12", NULL, RECORD_SYMBOLS_DEFAULT, NULL, no_probe, NULL,
 					  &p, &d), 0);
 	assert_list(p.flags, (const char *const[]){ "-X", "perf", NULL });
 	assert_int_equal(p.writes, RECORD_SYMBOLS_MAP);
 
-	assert_int_equal(record_plan_make("python3.12", NULL, RECORD_SYMBOLS_JITDUMP, no_probe, NULL,
+	assert_int_equal(record_plan_make("python3.12", NULL, RECORD_SYMBOLS_JITDUMP, NULL, no_probe, NULL,
 					  &p, &d), -1);
 	assert_string_equal(d.msg, "--symbols: python writes no jitdump before CPython 3.13");
 
 	/* no version in the name: the probe says */
-	assert_int_equal(record_plan_make("python3", NULL, RECORD_SYMBOLS_DEFAULT, fake_probe,
+	assert_int_equal(record_plan_make("python3", NULL, RECORD_SYMBOLS_DEFAULT, NULL, fake_probe,
 					  "Python 3.13.0\n", &p, &d), 0);
 	assert_list(p.flags, (const char *const[]){ "-X", "perf_jit", NULL });
-	assert_int_equal(record_plan_make("/usr/bin/python3", NULL, RECORD_SYMBOLS_DEFAULT, fake_probe,
+	assert_int_equal(record_plan_make("/usr/bin/python3", NULL, RECORD_SYMBOLS_DEFAULT, NULL, fake_probe,
 					  "Python 3.12.1\n", &p, &d), 0);
 	assert_list(p.flags, (const char *const[]){ "-X", "perf", NULL });
 	assert_int_equal(p.py_major, 3);
 	assert_int_equal(p.py_minor, 12);
 
 	d.set = 0;
-	assert_int_equal(record_plan_make("python3", NULL, RECORD_SYMBOLS_DEFAULT, fake_probe,
+	assert_int_equal(record_plan_make("python3", NULL, RECORD_SYMBOLS_DEFAULT, NULL, fake_probe,
 					  "Python 3.11.7\n", &p, &d), -1);
 	assert_string_equal(d.msg, "python3: CPython 3.11 cannot write a perf map: -X perf needs 3.12 "
 			    "or later (-X perf_jit, a jitdump, 3.13)");
 	d.set = 0;
-	assert_int_equal(record_plan_make("python3", NULL, RECORD_SYMBOLS_DEFAULT, fake_probe,
+	assert_int_equal(record_plan_make("python3", NULL, RECORD_SYMBOLS_DEFAULT, NULL, fake_probe,
 					  "Python 2.7.18\n", &p, &d), -1);
 	d.set = 0;
-	assert_int_equal(record_plan_make("python3", NULL, RECORD_SYMBOLS_DEFAULT, fake_probe, NULL,
+	assert_int_equal(record_plan_make("python3", NULL, RECORD_SYMBOLS_DEFAULT, NULL, fake_probe, NULL,
 					  &p, &d), -2);
 	assert_string_equal(d.msg, "python3: could not run 'python3 --version' to learn the CPython version");
 	d.set = 0;
-	assert_int_equal(record_plan_make("python3", NULL, RECORD_SYMBOLS_DEFAULT, fake_probe,
+	assert_int_equal(record_plan_make("python3", NULL, RECORD_SYMBOLS_DEFAULT, NULL, fake_probe,
 					  "pyenv: python3: command not found\n", &p, &d), -1);
 	assert_string_equal(d.msg, "python3: 'python3 --version' said 'pyenv: python3: command not "
 			    "found', expected 'Python 3.N...'");
@@ -176,22 +190,22 @@ static void test_record__plan_others(void **state)
 	(void)state;
 	struct record_plan p;
 	struct diag d = { 0 };
-	assert_int_equal(record_plan_make("rakudo", NULL, RECORD_SYMBOLS_DEFAULT, no_probe, NULL, &p, &d), 0);
+	assert_int_equal(record_plan_make("rakudo", NULL, RECORD_SYMBOLS_DEFAULT, NULL, no_probe, NULL, &p, &d), 0);
 	assert_string_equal(p.runtime, "moar");
 	assert_null(p.flags[0]);
 	assert_list(p.env, (const char *const[]){ "MVM_JIT_PERF_MAP=1", "MVM_SPESH_BLOCKING=1", NULL });
 	assert_int_equal(p.writes, RECORD_SYMBOLS_MAP);
 
-	assert_int_equal(record_plan_make("php", NULL, RECORD_SYMBOLS_DEFAULT, no_probe, NULL, &p, &d), 0);
+	assert_int_equal(record_plan_make("php", NULL, RECORD_SYMBOLS_DEFAULT, NULL, no_probe, NULL, &p, &d), 0);
 	assert_list(p.flags, (const char *const[]){ "-d", "opcache.enable_cli=1", "-d", "opcache.jit=tracing",
 		"-d", "opcache.jit_buffer_size=32M", "-d", "opcache.jit_debug=0x10", "-d",
 		"opcache.file_update_protection=0", NULL });
 	assert_int_equal(p.where, RECORD_IN_TMP);
 
-	assert_int_equal(record_plan_make("mono", NULL, RECORD_SYMBOLS_DEFAULT, no_probe, NULL, &p, &d), 0);
+	assert_int_equal(record_plan_make("mono", NULL, RECORD_SYMBOLS_DEFAULT, NULL, no_probe, NULL, &p, &d), 0);
 	assert_list(p.flags, (const char *const[]){ "--jitmap", NULL });
 
-	assert_int_equal(record_plan_make("ruby", NULL, RECORD_SYMBOLS_DEFAULT, no_probe, NULL, &p, &d), -1);
+	assert_int_equal(record_plan_make("ruby", NULL, RECORD_SYMBOLS_DEFAULT, NULL, no_probe, NULL, &p, &d), -1);
 	assert_string_equal(d.msg, "ruby: cannot tell which JIT runtime 'ruby' is: name it with "
 			    "--runtime NAME (node, java, python, moar, php, mono, none; none adds no flags)");
 }
@@ -202,19 +216,19 @@ static void test_record__plan_forced(void **state)
 	struct record_plan p;
 	struct diag d = { 0 };
 	/* --runtime wins over the name */
-	assert_int_equal(record_plan_make("/bin/true", "node", RECORD_SYMBOLS_DEFAULT, no_probe, NULL,
+	assert_int_equal(record_plan_make("/bin/true", "node", RECORD_SYMBOLS_DEFAULT, NULL, no_probe, NULL,
 					  &p, &d), 0);
 	assert_string_equal(p.runtime, "node");
 	assert_list(p.flags, (const char *const[]){ "--perf-prof", "--interpreted-frames-native-stack", NULL });
-	assert_int_equal(record_plan_make("node", "java", RECORD_SYMBOLS_DEFAULT, no_probe, NULL, &p, &d), 0);
+	assert_int_equal(record_plan_make("node", "java", RECORD_SYMBOLS_DEFAULT, NULL, no_probe, NULL, &p, &d), 0);
 	assert_string_equal(p.runtime, "java");
-	assert_int_equal(record_plan_make("./run-tests.sh", "none", RECORD_SYMBOLS_DEFAULT, no_probe,
+	assert_int_equal(record_plan_make("./run-tests.sh", "none", RECORD_SYMBOLS_DEFAULT, NULL, no_probe,
 					  NULL, &p, &d), 0);
 	assert_string_equal(p.runtime, "none");
 	assert_null(p.flags[0]);
 	assert_null(p.env[0]);
 	/* a forced python with a name that says nothing: probed */
-	assert_int_equal(record_plan_make("./venv/bin/py", "python", RECORD_SYMBOLS_DEFAULT, fake_probe,
+	assert_int_equal(record_plan_make("./venv/bin/py", "python", RECORD_SYMBOLS_DEFAULT, NULL, fake_probe,
 					  "Python 3.12.0", &p, &d), 0);
 	assert_list(p.flags, (const char *const[]){ "-X", "perf", NULL });
 }
@@ -322,7 +336,7 @@ static void test_record__valgrind_argv(void **state)
 	struct record_plan p;
 	assert_int_equal(parse((const char *[]){ "--dump-instr=no", "-d", "o", "node", "app.js", "1",
 		NULL }, &a, vg, &d), 0);
-	assert_int_equal(record_plan_make(a.cmd[0], a.runtime, a.symbols, no_probe, NULL, &p, &d), 0);
+	assert_int_equal(record_plan_make(a.cmd[0], a.runtime, a.symbols, NULL, no_probe, NULL, &p, &d), 0);
 	char **v = record_valgrind_argv(&a, &p, "/abs/o");
 	assert_list((const char *const *)v, (const char *const[]){ "valgrind", "--tool=callgrind",
 		"--dump-instr=yes", "--trace-children=yes", "--callgrind-out-file=/abs/o/callgrind.out.%p",
@@ -332,7 +346,7 @@ static void test_record__valgrind_argv(void **state)
 
 	assert_int_equal(parse((const char *[]){ "-q", "--", "/opt/py/bin/python3.13", "-c", "pass",
 		NULL }, &a, vg, &d), 0);
-	assert_int_equal(record_plan_make(a.cmd[0], a.runtime, a.symbols, no_probe, NULL, &p, &d), 0);
+	assert_int_equal(record_plan_make(a.cmd[0], a.runtime, a.symbols, NULL, no_probe, NULL, &p, &d), 0);
 	v = record_valgrind_argv(&a, &p, "/w");
 	assert_list((const char *const *)v, (const char *const[]){ "valgrind", "--tool=callgrind",
 		"--dump-instr=yes", "--trace-children=yes", "--callgrind-out-file=/w/callgrind.out.%p", "-q",
@@ -340,7 +354,7 @@ static void test_record__valgrind_argv(void **state)
 	record_argv_free(v);
 
 	assert_int_equal(parse((const char *[]){ "java", "Prog", NULL }, &a, vg, &d), 0);
-	assert_int_equal(record_plan_make(a.cmd[0], a.runtime, a.symbols, no_probe, NULL, &p, &d), 0);
+	assert_int_equal(record_plan_make(a.cmd[0], a.runtime, a.symbols, NULL, no_probe, NULL, &p, &d), 0);
 	v = record_valgrind_argv(&a, &p, "/w");
 	assert_list((const char *const *)v, (const char *const[]){ "valgrind", "--tool=callgrind",
 		"--dump-instr=yes", "--trace-children=yes", "--callgrind-out-file=/w/callgrind.out.%p",
@@ -349,7 +363,7 @@ static void test_record__valgrind_argv(void **state)
 
 	/* moar: nothing on the command line (the environment does it) */
 	assert_int_equal(parse((const char *[]){ "rakudo", "prog.raku", NULL }, &a, vg, &d), 0);
-	assert_int_equal(record_plan_make(a.cmd[0], a.runtime, a.symbols, no_probe, NULL, &p, &d), 0);
+	assert_int_equal(record_plan_make(a.cmd[0], a.runtime, a.symbols, NULL, no_probe, NULL, &p, &d), 0);
 	v = record_valgrind_argv(&a, &p, "/w");
 	assert_list((const char *const *)v, (const char *const[]){ "valgrind", "--tool=callgrind",
 		"--dump-instr=yes", "--trace-children=yes", "--callgrind-out-file=/w/callgrind.out.%p",

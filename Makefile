@@ -56,9 +56,9 @@ $(B)/cgjit: $(CLI_OBJS) $(B)/libcgjit.a
 # No sanitizers: the JVM would have to load their runtime first. No libzstd/yaml/jansson.
 $(B)/libcgjit-jvmti.so: agent/jvmti_agent.c $(AGENT_PURE) $(wildcard agent/*.h)
 	@mkdir -p $(dir $@)
-	$(CC) -std=c11 -D_DEFAULT_SOURCE $(WARN) $(DEVFLAGS) $(CFLAGS) -fPIC -shared -fvisibility=hidden \
+	$(CC) -std=c11 -D_DEFAULT_SOURCE $(WARN) $(DEVFLAGS) $(CPPFLAGS) $(CFLAGS) -fPIC -shared -fvisibility=hidden \
 		-isystem $(JAVA_HOME)/include -isystem $(JAVA_HOME)/include/linux \
-		-o $@ agent/jvmti_agent.c $(AGENT_PURE) -pthread
+		$(LDFLAGS) -o $@ agent/jvmti_agent.c $(AGENT_PURE) -pthread
 
 $(B)/obj/agent/%.o: agent/%.c $(B)/obj/agent/%.d
 	@mkdir -p $(dir $@)

@@ -296,7 +296,8 @@ static void JNICALL on_compiled_unload(jvmtiEnv *env, jmethodID method, const vo
 
 /* Stubs already written, by a hash of address, length and name: GenerateEvents at VMInit
  * reports again every stub announced since the agent was loaded. With the lock held;
- * returns 1 when KEY was there (or cannot be remembered), else adds it. */
+ * returns 1 when KEY was there, else adds it and returns 0 (also when it cannot be
+ * remembered: the stub is then written, at worst twice, which readers take as a repeat). */
 static struct {
 	uint64_t *v;
 	size_t n, cap;
@@ -434,18 +435,25 @@ static int open_dump(const char *dir)
 		say("directory name too long: %s", dir);
 		return -1;
 	}
-	g.fd = open(g.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	/* O_EXCL: a dump left by an earlier process with the same pid is not ours to replace;
+	 * 0666 less the umask, as any new file */
+	g.fd = open(g.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
 	if (g.fd < 0) {
 		say("cannot create %s: %s; no jitdump is written", g.path, strerror(errno));
 		return -1;
 	}
-	if (jd_init(&g.w, sink_fd, &g.fd, BUF_SIZE) != 0) {
-		say("out of memory; no jitdump is written");
-		return -1;
-	}
-	if (jd_header(&g.w, jd_host_elf_machine(), (uint32_t)getpid(), now()) != 0 ||
-	    jd_flush(&g.w) != 0) {
-		say("writing %s failed: %s; no jitdump is written", g.path, strerror(g.w.err));
+	const char *failed = NULL;
+	if (jd_init(&g.w, sink_fd, &g.fd, BUF_SIZE) != 0)
+		failed = "out of memory";
+	else if (jd_header(&g.w, jd_host_elf_machine(), (uint32_t)getpid(), now()) != 0 ||
+		 jd_flush(&g.w) != 0)
+		failed = strerror(g.w.err);
+	if (failed) {
+		/* the file is ours and holds no dump: nothing is left behind */
+		say("writing %s failed: %s; no jitdump is written", g.path, failed);
+		close(g.fd);
+		g.fd = -1;
+		unlink(g.path);
 		return -1;
 	}
 	return 0;
@@ -453,6 +461,12 @@ static int open_dump(const char *dir)
 
 static int start(JavaVM *vm, const char *opts)
 {
+	/* a second -agentpath or an attach to a JVM that has us already: one dump is enough,
+	 * and a second start would reset the writer under the threads using it */
+	if (state != OFF) {
+		say("already loaded; this copy writes nothing");
+		return JNI_OK;
+	}
 	char dir[PATH_MAX] = "";
 	if (parse_options(opts, dir, sizeof(dir)) != 0)
 		return JNI_ERR;   /* a mistyped option stops the JVM before anything ran */

@@ -51,8 +51,10 @@ static int get_str(struct loader *l, const yaml_node_t *v, const char *key, cons
 	return 0;
 }
 
-/* "2500000", "2_500_000", "2.5M" (k, M, G: powers of 1000). Exact up to 2^63 without a
- * suffix; with one, the product must be a whole number. */
+/* "2500000", "2_500_000", "2.5M" (k, M, G: powers of 1000), read exactly in integers
+ * (4.1M is 4100000, not the 4099999.99... of a double). At most 2^63 - 1, so that a cost
+ * fits a JSON integer; a fraction only with a suffix, and only as many digits as it has
+ * zeros. */
 static int parse_cost(const char *s, uint64_t *out)
 {
 	char clean[64];
@@ -63,28 +65,39 @@ static int parse_cost(const char *s, uint64_t *out)
 	if (*s || !k)
 		return -1;
 	clean[k] = '\0';
-	double scale = 1;
+	int zeros = 0;
 	switch (clean[k - 1]) {
-	case 'k': case 'K': scale = 1e3; break;
-	case 'M': scale = 1e6; break;
-	case 'G': scale = 1e9; break;
+	case 'k': case 'K': zeros = 3; break;
+	case 'M': zeros = 6; break;
+	case 'G': zeros = 9; break;
 	}
-	if (!(clean[0] >= '0' && clean[0] <= '9'))
-		return -1;
-	char *end;
-	errno = 0;
-	if (scale == 1) {
-		unsigned long long v = strtoull(clean, &end, 10);
-		if (*end || errno || v > INT64_MAX)
+	if (zeros)
+		clean[--k] = '\0';
+	const char *p = clean;
+	uint64_t v = 0;
+	int digits = 0, frac = -1;   /* digits after the point, or -1 without one */
+	for (; *p; p++) {
+		if (*p == '.' && frac < 0 && zeros) {
+			frac = 0;
+			continue;
+		}
+		if (*p < '0' || *p > '9' || v > (UINT64_MAX - 9) / 10)
 			return -1;
-		*out = v;
-		return 0;
+		v = v * 10 + (uint64_t)(*p - '0');
+		digits++;
+		if (frac >= 0 && ++frac > zeros)
+			return -1;
 	}
-	clean[k - 1] = '\0';
-	double v = strtod(clean, &end) * scale;
-	if (*end || !(v >= 0 && v <= 9.2e18) || v != floor(v))
+	if (!digits || frac == 0)
 		return -1;
-	*out = (uint64_t)v;
+	for (int z = zeros - (frac > 0 ? frac : 0); z > 0; z--) {
+		if (v > UINT64_MAX / 10)
+			return -1;
+		v *= 10;
+	}
+	if (v > INT64_MAX)
+		return -1;
+	*out = v;
 	return 0;
 }
 

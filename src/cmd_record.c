@@ -157,12 +157,12 @@ static int prepare(const struct record_args *a, struct record_plan *plan)
 
 /* Collects and augments after the run. Returns 0, or 1 after a message. */
 static int finish(const struct record_args *a, const struct record_plan *plan,
-		  const char *dir, const struct timespec *since, long pid)
+		  const char *stage, const char *dir, const struct timespec *since, long pid)
 {
 	struct record_found f;
 	struct diag d = { 0 };
 	int rc = 0;
-	if (record_collect(dir, since, &f, &d) < 0) {
+	if (record_collect(stage, dir, since, &f, &d) < 0) {
 		fprintf(stderr, "cgjit: %s\n", d.msg);
 		rc = 1;
 	}
@@ -172,7 +172,7 @@ static int finish(const struct record_args *a, const struct record_plan *plan,
 		return 1;
 	}
 	for (size_t i = 0; !a->quiet && i < f.nmoved; i++)
-		fprintf(stderr, "cgjit: moved %s\n", f.moved[i]);
+		fprintf(stderr, "cgjit: %s\n", f.moved[i]);
 	if (augment_all(a, plan, &f, pid) < 0)
 		rc = 1;
 	record_found_free(&f);
@@ -188,7 +188,17 @@ static int run(const struct record_args *a, const struct record_plan *plan)
 	char *abs = out_dir_path(dir);
 	if (!abs)
 		return 1;
-	char **vargv = record_valgrind_argv(a, plan, abs);
+	/* callgrind writes into a directory of this run's own, so that runs into one DIR at
+	 * the same time keep their profiles apart; they move into DIR when it is done */
+	char *stage = xmalloc(strlen(abs) + 32);
+	sprintf(stage, "%s/.cgjit-record.XXXXXX", abs);
+	if (!mkdtemp(stage)) {
+		fprintf(stderr, "cgjit: cannot create a directory in '%s': %s\n", dir, strerror(errno));
+		free(stage);
+		free(abs);
+		return 1;
+	}
+	char **vargv = record_valgrind_argv(a, plan, stage);
 	if (!a->quiet)
 		print_command(plan, vargv);
 	struct timespec since;
@@ -208,11 +218,15 @@ static int run(const struct record_args *a, const struct record_plan *plan)
 		else if (prog && !a->quiet)
 			fprintf(stderr, "cgjit: '%s' exited with status %d (under valgrind)\n",
 				a->cmd[0], prog);
-		rc = finish(a, plan, dir, &since, pid);
+		rc = finish(a, plan, stage, dir, &since, pid);
 		if (prog)
 			rc = prog;
 	}
+	/* empty unless a profile could not be moved (then it stays there, and was said) */
+	if (rmdir(stage) < 0 && errno != ENOENT && !a->quiet)
+		fprintf(stderr, "cgjit: left %s (files that could not be moved into '%s')\n", stage, dir);
 	record_argv_free(vargv);
+	free(stage);
 	free(abs);
 	return rc;
 }

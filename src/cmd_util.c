@@ -29,6 +29,12 @@ int cmd_util_option_error(const char *usage, int opt, char *const *argv)
 	 * letter, or a long option's val (not printable: 256 and up), or 0 */
 	const char *word = argv[optind - 1];
 	char shortname[3] = { '-', (char)optopt, '\0' };
+	/* inside a bundle (-zq), optind stays on it until its last letter: the word before it
+	 * is another argument */
+	const char *cur = argv[optind];
+	if (optopt > 0 && optopt < 256 && cur && cur[0] == '-' && cur[1] != '-' &&
+	    strchr(cur + 1, optopt))
+		word = cur;
 	int is_long = !strncmp(word, "--", 2);
 	const char *name = is_long || optopt <= 0 || optopt > 255 ? word : shortname;
 	int len = (int)(is_long && strchr(word, '=') ? strchr(word, '=') - word : (long)strlen(name));

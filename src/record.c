@@ -228,8 +228,9 @@ int record_plan_make(const char *command, const char *runtime, enum record_symbo
 	if (choose(rt, symbols, has_dump, plan, d) < 0)
 		return -1;
 	if (java && plan->writes == RECORD_SYMBOLS_JITDUMP) {
-		/* the agent writes ./jit-PID.dump (docs/jvmti.md) */
-		if ((size_t)snprintf(plan->agent_flag, sizeof(plan->agent_flag), "-agentpath:%s",
+		/* dir=. over $JITDUMPDIR, which the agent would use too: record collects
+		 * ./jit-PID.dump (docs/jvmti.md) */
+		if ((size_t)snprintf(plan->agent_flag, sizeof(plan->agent_flag), "-agentpath:%s=dir=.",
 				     jvmti_agent) >= sizeof(plan->agent_flag))
 			return diag_at(d, jvmti_agent, 0, "the agent's path is too long");
 		plan->flags[0] = plan->agent_flag;

@@ -84,7 +84,8 @@ int record_plan_make(const char *command, const char *runtime, enum record_symbo
 		     const char *jvmti_agent, record_probe_fn probe, void *ctx,
 		     struct record_plan *plan, struct diag *d);
 
-/* Valgrind's argv: valgrind, callgrind's options (--callgrind-out-file=OUT_DIR/callgrind.out.%p),
+/* Valgrind's argv: valgrind, callgrind's options (--callgrind-out-file=OUT_DIR/callgrind.out.%p,
+ * OUT_DIR being the run's own directory),
  * -q if A->quiet, A's valgrind options, COMMAND, PLAN's flags, the program's arguments.
  * Returns a malloc'd NULL-terminated array whose strings are malloc'd too;
  * record_argv_free() frees both. */

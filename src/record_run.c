@@ -2,6 +2,7 @@
  * CPython version probe, valgrind run with fork/execvp (never a shell) while signals are
  * passed on, and the collection of the run's profiles, perf maps and jitdumps. Owns the
  * struct record_found it fills; prints nothing. */
+#define _GNU_SOURCE   /* renameat2(RENAME_NOREPLACE) */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -185,20 +186,32 @@ int record_spawn_wait(char *const *argv, const char *const *env, long *pid, int 
 		free(name);
 	}
 	fflush(NULL);   /* or the child would flush our buffered output again */
+	/* The signals stay blocked from before fork() until child_pid is set (parent) or the
+	 * old dispositions are back (child): one arriving in between is delivered then, to
+	 * the right handler, not lost. */
+	sigset_t block, old_mask;
+	sigemptyset(&block);
+	for (int i = 0; i < NFORWARDED; i++)
+		sigaddset(&block, forwarded[i]);
+	sigprocmask(SIG_BLOCK, &block, &old_mask);
 	struct sigaction old[NFORWARDED];
 	forward_signals(old);
 	pid_t p = fork();
 	if (p < 0) {
+		int e = errno;
 		restore_signals(old);
-		return diag_at(d, argv[0], 0, "cannot start: %s", strerror(errno));
+		sigprocmask(SIG_SETMASK, &old_mask, NULL);
+		return diag_at(d, argv[0], 0, "cannot start: %s", strerror(e));
 	}
 	if (p == 0) {
-		/* The handlers go back to the defaults at exec; until then child_pid is 0 here. */
+		restore_signals(old);
+		sigprocmask(SIG_SETMASK, &old_mask, NULL);
 		execvp(argv[0], argv);
 		dprintf(2, "cgjit: cannot run '%s': %s\n", argv[0], strerror(errno));
 		_exit(errno == ENOENT ? 127 : 126);
 	}
 	child_pid = p;
+	sigprocmask(SIG_SETMASK, &old_mask, NULL);
 	*pid = p;
 	int rc = wait_for(p, status);
 	int e = errno;
@@ -319,6 +332,19 @@ static int find_profiles(const char *out_dir, const struct timespec *since,
 	return 0;
 }
 
+/* rename() that never replaces TO: EEXIST when TO exists. A file system without
+ * RENAME_NOREPLACE gets link() and unlink(), which fail the same way. */
+static int rename_noreplace(const char *from, const char *to)
+{
+	if (renameat2(AT_FDCWD, from, AT_FDCWD, to, RENAME_NOREPLACE) == 0)
+		return 0;
+	if (errno != EINVAL && errno != ENOSYS)
+		return -1;
+	if (link(from, to) < 0)
+		return -1;
+	return unlink(from);
+}
+
 /* Copies FROM to TO through a temporary file beside TO, renamed into place when complete,
  * with FROM's permission bits. Returns 0 or -1 (errno set). */
 static int copy_file(const char *from, const char *to, const struct stat *st)
@@ -354,7 +380,7 @@ static int copy_file(const char *from, const char *to, const struct stat *st)
 		ok = 0, e = errno;
 	if (in >= 0)
 		close(in);
-	if (ok && rename(tmp, to) < 0)
+	if (ok && rename_noreplace(tmp, to) < 0)
 		ok = 0, e = errno;
 	if (!ok && out >= 0)
 		unlink(tmp);
@@ -363,8 +389,18 @@ static int copy_file(const char *from, const char *to, const struct stat *st)
 	return ok ? 0 : -1;
 }
 
+/* "moved FROM -> TO" or "kept FROM where it is: ... TO". */
+static void note_moved(struct record_found *f, size_t *cap, const char *verb, const char *from,
+		       const char *what, const char *to)
+{
+	XGROW(f->moved, *cap, f->nmoved + 1);
+	f->moved[f->nmoved] = xmalloc(strlen(verb) + strlen(from) + strlen(what) + strlen(to) + 2);
+	sprintf(f->moved[f->nmoved++], "%s%s%s%s", verb, from, what, to);
+}
+
 /* Moves FROM into OUT_DIR under the same name; returns the new path (malloc'd), or NULL
- * with D set. A file already in OUT_DIR stays. */
+ * with D set. A file already in OUT_DIR stays: FROM is then used where it is (its path is
+ * returned) and F says so. */
 static char *move_in(const char *from, const char *name, const char *out_dir, int same_dir,
 		     const struct stat *st, struct record_found *f, size_t *cap, struct diag *d)
 {
@@ -374,15 +410,19 @@ static char *move_in(const char *from, const char *name, const char *out_dir, in
 		return to;
 	/* /tmp is often another file system: then a copy, and the original removed only once
 	 * the copy is complete. */
-	if (rename(from, to) < 0 &&
+	if (rename_noreplace(from, to) < 0 &&
 	    (errno != EXDEV || copy_file(from, to, st) < 0 || unlink(from) < 0)) {
+		if (errno == EEXIST) {
+			note_moved(f, cap, "kept ", from, " where it is: a file of that name is already in ",
+				   out_dir);
+			free(to);
+			return xstrdup(from);
+		}
 		diag_at(d, from, 0, "cannot move it to '%s': %s", out_dir, strerror(errno));
 		free(to);
 		return NULL;
 	}
-	XGROW(f->moved, *cap, f->nmoved + 1);
-	f->moved[f->nmoved] = xmalloc(strlen(from) + strlen(to) + 8);
-	sprintf(f->moved[f->nmoved++], "%s -> %s", from, to);
+	note_moved(f, cap, "moved ", from, " -> ", to);
 	return to;
 }
 
@@ -445,14 +485,27 @@ static int collect_pid(const char *dir, const char *out_dir, long pid,
 	return rc;
 }
 
-int record_collect(const char *out_dir, const struct timespec *since, struct record_found *f,
-		   struct diag *d)
+int record_collect(const char *stage, const char *out_dir, const struct timespec *since,
+		   struct record_found *f, struct diag *d)
 {
 	memset(f, 0, sizeof(*f));
-	if (find_profiles(out_dir, since, f, d) < 0)
+	if (find_profiles(stage, since, f, d) < 0)
 		return -1;
-	int rc = 0;
+	int rc = 0, here = same_dir(stage, out_dir);
 	size_t cap = 0;
+	for (size_t i = 0; i < f->nprofiles; i++) {
+		struct record_profile *p = &f->profiles[i];
+		const char *name = strrchr(p->path, '/') + 1;
+		struct stat st;
+		char *to = lstat(p->path, &st) == 0 ? move_in(p->path, name, out_dir, here, &st, f, &cap, d)
+			: NULL;
+		if (!to) {
+			rc = -1;
+			continue;
+		}
+		free(p->path);
+		p->path = to;
+	}
 	for (size_t i = 0; i < f->nprofiles; i++) {
 		long pid = f->profiles[i].pid;
 		if (i > 0 && f->profiles[i - 1].pid == pid)

@@ -45,7 +45,8 @@ struct record_profile {
 struct record_found {
 	struct record_profile *profiles;   /* sorted by pid */
 	size_t nprofiles;
-	char **moved;                      /* "FROM -> TO", one per file moved */
+	char **moved;                      /* "moved FROM -> TO" or "kept FROM where it is: ...",
+	                                      one per file */
 	size_t nmoved;
 };
 
@@ -54,14 +55,17 @@ struct record_found {
 void record_now(struct timespec *t);
 
 /* Collects the run started at SINCE (record_now()): every profile callgrind.out.<digits>...
- * in OUT_DIR modified since then, and for each of their pids the files perf-PID.map and
+ * in STAGE (the run's own directory, so that runs into one OUT_DIR at the same time do not
+ * take each other's profiles), moved into OUT_DIR, and for each of their pids the files
+ * perf-PID.map and
  * jit-PID.dump in /tmp and in the current directory, and node's isolate-*-PID-v8.log in
  * the current directory, that are regular files owned by this user and modified since
- * SINCE. Those are moved into OUT_DIR (across file systems: copied, then removed). Nothing
- * else is touched. Fills F (record_found_free() frees it). Returns 0, or -1 with D set
+ * SINCE. Those are moved into OUT_DIR (across file systems: copied, then removed), never
+ * over a file already there (then the file is used where it is, and F->moved says so).
+ * Nothing else is touched. Fills F (record_found_free() frees it). Returns 0, or -1 with D set
  * when a file could not be moved (the rest are still moved; that one is used where it is). */
-int record_collect(const char *out_dir, const struct timespec *since, struct record_found *f,
-		   struct diag *d);
+int record_collect(const char *stage, const char *out_dir, const struct timespec *since,
+		   struct record_found *f, struct diag *d);
 void record_found_free(struct record_found *f);
 
 #endif

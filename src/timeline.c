@@ -2,8 +2,9 @@
  * buckets, late loads, recompilations and moves as one jansson document; and its text
  * rendering. The time span is known only at the end, so the file is read once and each
  * load kept compactly (time, code size, name id: 20 bytes; a move 12) instead of reading
- * it twice: a dump may be stdin or zstd, and every load record is at least 57 bytes, so
- * this stays below half the dump's size. Names are interned once (strtab.c). */
+ * it twice: a dump may be stdin or zstd. Every load record is at least 57 bytes, so this
+ * stays below the dump's own size (about 40 bytes a load with the name table). Names are
+ * interned once (strtab.c). */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>

@@ -16,7 +16,7 @@ enum {
 };
 
 /* S with XML's special characters escaped (the document's strings are valid UTF-8
- * without control characters: timeline_clean_name()). */
+ * without control characters: doc_clean_utf8()). */
 static void xml(FILE *f, const char *s)
 {
 	for (; *s; s++) {

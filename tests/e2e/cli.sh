@@ -11,7 +11,8 @@ for c in "augment --stats|option '--stats' needs a value" "augment -o|option '-o
 	"augment --bogus=1 x|unknown option '--bogus'" "augment -qz x|unknown option '-z'" \
 	"augment --help=1|option '--help' takes no value" "report --top|option '--top' needs a value" \
 	"check -b|option '-b' needs a value" "timeline --warmup|option '--warmup' needs a value" \
-	"flamegraph --event|option '--event' needs a value" "diff --no-such|unknown option '--no-such'"; do
+	"flamegraph --event|option '--event' needs a value" "diff --no-such|unknown option '--no-such'" \
+	"augment --keep-addresses -zq x|unknown option '-z'" "report --event=Ir -xq f|unknown option '-x'"; do
 	args=${c%%|*}
 	want=${c#*|}
 	# shellcheck disable=SC2086

@@ -80,7 +80,7 @@ if command -v node >/dev/null; then
 		"node: $n JIT functions named, checksum among them"
 	expect '[ -s "$d/jit-$pid.dump" ] && [ -s "$d/jit-$pid.dump.elf" ] && ! [ -e "/tmp/perf-$pid.map" ]' \
 		"node: jit-$pid.dump (from --perf-prof) and its ELF file beside the profile, no perf map"
-	expect 'grep -q "^cgjit: running valgrind --tool=callgrind --dump-instr=yes --trace-children=yes --callgrind-out-file=$d/callgrind.out.%p node --perf-prof --interpreted-frames-native-stack diff.js$" "$tmp/node.err"' \
+	expect 'grep -q "^cgjit: running valgrind --tool=callgrind --dump-instr=yes --trace-children=yes --callgrind-out-file=$d/\.cgjit-record\.[A-Za-z0-9]*/callgrind.out.%p node --perf-prof --interpreted-frames-native-stack diff.js$" "$tmp/node.err"' \
 		"node: the command line is shown"
 	expect '[ "$(cat "$tmp/node.out")" = 49213181600 ]' "node: the program's output is untouched"
 
@@ -119,8 +119,9 @@ if command -v node >/dev/null; then
 	rc=$?
 	p=$(main_profile "$d/sig")
 	pid=${p#callgrind.out.}
-	expect '[ $rc = 143 ] && [ -n "$pid" ] && [ -s "$d/sig/$p" ] && ! kill -0 "$pid" 2>/dev/null && [ -e "$d/sig/jit-$pid.dump" ]' \
-		"SIGTERM: exit 143 (128 + 15), the profile written, valgrind gone, the dump beside it"
+	expect '[ $rc = 143 ] && [ -n "$pid" ] && [ -s "$d/sig/$p" ] && ! kill -0 "$pid" 2>/dev/null && [ -e "$d/sig/jit-$pid.dump" ] && [ -s "$d/sig/callgrind.out.jit.$pid" ]' \
+		"SIGTERM: exit 143 (128 + 15), the profile written, valgrind gone, the dump beside it, the profile augmented"
+	expect '[ -z "$(ls -A "$d/sig" | grep "^\.cgjit-record")" ]' "the run's own profile directory is gone"
 else
 	notok "node is needed for the node runs (nodejs)"
 fi
@@ -153,11 +154,12 @@ EOF
 	# with it (beside the cgjit binary, as make builds it): a jitdump, lines and code
 	agent=$(dirname "$CGJIT")/libcgjit-jvmti.so
 	if [ -f "$agent" ]; then
-		run java-agent "$d" -d out2 -- java -cp . T 0
+		mkdir -p "$tmp/elsewhere"
+		JITDUMPDIR=$tmp/elsewhere run java-agent "$d" -d out2 -- java -cp . T 0
 		p=$(main_profile "$d/out2")
 		pid=${p#callgrind.out.}
-		expect '[ $rc = 0 ] && grep -q -- "-agentpath:.*libcgjit-jvmti.so" "$tmp/java-agent.err" && [ -s "$d/out2/jit-$pid.dump" ] && [ -s "$d/out2/jit-$pid.dump.elf" ] && ! [ -e "$d/jit-$pid.dump" ]' \
-			"java with the agent beside cgjit: -agentpath added, jit-$pid.dump and its ELF file beside the profile"
+		expect '[ $rc = 0 ] && grep -q -- "-agentpath:.*libcgjit-jvmti.so" "$tmp/java-agent.err" && [ -s "$d/out2/jit-$pid.dump" ] && [ -s "$d/out2/jit-$pid.dump.elf" ] && ! [ -e "$d/jit-$pid.dump" ] && [ -z "$(ls "$tmp/elsewhere")" ]' \
+			"java with the agent beside cgjit: -agentpath added (dir=. over \$JITDUMPDIR), jit-$pid.dump and its ELF file beside the profile"
 		expect '"$CGJIT" report -n 200 "$d/out2/callgrind.out.jit.$pid" | grep -q "JIT int T\.work(int)  \[jit-$pid.dump.elf, T.java\]"' \
 			"java with the agent: int T.work(int) is named, with its source file T.java"
 	else

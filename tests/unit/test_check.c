@@ -94,12 +94,42 @@ static void test_check__budget_file(void **state)
 	budget_free(&b);
 }
 
+/* Costs with suffixes are exact: no double on the way (4.1 * 1e6 is 4099999.999...). */
+static void test_check__budget_costs(void **state)
+{
+	(void)state;
+	static const struct { const char *text; uint64_t want; } cases[] = {
+		{ "4.1M", 4100000 }, { "0.3k", 300 }, { "1.005k", 1005 }, { "7G", 7000000000 },
+		{ "2_500_000", 2500000 }, { "1_0.5_5M", 10550000 }, { "9223372036854775807", INT64_MAX },
+		{ "9.223372036854775807G", 0 },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char text[96];
+		snprintf(text, sizeof(text), "total: {hard: %s}\n", cases[i].text);
+		struct budget b;
+		struct diag d = { 0 };
+		int rc = load_budget(&b, text, &d);
+		if (cases[i].want) {
+			if (rc != 0)
+				fail_msg("'%s': %s", cases[i].text, d.msg);
+			assert_int_equal(b.limits[0].hard, cases[i].want);
+		} else {
+			assert_int_equal(rc, -1);   /* more fraction digits than the suffix has zeros */
+		}
+		budget_free(&b);
+	}
+}
+
 static void test_check__budget_errors(void **state)
 {
 	(void)state;
 	expect_error("total: {hard: 12x}\n", "1:15: 'hard' takes a cost");
 	expect_error("total: {hard: 1.5}\n", "1:15: 'hard' takes a cost");
 	expect_error("total: {hard: -1}\n", "1:15: 'hard' takes a cost");
+	expect_error("total: {hard: 1.2345k}\n", "1:15: 'hard' takes a cost");   /* not whole */
+	expect_error("total: {hard: 1.M}\n", "1:15: 'hard' takes a cost");
+	expect_error("total: {hard: 9223372036854775808}\n", "1:15: 'hard' takes a cost");
+	expect_error("total: {hard: 9300000000G}\n", "1:15: 'hard' takes a cost");
 	expect_error("total: {soft: -100%}\n", "1:15: 'soft' takes a change in percent");
 	expect_error("total:\n  hardd: 1\n", "2:3: unknown key 'hardd' in a total limit");
 	expect_error("total:\n  name: x\n  hard: 1\n", "2:3: unknown key 'name' in a total limit");
@@ -289,6 +319,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_check__budget_file),
+		cmocka_unit_test(test_check__budget_costs),
 		cmocka_unit_test(test_check__budget_errors),
 		cmocka_unit_test(test_check__verdicts),
 		cmocka_unit_test(test_check__mismatch),

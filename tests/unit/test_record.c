@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "diag.h"
+#include "helpers.h"
 #include "record.h"
 #include "record_run.h"
 
@@ -120,7 +121,7 @@ static void test_record__plan_node_java(void **state)
 	/* with cgjit's JVMTI agent java writes ./jit-PID.dump, the default then */
 	const char *agent = "/opt/cgjit/lib/cgjit/libcgjit-jvmti.so";
 	assert_int_equal(record_plan_make("java", NULL, RECORD_SYMBOLS_DEFAULT, agent, no_probe, NULL, &p, &d), 0);
-	assert_list(p.flags, (const char *const[]){ "-agentpath:/opt/cgjit/lib/cgjit/libcgjit-jvmti.so", NULL });
+	assert_list(p.flags, (const char *const[]){ "-agentpath:/opt/cgjit/lib/cgjit/libcgjit-jvmti.so=dir=.", NULL });
 	assert_int_equal(p.writes, RECORD_SYMBOLS_JITDUMP);
 	assert_int_equal(p.where, RECORD_IN_CWD);
 	assert_int_equal(record_plan_make("/usr/lib/jvm/x/bin/java", NULL, RECORD_SYMBOLS_MAP, agent, no_probe,
@@ -423,19 +424,21 @@ static void test_record__collect(void **state)
 	assert_int_equal(chdir(top), 0);
 	snprintf(out, sizeof(out), "%s/out", top);
 	assert_int_equal(mkdir(out, 0777), 0);
+	assert_int_equal(mkdir("out/stage", 0777), 0);
 
 	/* before the run: an old profile and an old v8 log of another run */
 	make_file("out/callgrind.out.123", "pid: 123\nevents: Ir\n", 100);
 	make_file("isolate-0x1-7-v8.log", "", 100);
 	struct timespec since;
 	record_now(&since);
-	/* the run: a profile per process, the main one's dump here, its map in /tmp */
+	/* the run: a profile per process in its own directory, the main one's dump here, its
+	 * map in /tmp */
 	char prof[64];
-	snprintf(prof, sizeof(prof), "out/callgrind.out.%d", FAKE_PID);
+	snprintf(prof, sizeof(prof), "out/stage/callgrind.out.%d", FAKE_PID);
 	make_file(prof, "# callgrind format\nversion: 1\ncreator: callgrind-3.19.0\npid: 9999991\n"
 		  "cmd: node x.js\npart: 1\n\nevents: Ir\n", 0);
-	make_file("out/callgrind.out.9999992", "version: 1\nevents: Ir\n", 0);   /* no pid: line */
-	make_file("out/callgrind.out.jit.55", "pid: 55\n", 0);                     /* an output */
+	make_file("out/stage/callgrind.out.9999992", "version: 1\nevents: Ir\n", 0);   /* no pid: line */
+	make_file("out/stage/callgrind.out.jit.55", "pid: 55\n", 0);                     /* an output */
 	make_file("jit-9999991.dump", "JiTD", 0);
 	make_file("isolate-0x5875d00-9999991-v8.log", "v8-version", 0);
 	make_file("/tmp/perf-9999991.map", "1000 10 f\n", 0);
@@ -443,9 +446,9 @@ static void test_record__collect(void **state)
 
 	struct record_found f;
 	struct diag d = { 0 };
-	assert_int_equal(record_collect("out", &since, &f, &d), 0);
+	assert_int_equal(record_collect("out/stage", "out", &since, &f, &d), 0);
 	assert_int_equal(f.nprofiles, 2);
-	assert_string_equal(f.profiles[0].path, prof);
+	assert_string_equal(f.profiles[0].path, "out/callgrind.out.9999991");   /* moved into out */
 	assert_int_equal(f.profiles[0].pid, FAKE_PID);
 	assert_int_equal(f.profiles[0].nsymfiles, 2);
 	/* the cwd first, then /tmp */
@@ -453,44 +456,67 @@ static void test_record__collect(void **state)
 	assert_string_equal(f.profiles[0].symfiles[1], "out/perf-9999991.map");
 	assert_int_equal(f.profiles[1].pid, 9999992);   /* from the file name */
 	assert_int_equal(f.profiles[1].nsymfiles, 0);
-	assert_int_equal(f.nmoved, 3);
+	assert_int_equal(f.nmoved, 5);
 	int seen = 0;
 	for (size_t i = 0; i < f.nmoved; i++)
-		seen += !strcmp(f.moved[i], "./jit-9999991.dump -> out/jit-9999991.dump") ||
-			!strcmp(f.moved[i], "/tmp/perf-9999991.map -> out/perf-9999991.map");
+		seen += !strcmp(f.moved[i], "moved ./jit-9999991.dump -> out/jit-9999991.dump") ||
+			!strcmp(f.moved[i], "moved /tmp/perf-9999991.map -> out/perf-9999991.map");
 	assert_int_equal(seen, 2);
 	record_found_free(&f);
 
-	/* moved: gone from /tmp and the cwd; the rest untouched */
+	/* moved: gone from /tmp, the cwd and the run's directory; the rest untouched */
 	assert_int_equal(access("/tmp/perf-9999991.map", F_OK), -1);
 	assert_int_equal(access("jit-9999991.dump", F_OK), -1);
+	assert_int_equal(access(prof, F_OK), -1);
 	assert_int_equal(access("isolate-0x5875d00-9999991-v8.log", F_OK), -1);
 	assert_int_equal(access("out/isolate-0x5875d00-9999991-v8.log", F_OK), 0);
 	assert_int_equal(access("out/perf-9999991.map", F_OK), 0);
+	assert_int_equal(access("out/stage/callgrind.out.jit.55", F_OK), 0);
 	assert_int_equal(access("isolate-0x1-7-v8.log", F_OK), 0);
 	assert_int_equal(access("/tmp/jit-9999992.dump", F_OK), 0);
 	unlink("/tmp/jit-9999992.dump");
 
-	/* out dir = cwd: the dump stays where it is */
+	/* a file of the same name already in out (an earlier run with the same pid) is never
+	 * replaced: the new one is used where it is */
+	make_file("out/perf-9999994.map", "old\n", 100);
+	record_now(&since);
+	make_file("out/stage/callgrind.out.9999994", "pid: 9999994\n", 0);
+	make_file("/tmp/perf-9999994.map", "2000 10 g\n", 0);
+	assert_int_equal(record_collect("out/stage", "out", &since, &f, &d), 0);
+	assert_int_equal(f.nprofiles, 1);
+	assert_int_equal(f.profiles[0].nsymfiles, 1);
+	assert_string_equal(f.profiles[0].symfiles[0], "/tmp/perf-9999994.map");
+	assert_int_equal(f.nmoved, 2);
+	assert_string_equal(f.moved[1], "kept /tmp/perf-9999994.map where it is: a file of that name "
+			    "is already in out");
+	record_found_free(&f);
+	char *kept = slurp("out/perf-9999994.map");
+	assert_string_equal(kept, "old\n");
+	free(kept);
+	assert_int_equal(unlink("/tmp/perf-9999994.map"), 0);
+
+	/* out dir = cwd = the run's directory: everything stays where it is */
 	record_now(&since);
 	make_file("callgrind.out.9999993", "pid: 9999993\n", 0);
 	make_file("jit-9999993.dump", "JiTD", 0);
-	assert_int_equal(record_collect(".", &since, &f, &d), 0);
+	assert_int_equal(record_collect(".", ".", &since, &f, &d), 0);
 	assert_int_equal(f.nprofiles, 1);
 	assert_int_equal(f.nmoved, 0);
 	assert_int_equal(f.profiles[0].nsymfiles, 1);
 	assert_string_equal(f.profiles[0].symfiles[0], "./jit-9999993.dump");
 	record_found_free(&f);
 
-	assert_int_equal(record_collect("no-such-dir", &since, &f, &d), -1);
+	assert_int_equal(record_collect("no-such-dir", ".", &since, &f, &d), -1);
 	assert_string_equal(d.msg, "no-such-dir: cannot read the directory: No such file or directory");
 
 	static const char *const made[] = { "out/callgrind.out.123", "out/callgrind.out.9999991",
-		"out/callgrind.out.9999992", "out/callgrind.out.jit.55", "out/jit-9999991.dump",
+		"out/callgrind.out.9999992", "out/stage/callgrind.out.jit.55", "out/jit-9999991.dump",
 		"out/perf-9999991.map", "out/isolate-0x5875d00-9999991-v8.log", "isolate-0x1-7-v8.log",
+		"out/callgrind.out.9999994", "out/perf-9999994.map",
 		"callgrind.out.9999993", "jit-9999993.dump" };
 	for (size_t i = 0; i < sizeof(made) / sizeof(made[0]); i++)
 		assert_int_equal(unlink(made[i]), 0);
+	assert_int_equal(rmdir("out/stage"), 0);
 	assert_int_equal(rmdir("out"), 0);
 	assert_int_equal(chdir(old_cwd), 0);
 	assert_int_equal(rmdir(top), 0);

@@ -291,6 +291,13 @@ static int read_file(struct budget *b, char **text, size_t *len, struct diag *d)
 	size_t cap = 4096, n = 0;
 	char *buf = xmalloc(cap);
 	for (;;) {
+		/* PROFILE and --budget swapped: say so rather than quote YAML's complaint */
+		if (n >= 18 && !memcmp(buf, "# callgrind format", 18)) {
+			input_close(in);
+			free(buf);
+			return diag_at(d, b->path, 0, "this is a callgrind profile, not a budget file: "
+				       "cgjit check PROFILE --budget BUDGET.yaml");
+		}
 		if (n == cap) {
 			if (cap > BUDGET_MAX_BYTES) {
 				input_close(in);

@@ -71,7 +71,9 @@ static int read_header(struct jitdump_walk *w, struct jitdump_header *hd, struct
 	if (n < 0)
 		return -1;
 	if (n < 4 || !jitdump_walk_is_magic(h))
-		return diag_byte(d, w->path, 0, "not a jitdump file: expected the magic 'JiTD' or 'DTiJ'");
+		return diag_byte(d, w->path, 0, "not a jitdump file: expected the magic 'JiTD' or 'DTiJ'%s",
+				 n >= 18 && !memcmp(h, "# callgrind format", 18)
+				 ? " (this is a callgrind profile)" : "");
 	uint32_t m;
 	memcpy(&m, h, 4);
 	w->swap = m == MAGIC_SWAPPED;

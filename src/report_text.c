@@ -93,8 +93,9 @@ void report_text_write(const struct report *r, FILE *f)
 		fprintf(f, "  jumps             %" PRIu64 " jump records across objects dropped (they carry no cost)\n",
 			r->jumps_dropped);
 	if (r->map_overlaps)
-		fprintf(f, "  map overlaps      %" PRIu64 " entries shadowed by later ones (%" PRIu64
-			   " by another name); the later entry wins\n", r->map_overlaps, r->map_conflicts);
+		fprintf(f, "  overlaps          %" PRIu64 " symbol entries shadowed by later ones of the "
+			   "same kind, map by map or dump by dump (%" PRIu64 " by another name); the later "
+			   "entry wins\n", r->map_overlaps, r->map_conflicts);
 	if (r->map_superseded)
 		fprintf(f, "  map and dump      %" PRIu64 " perf-map entries for code a jitdump also "
 			   "describes: the jitdump's entry is used\n", r->map_superseded);

@@ -151,7 +151,8 @@ static int open_found(struct loader *u, const char *path, struct input **in)
 	return 0;
 }
 
-/* With no symbol file named: /tmp/perf-PID.map (or --map-dir), and jit-PID.dump in the
+/* With no symbol file named: perf-PID.map in --map-dir, or else beside the profile and then
+ * in /tmp; and jit-PID.dump in the
  * profile's directory, the current directory, $JITDUMPDIR and /tmp (where node, wasmtime,
  * CPython and the JVMTI agents put them: jit-formats.md 2.7). perf's own copies under
  * ~/.debug/jit/ are not searched: `perf inject` writes them, not the runtimes. */
@@ -164,19 +165,23 @@ static int discover(struct loader *u)
 			       "no perf map or jitdump given and the profile has no 'pid:' line to find "
 			       "them by; name them after the profile");
 	char path[4096];
-	int found = 0;
-	snprintf(path, sizeof(path), "%s/perf-%llu.map", o->map_dir ? o->map_dir : "/tmp",
-		 (unsigned long long)pid);
+	int found = 0, r;
 	struct input *in;
-	int r = open_found(u, path, &in);
-	if (r < 0 || (r > 0 && load_one(u, path, in) < 0))
-		return -1;
-	found += r;
 	char dirs[5][2048];
 	size_t nd = 0;
 	const char *slash = strrchr(o->profile, '/');
 	snprintf(dirs[nd++], sizeof(dirs[0]), "%.*s", slash ? (int)(slash - o->profile) : 1,
 		 slash ? o->profile : ".");
+	/* the map: --map-dir if given; else beside the profile (where `cgjit record` and
+	 * stored samples keep it), then /tmp, where runtimes write it */
+	const char *map_dirs[2] = { o->map_dir ? o->map_dir : dirs[0], o->map_dir ? NULL : "/tmp" };
+	for (size_t i = 0; i < 2 && map_dirs[i] && !found; i++) {
+		snprintf(path, sizeof(path), "%.2047s/perf-%llu.map", map_dirs[i], (unsigned long long)pid);
+		r = open_found(u, path, &in);
+		if (r < 0 || (r > 0 && load_one(u, path, in) < 0))
+			return -1;
+		found += r;
+	}
 	snprintf(dirs[nd++], sizeof(dirs[0]), ".");
 	if (getenv("JITDUMPDIR"))
 		snprintf(dirs[nd++], sizeof(dirs[0]), "%s", getenv("JITDUMPDIR"));
@@ -198,9 +203,10 @@ static int discover(struct loader *u)
 			       u->rep->skipped[0], u->rep->nskipped > 1 ? " (and more)" : "");
 	if (!found)
 		return diag_at(u->d, o->profile, 0,
-			       "no perf map or jitdump given, and neither %s/perf-%llu.map nor jit-%llu.dump "
-			       "(in the profile's directory, the current one, $JITDUMPDIR or %s) exists",
-			       o->map_dir ? o->map_dir : "/tmp", (unsigned long long)pid,
+			       "no perf map or jitdump given, and neither perf-%llu.map (%s%s) nor "
+			       "jit-%llu.dump (in the profile's directory, the current one, $JITDUMPDIR "
+			       "or %s) exists", (unsigned long long)pid, o->map_dir ? o->map_dir :
+			       "in the profile's directory or ", o->map_dir ? "" : "/tmp",
 			       (unsigned long long)pid, o->map_dir ? o->map_dir : "/tmp");
 	return 0;
 }

@@ -44,6 +44,20 @@ expect '[ $rc = 1 ] && grep -q "jit-28244.dump.zst: this is a jitdump, not a cal
 "$CGJIT" report "$s/node-diff-base/perf-8698.map" >/dev/null 2>"$tmp/err"
 expect '[ $? = 1 ] && grep -q "this is a perf map" "$tmp/err"' "report of a perf map: says what it is"
 
+echo "# the map beside the profile is found from the pid: line (where record and the samples keep it)"
+mkdir -p "$tmp/beside"
+cp "$s/node-diff-base/perf-8698.map" "$s/node-diff-base/callgrind.out.8698.zst" "$tmp/beside/"
+"$CGJIT" augment -o "$tmp/beside.out" "$tmp/beside/callgrind.out.8698.zst" 2>"$tmp/err"
+expect '[ $? = 0 ] && grep -q "^  perf-map   .*beside/perf-8698.map: 2456 symbols" "$tmp/err"' \
+	"augment PROFILE alone finds perf-PID.map in the profile's directory"
+"$CGJIT" augment -o "$tmp/beside2.out" --map-dir "$tmp/nowhere" "$tmp/beside/callgrind.out.8698.zst" 2>"$tmp/err"
+expect '[ $? = 1 ] && grep -q "neither perf-8698.map (.*nowhere) nor jit-8698.dump" "$tmp/err"' \
+	"--map-dir is the only place looked for the map when given"
+
+"$CGJIT" timeline "$s/node-diff-base/callgrind.out.8698.zst" >"$tmp/out" 2>"$tmp/err"
+expect '[ $? = 1 ] && [ ! -s "$tmp/out" ] && grep -q "byte 0: not a jitdump file: .* (this is a callgrind profile)" "$tmp/err"' \
+	"timeline of a callgrind profile: says what it is"
+
 echo "# a compressed profile gives a plain output by default"
 (cd "$tmp" && "$CGJIT" augment -q callgrind.out.8698.zst perf-8698.map)
 expect '[ -f "$tmp/callgrind.out.jit.8698" ] && head -c 18 "$tmp/callgrind.out.jit.8698" | grep -q "^# callgrind format" && callgrind_annotate "$tmp/callgrind.out.jit.8698" >/dev/null 2>&1' \
@@ -60,8 +74,8 @@ expect '[ $rc = 1 ] && grep -q "callgrind.out.jit.8698:[0-9]*: this profile was 
 echo "# a map and a dump of the same code (node --perf-prof --perf-basic-prof)"
 "$CGJIT" augment --no-elf -o "$tmp/nj.out" "$s/node-jitdump/callgrind.out.28244.zst" "$s/node-jitdump/perf-28244.map" \
 	"$s/node-jitdump/jit-28244.dump.zst" 2>"$tmp/err"
-expect '! grep -q "map overlaps" "$tmp/err" && grep -q "^  map and dump      2457 perf-map entries for code a jitdump also describes" "$tmp/err"' \
-	"no 'map overlaps' for the dump's own code; the summary says the dump's entries are used"
+expect '! grep -q "overlaps" "$tmp/err" && grep -q "^  map and dump      2457 perf-map entries for code a jitdump also describes" "$tmp/err"' \
+	"no 'overlaps' for the dump's own code; the summary says the dump's entries are used"
 "$CGJIT" augment --no-elf -o "$tmp/nj.out" "$s/node-jitdump/callgrind.out.28244.zst" "$s/node-jitdump/perf-28244.map" \
 	"$s/node-jitdump/jit-28244.dump.zst" --stats "$tmp/nj.yaml" -q
 expect 'grep -q "map_overlaps: 0" "$tmp/nj.yaml" && grep -q "map_superseded: 2457" "$tmp/nj.yaml"' "--stats: map_overlaps 0, map_superseded 2457"

@@ -159,6 +159,10 @@ expect '[ $rc = 1 ] && [ ! -s "$tmp/out" ] && grep -q "missing" "$tmp/err"' "che
 "$CGJIT" check -b "$budget" -B "$tmp/missing-base" "$tmp/node-diff-base.out" >"$tmp/out" 2>"$tmp/err"
 rc=$?
 expect '[ $rc = 1 ] && [ ! -s "$tmp/out" ] && grep -q "missing-base" "$tmp/err"' "check with a missing baseline: exit 1 (exit $rc)"
+"$CGJIT" check -b "$tmp/node-diff-base.out" "$budget" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+expect '[ $rc = 2 ] && [ ! -s "$tmp/out" ] && grep -q "node-diff-base.out: this is a callgrind profile, not a budget file: cgjit check PROFILE --budget BUDGET.yaml" "$tmp/err"' \
+	"check with the profile and the budget swapped: says so, exit 2 (exit $rc)"
 "$CGJIT" check "$tmp/node-diff-base.out" >/dev/null 2>"$tmp/err"
 rc=$?
 expect '[ $rc = 2 ] && grep -q "check needs a budget file: --budget FILE" "$tmp/err"' "check without --budget: exit 2 (exit $rc)"

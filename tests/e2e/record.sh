@@ -143,7 +143,9 @@ public class T {
 EOF
 	(cd "$d" && javac -d . T.java)
 	# without cgjit's JVMTI agent: the JVM's perf map at exit
-	CGJIT_JVMTI_AGENT= run java "$d" -d out -- java -cp . T 3
+	# -Xbatch: methods compile in the foreground, so work() is compiled however slowly
+	# valgrind runs the JIT thread (a background compilation could end after the program)
+	CGJIT_JVMTI_AGENT= run java "$d" -d out -- java -Xbatch -cp . T 3
 	p=$(main_profile "$d/out")
 	pid=${p#callgrind.out.}
 	n=$(jit_functions "$d/out/callgrind.out.jit.$pid")
@@ -155,7 +157,7 @@ EOF
 	agent=$(dirname "$CGJIT")/libcgjit-jvmti.so
 	if [ -f "$agent" ]; then
 		mkdir -p "$tmp/elsewhere"
-		JITDUMPDIR=$tmp/elsewhere run java-agent "$d" -d out2 -- java -cp . T 0
+		JITDUMPDIR=$tmp/elsewhere run java-agent "$d" -d out2 -- java -Xbatch -cp . T 0
 		p=$(main_profile "$d/out2")
 		pid=${p#callgrind.out.}
 		expect '[ $rc = 0 ] && grep -q -- "-agentpath:.*libcgjit-jvmti.so" "$tmp/java-agent.err" && [ -s "$d/out2/jit-$pid.dump" ] && [ -s "$d/out2/jit-$pid.dump.elf" ] && ! [ -e "$d/jit-$pid.dump" ] && [ -z "$(ls "$tmp/elsewhere")" ]' \

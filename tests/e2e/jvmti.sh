@@ -119,15 +119,18 @@ check_run() {
 	# every Java method in both the map and the dump at the same range has one name there
 	# (HotSpot's method handle intrinsics excepted: JVMTI names them all alike)
 	perl "$tmp/loads.pl" "$dump" >"$d/loads"
-	awk 'NR == FNR { a = $1; s = $2; $1 = $2 = ""; last[a " " s] = substr($0, 3); next }
+	# (how many methods the JIT compiles varies from run to run: 19 in one CI run under valgrind,
+	# 83 in the stored sample; so the count is only required to include the hot method)
+	awk -v hot="$HOT" 'NR == FNR { a = $1; s = $2; $1 = $2 = ""; last[a " " s] = substr($0, 3); next }
 		/\(/ { a = $1; sub(/^0x0*/, "", a); s = $2; sub(/^0x0*/, "", s); $1 = $2 = ""
 			n = substr($0, 3); k = a " " s
 			if (!(k in last) || n ~ /^[^ ]+ java\.lang\.invoke\.MethodHandle\.(invokeBasic|linkTo)/) next
-			both++; if (last[k] != n) { bad++; if (!ex) ex = n " / " last[k] } }
-		END { printf "%d %d %s\n", both, bad, ex }' "$d/loads" "$map" >"$d/names"
-	read -r both badnames ex <"$d/names"
-	expect '[ "$both" -ge 20 ] && [ "$badnames" = 0 ]' \
-		"$label: $both Java methods in the map and the dump, the same names${ex:+ (first difference: $ex)}"
+			both++; if (n == hot) found = 1
+			if (last[k] != n) { bad++; if (!ex) ex = n " / " last[k] } }
+		END { printf "%d %d %d %s\n", both, found, bad, ex }' "$d/loads" "$map" >"$d/names"
+	read -r both hotboth badnames ex <"$d/names"
+	expect '[ "$hotboth" = 1 ] && [ "$badnames" = 0 ]' \
+		"$label: $both Java methods in the map and the dump (the hot method among them), the same names${ex:+ (first difference: $ex)}"
 	"$CGJIT" timeline -f json "$dump" -o "$d/t.json" 2>"$d/t.err"
 	expect 'grep -q "\"closes\": *1" "$d/t.json"' "$label: cgjit timeline reads the dump, one CODE_CLOSE"
 }
@@ -197,7 +200,9 @@ fi
 v=$tmp/vg
 mkdir -p "$v"
 start=$(date +%s)
-(cd "$v" && valgrind --tool=callgrind --dump-instr=yes $JAVA -XX:+UnlockDiagnosticVMOptions \
+# -Xbatch: methods compile in the foreground, so the hot method and its inlined callee are
+# compiled however slowly valgrind runs the JIT threads
+(cd "$v" && valgrind --tool=callgrind --dump-instr=yes $JAVA -Xbatch -XX:+UnlockDiagnosticVMOptions \
 	-XX:+DumpPerfMapAtExit -agentpath:"$AGENT" com.acme.Inventory 3000 >out 2>vg.log)
 rc=$?
 vpid=$(sed -n 's/^pid: *//p' "$v"/callgrind.out.* 2>/dev/null | head -n 1)

@@ -4,8 +4,8 @@
 # create, /dev/stdout and other descriptor paths are written in place, short output names,
 # out of memory, signals and stale temporaries, permissions, ELF files of an output that is
 # a device, outputs that name an input. Takes CGJIT and CGCHECK like run.sh.
-# Prints "ok"/"not ok" per check and "N passed, N failed" last; exits 1 on any failure.
-# Cases that need root (a tmpfs, mknod, another user through setpriv) say "# skipped" and
+# Prints "ok"/"not ok" per check and "N passed, N failed, N skipped" last; exits 1 on any failure.
+# Cases that need root (a tmpfs, mknod, another user through setpriv) say "skip" and
 # why when they cannot run.
 . "$(dirname "$0")/harness.sh"
 chmod 755 "$tmp"   # another user (nobody) runs cgjit below
@@ -95,7 +95,7 @@ if [ "$have_root" = 1 ] && mount -t tmpfs -o size=64k tmpfs "$tmp/full" 2>/dev/n
 		"... a --stats that is a device is not deleted"
 	expect 'no_tmp "$k" "$tmp/full" && [ ! -e "$tmp/full/out.zst" ]' "... no temporary file, no output"
 else
-	echo "# skipped: a full file system needs root to mount a 64 KiB tmpfs"
+	skip "a full file system needs root to mount a 64 KiB tmpfs"
 fi
 # Without root: the profile's destination becomes a directory while the run reads a FIFO,
 # so its rename fails after the ELF file and the stats were renamed into place.
@@ -139,7 +139,7 @@ if [ ${#as_nobody[@]} -gt 0 ]; then
 	expect '[ $rc = 0 ] && same_profile "$st/p.out" "$nk" && grep -q "^elf_files: 1" "$nk/s.yaml" && cmp -s "$nk/good.dump.elf" "$tmp/good.dump.elf" && no_tmp "$nk" "$st"' \
 		"... a run that succeeds replaces the ELF file, the stats and the profile"
 else
-	echo "# skipped: the sticky-directory case needs root and setpriv (to run as nobody)"
+	skip "the sticky-directory case needs root and setpriv (to run as nobody)"
 fi
 
 echo "# 2. /dev/stdout and descriptor paths are written in place, never replaced"
@@ -220,7 +220,7 @@ if { (ulimit -v 60000 && "$CGJIT" --version) >/dev/null 2>&1; } 2>/dev/null; the
 	expect '[ $rc = 1 ] && grep -q "cgjit: out of memory" "$tmp/err" && [ -z "$(ls -A "$m6")" ]' \
 		"out of memory (ulimit -v): exit 1, no output, no temporary file (exit $rc)"
 else
-	echo "# skipped: this cgjit cannot start under ulimit -v (ASan); the hook above covers it"
+	skip "this cgjit cannot start under ulimit -v (ASan); the hook above covers it"
 fi
 
 echo "# 7. signals"
@@ -443,7 +443,7 @@ if command -v strace >/dev/null 2>&1 && strace -f -qq -e trace=fsync true 2>/dev
 	expect '! grep -q "fsync(" "$tmp/strace.new" && grep -q "fsync(" "$tmp/strace.old" && cmp -s "$tmp/sync.out" "$tmp/ref.out"' \
 		"a new output is not fsync()ed, one that replaces a file is"
 else
-	echo "# skipped: fsync check (no working strace)"
+	skip "fsync check (no working strace)"
 fi
 
 finish

@@ -5,7 +5,7 @@
 # removes exactly those files; scripts/make-deb builds a .deb whose control file, contents,
 # installation into a scratch dpkg root (fresh admin directory) and removal are checked.
 # Needs no root. The build directory is $CGJIT's (build, or build-asan under check-asan).
-# Prints "ok"/"not ok" per check and "N passed, N failed" last; exits 1 on any failure.
+# Prints "ok"/"not ok" per check and "N passed, N failed, N skipped" last; exits 1 on any failure.
 . "$(dirname "$0")/harness.sh"
 export LC_ALL=C.UTF-8 MANPAGER=cat MANWIDTH=80
 
@@ -81,7 +81,7 @@ expect '[ -x "$root2/opt/bin/cgjit" ] && [ -f "$root2/opt/man/man1/cgjit.1" ] &&
 
 echo "# the Debian package (scripts/make-deb)"
 if ! command -v dpkg-deb >/dev/null || ! command -v dpkg >/dev/null; then
-	ok "skipped: the package checks need dpkg-deb and dpkg (not installed)"
+	skip "the package checks need dpkg-deb and dpkg (not installed)"
 	finish
 	exit
 fi

@@ -10,7 +10,7 @@
 #    ($JVMTI_AGENT, built by make), and without valgrind the agent's options (dir=,
 #    $JITDUMPDIR, the current directory, an unknown option), a directory it cannot write
 #    and a write error (ulimit -f): the program runs on and one line says so.
-# Prints "ok"/"not ok" per check and "N passed, N failed" last; exits 1 on any failure.
+# Prints "ok"/"not ok" per check and "N passed, N failed, N skipped" last; exits 1 on any failure.
 . "$(dirname "$0")/harness.sh"
 
 SAMPLE=$top/samples/java-jvmti
@@ -151,7 +151,7 @@ expect 'perl -MJSON::PP -e '"'"'local $/; my $d = decode_json(<STDIN>);
 	"cgjit diff: the map-named and the dump-named profile of one run match by name ($(perl -MJSON::PP -e 'local $/; my $d = decode_json(<STDIN>); print "$d->{functions_added} only in new, $d->{functions_removed} only in base"' <"$s/d.json"))"
 
 if ! command -v javac >/dev/null; then
-	ok "skipped: no JDK (javac not found): the agent is not run"
+	skip "no JDK (javac not found): the agent is not run"
 	finish
 	exit
 fi
@@ -193,7 +193,7 @@ expect '[ $rc != 0 ] && grep -q "unknown option .colour=red." "$o/err6"' \
 
 # A fresh run under valgrind, with the JVM's own perf map of the same run.
 if ! command -v valgrind >/dev/null; then
-	ok "skipped: no valgrind: the agent is not run under valgrind"
+	skip "no valgrind: the agent is not run under valgrind"
 	finish
 	exit
 fi

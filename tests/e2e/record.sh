@@ -8,7 +8,7 @@
 # unknown command, unknown runtime, no map written, usage. Runs are small (about a minute
 # and a half in all). Maps and dumps of this test's processes left in /tmp are a failure,
 # and removed (by the pids of the profiles, so that other runs' files are left alone).
-# Prints "ok"/"not ok" per check and "N passed, N failed" last; exits 1 on any failure.
+# Prints "ok"/"not ok" per check and "N passed, N failed, N skipped" last; exits 1 on any failure.
 . "$(dirname "$0")/harness.sh"
 
 if ! command -v valgrind >/dev/null; then
@@ -165,7 +165,7 @@ EOF
 		expect '"$CGJIT" report -n 200 "$d/out2/callgrind.out.jit.$pid" | grep -q "JIT int T\.work(int)  \[jit-$pid.dump.elf, T.java\]"' \
 			"java with the agent: int T.work(int) is named, with its source file T.java"
 	else
-		ok "skipped: no $agent (no JDK when cgjit was built): java with the agent"
+		skip "no $agent (no JDK when cgjit was built): java with the agent"
 	fi
 else
 	notok "java and javac are needed for the java run (default-jdk-headless)"

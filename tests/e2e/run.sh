@@ -2,7 +2,7 @@
 # End-to-end tests: real callgrind profiles through cgjit, each result checked by the
 # independent oracle (tests/tools/cgcheck, kcachegrind's identity rules) and by
 # callgrind_annotate; CLI behaviour; the malformed-input table tests/bad/cases.
-# Prints "ok"/"not ok" per check and "N passed, N failed" last; exits 1 on any failure.
+# Prints "ok"/"not ok" per check and "N passed, N failed, N skipped" last; exits 1 on any failure.
 . "$(dirname "$0")/harness.sh"
 
 is_zstd() { [ "$(head -c 4 "$1" | od -An -tx1 | tr -d ' \n')" = "28b52ffd" ]; }
@@ -180,7 +180,7 @@ if mount -t tmpfs -o size=64k tmpfs "$tmp/small" 2>/dev/null; then
 		"a full file system: clear error, nothing left in the directory"
 	umount "$tmp/small"
 else
-	echo "# skipped: cannot mount a small tmpfs here (not root)"
+	skip "cannot mount a small tmpfs here (not root)"
 fi
 
 echo "# malformed input (tests/bad/cases)"

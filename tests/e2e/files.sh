@@ -4,7 +4,8 @@
 # create, /dev/stdout and other descriptor paths are written in place, short output names,
 # out of memory, signals and stale temporaries, permissions, ELF files of an output that is
 # a device, outputs that name an input. Takes CGJIT and CGCHECK like run.sh.
-# Prints "ok"/"not ok" per check and "N passed, N failed, N skipped" last; exits 1 on any failure.
+# Prints "ok"/"not ok" per check ("skip" for those this machine cannot run) and
+# "N passed, N failed, N skipped" last; exits 1 on any failure.
 # Cases that need root (a tmpfs, mknod, another user through setpriv) say "skip" and
 # why when they cannot run.
 . "$(dirname "$0")/harness.sh"
@@ -332,6 +333,7 @@ if [ "$have_root" = 1 ]; then
 else
 	expect '[ -n "$livetmp" ] && [ -e "$k7/$livetmp" ] && [ -e "$k7/.cgjit-tmp.$dead.LOCKED" ]' \
 		"... and keeps a live run's ($livetmp) and a locked one"
+	skip "... another user's temporary is kept (needs root to chown it)"
 fi
 kill "$live" "$locker" 2>/dev/null
 wait "$live" "$locker" 2>/dev/null
@@ -374,6 +376,8 @@ if [ ${#as_nobody[@]} -gt 0 ]; then
 	(cd "$c9" && "${as_nobody[@]}" "$CGJIT" augment -q "$P" "$in/good.dump" -o /dev/null) 2>"$tmp/err"
 	rc=$?
 	expect '[ $rc = 0 ] && [ -s "$c9/good.dump.elf" ]' "... and as a user who cannot write /dev $(head -c 200 "$tmp/err")"
+else
+	skip "... and as a user who cannot write /dev (needs root and setpriv)"
 fi
 f9=$tmp/fifo9
 mkdir -p "$f9"

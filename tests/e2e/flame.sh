@@ -4,10 +4,11 @@
 # into each other (tests/e2e/check-flame.pl); the folded stacks add up to the event's total
 # that `cgjit report --format json` gives; --diff colours the deliberately slowed-down JIT
 # function red; parts, events, cachegrind; the errors (exit 1/2, no output file left).
-# Prints "ok"/"not ok" per check and "N passed, N failed, N skipped" last; exits 1 on any failure.
+# Prints "ok"/"not ok" per check ("skip" for those this machine cannot run) and
+# "N passed, N failed, N skipped" last; exits 1 on any failure.
 . "$(dirname "$0")/harness.sh"
 
-command -v xmllint >/dev/null || { echo "not ok - xmllint not found (Debian: libxml2-utils, scripts/setup)"; exit 1; }
+command -v xmllint >/dev/null || { notok "xmllint not found (Debian: libxml2-utils, scripts/setup)"; finish; exit; }
 
 total_of() {   # PROFILE EVENT [report options]: the event's total per cgjit report
 	local p=$1 e=$2

@@ -4,7 +4,8 @@
 # that never collide, zstd streams that begin with a skippable frame, auto-discovery that
 # skips files it should not trust, ranges that end at 2^64, jitdump records past 2^64
 # counted rather than fatal, error offsets in compressed data.
-# Prints "ok"/"not ok" per check and "N passed, N failed, N skipped" last; exits 1 on any failure.
+# Prints "ok"/"not ok" per check ("skip" for those this machine cannot run) and
+# "N passed, N failed, N skipped" last; exits 1 on any failure.
 . "$(dirname "$0")/harness.sh"
 cd "$tmp" || exit 1
 

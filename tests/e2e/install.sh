@@ -5,7 +5,8 @@
 # removes exactly those files; scripts/make-deb builds a .deb whose control file, contents,
 # installation into a scratch dpkg root (fresh admin directory) and removal are checked.
 # Needs no root. The build directory is $CGJIT's (build, or build-asan under check-asan).
-# Prints "ok"/"not ok" per check and "N passed, N failed, N skipped" last; exits 1 on any failure.
+# Prints "ok"/"not ok" per check ("skip" for those this machine cannot run) and
+# "N passed, N failed, N skipped" last; exits 1 on any failure.
 . "$(dirname "$0")/harness.sh"
 export LC_ALL=C.UTF-8 MANPAGER=cat MANWIDTH=80
 

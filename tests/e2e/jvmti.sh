@@ -10,7 +10,8 @@
 #    ($JVMTI_AGENT, built by make), and without valgrind the agent's options (dir=,
 #    $JITDUMPDIR, the current directory, an unknown option), a directory it cannot write
 #    and a write error (ulimit -f): the program runs on and one line says so.
-# Prints "ok"/"not ok" per check and "N passed, N failed, N skipped" last; exits 1 on any failure.
+# Prints "ok"/"not ok" per check ("skip" for those this machine cannot run) and
+# "N passed, N failed, N skipped" last; exits 1 on any failure.
 . "$(dirname "$0")/harness.sh"
 
 SAMPLE=$top/samples/java-jvmti
@@ -193,7 +194,7 @@ expect '[ $rc != 0 ] && grep -q "unknown option .colour=red." "$o/err6"' \
 
 # A fresh run under valgrind, with the JVM's own perf map of the same run.
 if ! command -v valgrind >/dev/null; then
-	skip "no valgrind: the agent is not run under valgrind"
+	notok "valgrind is needed for the run under valgrind (scripts/setup installs it)"
 	finish
 	exit
 fi

@@ -8,7 +8,8 @@
 # unknown command, unknown runtime, no map written, usage. Runs are small (about a minute
 # and a half in all). Maps and dumps of this test's processes left in /tmp are a failure,
 # and removed (by the pids of the profiles, so that other runs' files are left alone).
-# Prints "ok"/"not ok" per check and "N passed, N failed, N skipped" last; exits 1 on any failure.
+# Prints "ok"/"not ok" per check ("skip" for those this machine cannot run) and
+# "N passed, N failed, N skipped" last; exits 1 on any failure.
 . "$(dirname "$0")/harness.sh"
 
 if ! command -v valgrind >/dev/null; then
@@ -198,15 +199,14 @@ if [ -n "$py313" ]; then
 else
 	skip "no CPython 3.13 in ~/.pyenv/versions/3.13.*: the python runs"
 fi
-for p in "$HOME"/.pyenv/versions/3.11.*/bin/python3.11; do
-	[ -x "$p" ] || continue
-	mkdir -p "$tmp/py311"
-	ln -s "$p" "$tmp/py311/python3"
-	PATH=$tmp/py311:$PATH run py311 "$tmp" -- python3 -c pass
-	expect '[ $rc = 1 ] && grep -q "^cgjit: python3: CPython 3.11 cannot write a perf map: -X perf needs 3.12 or later" "$tmp/py311.err" && ! ls "$tmp"/callgrind.out.* >/dev/null 2>&1' \
-		"python3 that is 3.11: exit 1, says -X perf needs 3.12, runs nothing"
-	break
-done
+# a python3 that says it is 3.11 (Debian 12's own is): a stand-in, so that this runs
+# everywhere; it must not be run for the program either
+mkdir -p "$tmp/py311"
+printf '#!/bin/sh\n[ "$1" = --version ] && { echo "Python 3.11.2"; exit 0; }\ntouch "%s/py311/ran"\n' "$tmp" >"$tmp/py311/python3"
+chmod +x "$tmp/py311/python3"
+PATH=$tmp/py311:$PATH run py311 "$tmp" -- python3 -c pass
+expect '[ $rc = 1 ] && grep -q "^cgjit: python3: CPython 3.11 cannot write a perf map: -X perf needs 3.12 or later" "$tmp/py311.err" && ! ls "$tmp"/callgrind.out.* >/dev/null 2>&1 && ! [ -e "$tmp/py311/ran" ]' \
+	"python3 that is 3.11: exit 1, says -X perf needs 3.12, runs nothing"
 
 echo "# errors"
 mkdir -p "$tmp/nodeonly" "$tmp/vgonly"

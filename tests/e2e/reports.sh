@@ -3,7 +3,8 @@
 # the numbers against callgrind_annotate and cg_annotate (tests/e2e/check-report.pl), before
 # and after augment; every format; a diff that must find a deliberate slowdown; budgets that
 # hold and budgets the slowdown exceeds; the errors.
-# Prints "ok"/"not ok" per check and "N passed, N failed, N skipped" last; exits 1 on any failure.
+# Prints "ok"/"not ok" per check ("skip" for those this machine cannot run) and
+# "N passed, N failed, N skipped" last; exits 1 on any failure.
 . "$(dirname "$0")/harness.sh"
 
 check_report() {   # NAME PLAIN-PROFILE

@@ -2,7 +2,8 @@
 # End-to-end tests: real callgrind profiles through cgjit, each result checked by the
 # independent oracle (tests/tools/cgcheck, kcachegrind's identity rules) and by
 # callgrind_annotate; CLI behaviour; the malformed-input table tests/bad/cases.
-# Prints "ok"/"not ok" per check and "N passed, N failed, N skipped" last; exits 1 on any failure.
+# Prints "ok"/"not ok" per check ("skip" for those this machine cannot run) and
+# "N passed, N failed, N skipped" last; exits 1 on any failure.
 . "$(dirname "$0")/harness.sh"
 
 is_zstd() { [ "$(head -c 4 "$1" | od -An -tx1 | tr -d ' \n')" = "28b52ffd" ]; }

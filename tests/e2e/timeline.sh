@@ -4,7 +4,8 @@
 # an independent reading of the records (Perl, below), bucket sums, late loads for a
 # warm-up in percent and in seconds, recompiled and moved functions; the SVG is
 # well-formed XML; the text; malformed dumps (exit 1, FILE: byte N, no output file).
-# Prints "ok"/"not ok" per check and "N passed, N failed, N skipped" last; exits 1 on any failure.
+# Prints "ok"/"not ok" per check ("skip" for those this machine cannot run) and
+# "N passed, N failed, N skipped" last; exits 1 on any failure.
 . "$(dirname "$0")/harness.sh"
 
 # count.pl DUMP WARMUP_PCT: the records as the jitdump specification lays them out, read

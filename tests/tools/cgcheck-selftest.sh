@@ -1,7 +1,7 @@
 #!/bin/sh
 # Self-test for the cgcheck oracle: feeds it hand-written callgrind files
 # from cases/ and compares its verdicts (exit code and a problem pattern on
-# stderr) with the expected ones.  Last line: "N passed, N failed".
+# stderr) with the expected ones.  Last line: "N passed, N failed, N skipped".
 # Uses $CGCHECK if set, otherwise builds cgcheck.c into a temporary dir.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -15,13 +15,14 @@ else
 	cg=$tmp/cgcheck
 	${CC:-cc} -std=c11 -O2 -Wall -Wextra -Werror -o "$cg" "$here/cgcheck.c" || {
 		echo "cgcheck does not build"
-		echo "0 passed, 1 failed"
+		echo "0 passed, 1 failed, 0 skipped"
 		exit 1
 	}
 fi
 
 pass=0
 fail=0
+skipped=0
 ok() { pass=$((pass + 1)); echo "ok   $1"; }
 bad() { fail=$((fail + 1)); echo "FAIL $1: $2"; }
 
@@ -186,8 +187,9 @@ if command -v valgrind >/dev/null 2>&1; then
 		fi
 	fi
 else
+	skipped=$((skipped + 1))
 	echo "skip real callgrind profiles: no valgrind"
 fi
 
-echo "$pass passed, $fail failed"
+echo "$pass passed, $fail failed, $skipped skipped"
 [ "$fail" -eq 0 ]

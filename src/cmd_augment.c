@@ -106,11 +106,8 @@ int cmd_augment(int argc, char **argv)
 	}
 	if (optind >= argc)
 		return cmd_util_usage_error(usage_text, "%s", "augment needs a PROFILE");
-	if ((o.output && !*o.output) || (o.stats_path && !*o.stats_path)) {
-		fprintf(stderr, "cgjit: %s '' is an empty file name, expected a file to write\n",
-			o.output && !*o.output ? "-o" : "--stats");
-		return 2;
-	}
+	if ((o.output && !*o.output) || (o.stats_path && !*o.stats_path))
+		return cmd_util_empty_output(usage_text, o.output && !*o.output ? "-o" : "--stats");
 	o.profile = argv[optind];
 	if (!strcmp(o.profile, "-") && !o.output) {
 		fputs("cgjit: reading the profile from stdin (-) needs -o FILE (or -o - for stdout)\n", stderr);

@@ -65,7 +65,7 @@ static int parse(int argc, char **argv, struct fg_args *a)
 		switch (opt) {
 		case 'o':
 			if (!*optarg)
-				return cmd_util_usage_error(usage, "%s", "-o '' is an empty file name, expected a file to write");
+				return cmd_util_empty_output(usage, "-o");
 			a->output = optarg;
 			break;
 		case 'e': a->event = optarg; break;

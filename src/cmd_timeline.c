@@ -91,7 +91,7 @@ static int parse(int argc, char **argv, struct timeline_opts *o, enum format *fm
 		switch (opt) {
 		case 'o':
 			if (!*optarg)
-				return cmd_util_usage_error(usage, "%s", "--output needs a file name");
+				return cmd_util_empty_output(usage, "-o");
 			*out = optarg;
 			break;
 		case 'f':

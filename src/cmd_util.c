@@ -45,6 +45,12 @@ int cmd_util_option_error(const char *usage, int opt, char *const *argv)
 	return cmd_util_usage_error(usage, "unknown option '%.*s'", len, name);
 }
 
+int cmd_util_empty_output(const char *usage, const char *option)
+{
+	return cmd_util_usage_error(usage, "%s '' is an empty file name, expected a file to write",
+				    option);
+}
+
 int cmd_util_parse_count(const char *s, unsigned long long max, unsigned long long *out)
 {
 	char *end;

@@ -15,6 +15,9 @@ int cmd_util_usage_error(const char *usage, const char *fmt, ...)
  * '?' (an unknown option), naming the option as the user wrote it (without "=VALUE"),
  * and one usage line. The option string must start with ':'. Returns 2. */
 int cmd_util_option_error(const char *usage, int opt, char *const *argv);
+/* The usage error for an output option OPTION given '' (the shell's empty variable): one
+ * message for every command that writes a file. Returns 2. */
+int cmd_util_empty_output(const char *usage, const char *option);
 /* A decimal number from 0 to MAX (no sign). Returns 0, or -1. */
 int cmd_util_parse_count(const char *s, unsigned long long max, unsigned long long *out);
 /* profile_load(); prints the error. Returns 0, or -1 (P is then empty, freed or not). */

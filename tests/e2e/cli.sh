@@ -22,6 +22,17 @@ for c in "augment --stats|option '--stats' needs a value" "augment -o|option '-o
 		"cgjit $args: exit 2, '$want', one usage line, printable (exit $rc)"
 done
 
+echo "# an empty output name: one message for every command that writes a file"
+for c in "augment x -o|-o" "augment x --stats|--stats" "flamegraph x -o|-o" "timeline x --output|-o"; do
+	args=${c%%|*}
+	want="${c#*|} '' is an empty file name, expected a file to write"
+	# shellcheck disable=SC2086
+	(cd "$tmp" && "$CGJIT" $args '' >out 2>err)
+	rc=$?
+	expect '[ $rc = 2 ] && [ "$(head -n 1 "$tmp/err")" = "cgjit: $want" ] && [ "$(wc -l <"$tmp/err")" = 3 ] && [ ! -s "$tmp/out" ] && [ "$(ls "$tmp")" = "$(printf "err\nout")" ]' \
+		"cgjit $args '': exit 2, '$want', one usage line, nothing written (exit $rc)"
+done
+
 echo "# --help and --version"
 "$CGJIT" --help >"$tmp/out"
 expect 'grep -q "perf maps" "$tmp/out" && grep -q "jitdumps" "$tmp/out" && grep -q "^  flamegraph " "$tmp/out"' \

@@ -59,12 +59,14 @@ struct move {
 	int foreign;
 	int contested;
 	uint64_t addr;
-	uint64_t pos[CG_MAX_POS];  /* LINE: position as written */
-	uint32_t file;             /* LINE: writer file */
-	uint64_t src[CG_MAX_POS];  /* the home code that ran last before it */
-	uint32_t src_file;         /* ... its writer file; UINT32_MAX: no home code ran */
+	uint64_t pos[CG_MAX_POS];  /* position as written */
+	uint32_t file;             /* writer file of that position: pos and file come from one
+	                              row of the owner's line table (place()) */
+	uint64_t src[CG_MAX_POS];  /* the home code that ran last before it (or pos) */
+	uint32_t src_file;         /* ... its writer file */
 	uint64_t count;            /* executions of its instruction */
-	size_t ref;                /* LINE, COST: index in the cost pool; CALL: in calls */
+	size_t ref;                /* index of its costs in the cost pool */
+	size_t call;               /* CALL: index in calls */
 };
 
 /* A synthetic call: its block, callee and position are those of its first move. */
@@ -388,8 +390,8 @@ static const uint64_t *place(struct run *u, int64_t sym, uint32_t out, const uin
 
 /* ---- moved lines and synthetic calls ---- */
 
-/* Records that the piece at POS (written at WPOS in WFILE, for a LINE) moves to W's
- * owner; costs COSTS (NULL for a CALL, whose costs are in calls). */
+/* Records that the piece at POS (written at WPOS in WFILE) moves to W's owner, with costs
+ * COSTS (a CALL's as the input gave them). */
 static struct move *move_add(struct run *u, enum move_kind kind, const struct owner *w,
 			     const uint64_t *pos, const uint64_t *wpos, uint32_t wfile,
 			     const uint64_t *costs, uint64_t count)
@@ -409,20 +411,20 @@ static struct move *move_add(struct run *u, enum move_kind kind, const struct ow
 	m->file = wfile;
 	m->count = count;
 	/* The call seems to come from the home code that ran last before the move, which
-	 * is where the tail jump was; with no such line, from the moved line itself. */
+	 * is where the tail jump was; with no such line, from the moved piece itself: file
+	 * and line then both come from its row, never the line from one and the file from
+	 * the home function. */
 	if (u->have_home_pos) {
 		memcpy(m->src, u->last_home_pos, sizeof(m->src));
 		m->src_file = u->last_home_file;
 	} else {
 		memcpy(m->src, wpos, u->npos * sizeof(*wpos));
-		m->src_file = UINT32_MAX;
+		m->src_file = wfile;
 	}
-	if (costs) {
-		XGROW(u->move_costs, u->move_costs_cap, u->nmove_costs + u->nevents + 1);
-		m->ref = u->nmove_costs;
-		memcpy(u->move_costs + m->ref, costs, u->nevents * sizeof(*costs));
-		u->nmove_costs += u->nevents;
-	}
+	XGROW(u->move_costs, u->move_costs_cap, u->nmove_costs + u->nevents + 1);
+	m->ref = u->nmove_costs;
+	memcpy(u->move_costs + m->ref, costs, u->nevents * sizeof(*costs));
+	u->nmove_costs += u->nevents;
 	return m;
 }
 
@@ -557,18 +559,18 @@ static void on_call(struct run *u, const struct cg_record *rec)
 	struct fnres cv = *resolve(u, rec->callee), *c = &cv;
 	uint32_t callee = c->out;
 	int moved = w.out != x->out;
+	uint64_t b1[CG_MAX_POS], b2[CG_MAX_POS];
+	uint32_t file, tfile;
+	const uint64_t *pos = place(u, w.sym, w.out, rec->pos, rec->file, b1, &file);
 	/* A call between fragments of one function that merging created: its cost is already
 	 * the function's self cost and callees (callgrind-format.md 6.8). A self-call that was
 	 * in the input (e.g. recursion past --separate-recs) stays. */
 	if (callee == w.out && !(rec->callee == rec->fn && !moved)) {
 		if (moved)
-			move_add(u, MOVE_COST, &w, rec->pos, rec->pos, 0, rec->costs, rec->count);
+			move_add(u, MOVE_COST, &w, rec->pos, pos, file, rec->costs, rec->count);
 		u->rep->pseudo_calls_removed++;
 		return;
 	}
-	uint64_t b1[CG_MAX_POS], b2[CG_MAX_POS];
-	uint32_t file, tfile;
-	const uint64_t *pos = place(u, w.sym, w.out, rec->pos, rec->file, b1, &file);
 	const uint64_t *target = place(u, c->sym, callee, rec->target, rec->file, b2, &tfile);
 	int64_t callee_sym = -1;
 	uint64_t dest = 0;
@@ -592,7 +594,7 @@ static void on_call(struct run *u, const struct cg_record *rec)
 		memcpy(d.pos, pos, u->npos * sizeof(*pos));
 		memcpy(d.target, target, u->npos * sizeof(*target));
 		if (moved)
-			move_add(u, MOVE_CALL, &w, rec->pos, pos, file, NULL, rec->count)->ref = u->calls.n;
+			move_add(u, MOVE_CALL, &w, rec->pos, pos, file, rec->costs, rec->count)->call = u->calls.n;
 		deferred_calls_add(&u->calls, &d, rec->costs);
 	}
 	if (!moved) {
@@ -664,8 +666,8 @@ static void assign_elf_owners(struct run *u)
 		m->file = cgw_fn_get(u->w, m->owner)->file;
 		u->rep->lines_to_elf_functions += m->kind == MOVE_LINE;
 		if (m->kind == MOVE_CALL) {
-			u->calls.v[m->ref].caller = m->owner;
-			u->calls.v[m->ref].file = m->file;
+			u->calls.v[m->call].caller = m->owner;
+			u->calls.v[m->call].file = m->file;
 		}
 	}
 	free(v);
@@ -707,7 +709,7 @@ static void account_move(struct run *u, const struct move *m, const uint64_t *co
 
 /* The end of a part: moved lines go to their final owners, the held calls are written
  * less the returns recorded as calls, then one synthetic call per block and owner with
- * everything that moved there (moved calls at their final cost). */
+ * everything that moved there (moved calls at the cost the input gave them). */
 static int end_part_calls(struct run *u, uint64_t line)
 {
 	end_block(u);
@@ -733,20 +735,21 @@ static int end_part_calls(struct run *u, uint64_t line)
 	for (size_t i = 0; i < u->nmoves; i++) {
 		const struct move *m = &u->moves[i];
 		struct synth *s = synth_for(u, i);
-		if (m->kind == MOVE_CALL && q->v[m->ref].dropped)
+		if (m->kind == MOVE_CALL && q->v[m->call].dropped)
 			continue;   /* a return, not written: nothing of it moved */
-		const uint64_t *costs = m->kind == MOVE_CALL ? deferred_calls_costs(q, &q->v[m->ref])
-							      : u->move_costs + m->ref;
-		if (add_costs_checked(u->synth_costs + s->costs, costs, u->nevents) < 0)
+		/* A moved call at its cost as the input gave it, before a return recorded as a
+		 * call lowered it (rule 6): what came back through the return ran inside the
+		 * owner's activation, which the jumping function's callers paid for, so the
+		 * synthetic call carries it; the call itself, at its site, is written lowered. */
+		if (add_costs_checked(u->synth_costs + s->costs, u->move_costs + m->ref, u->nevents) < 0)
 			return diag_at(u->d, u->o->profile, line,
 				       "the inclusive costs of the calls that moved out of one block add "
 				       "up to more than 2^64 (a synthetic call's cost cannot be written)");
 	}
 	for (size_t i = 0; i < u->nsynth; i++) {
 		const struct move *m = &u->moves[u->synth[i].first];
-		uint32_t file = m->src_file != UINT32_MAX ? m->src_file : cgw_fn_get(u->w, m->home)->file;
 		uint64_t count = m->count ? m->count : 1;
-		cgw_call(u->w, m->home, file, m->owner, count, m->pos, m->src,
+		cgw_call(u->w, m->home, m->src_file, m->owner, count, m->pos, m->src,
 			 u->synth_costs + u->synth[i].costs, m->foreign
 			 ? "cgjit: synthetic call: code that no symbol covers, reached by a jump from "
 			   "this function, is the callee (its cost was moved there); count = "

@@ -100,6 +100,43 @@ static int cmp_func_addr(const void *a, const void *b)
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
+struct name_object {
+	uint32_t name_id;
+	uint32_t generation;
+	size_t sym;
+};
+
+static int cmp_name_object(const void *a, const void *b)
+{
+	const struct name_object *x = a, *y = b;
+	if (x->name_id != y->name_id)
+		return x->name_id < y->name_id ? -1 : 1;
+	if (x->generation != y->generation)
+		return x->generation < y->generation ? -1 : 1;
+	return x->sym < y->sym ? -1 : x->sym > y->sym;
+}
+
+/* Identity is (object, file, name) (README rule 3): a name whose loads ended in different
+ * generations (one was loaded where other code had been) would be two functions. All of
+ * the dump's symbols of a name take the object of its lowest generation: its code lies in
+ * that file; the other loads' code stays in their own files, which objdump reads, but
+ * kcachegrind's machine code view of the function shows the first file only. */
+static void one_object_per_name(struct symtab *st, size_t first, size_t end)
+{
+	struct name_object *v = xmalloc((end - first + 1) * sizeof(*v));
+	for (size_t i = first; i < end; i++) {
+		const struct symbol *s = symtab_symbol(st, (uint32_t)i);
+		v[i - first] = (struct name_object){ s->name_id, s->generation, i };
+	}
+	qsort(v, end - first, sizeof(*v), cmp_name_object);
+	for (size_t i = 0, k = 0; i < end - first; i = k) {
+		const char *object = symtab_symbol(st, (uint32_t)v[i].sym)->object;
+		for (k = i; k < end - first && v[k].name_id == v[i].name_id; k++)
+			symtab_symbol_mut(st, (uint32_t)v[k].sym)->object = object;
+	}
+	free(v);
+}
+
 /* One ELF per address-reuse generation of the symbols FIRST.. (one dump's), opened now and
  * committed with the profile; every symbol with code gets its generation's file as ob=.
  * The names are unique in the run: two dumps with one file name (in other directories, or
@@ -164,5 +201,7 @@ int elf_files_write(struct elf_files *ef, struct symtab *st, const char *dump, s
 	}
 	free(f);
 	free(path);
+	if (rc == 0)
+		one_object_per_name(st, first, end);
 	return rc;
 }

@@ -372,20 +372,23 @@ static int cmp_row(const void *a, const void *b)
 
 enum { NOT_CODE_BASELINE = 1, NOT_CODE_PREFIX = 2, PREFIX_MIN_SIZE = 256, PREFIX_MIN_ROWS = 4 };
 
-/* Rows that cannot be offsets into L's machine code (L's rows with the bias removed,
- * sorted). V8 writes the rows of Sparkplug code (name "JS:^f ...") from the bytecode's
- * source position table, whose offsets are bytecode offsets (src/objects/code.cc
+/* Rows that cannot be offsets into L's machine code (L's rows with BIAS removed, sorted).
+ * V8 writes the rows of Sparkplug code (name "JS:^f ...") from the bytecode's source
+ * position table, whose offsets are bytecode offsets (src/objects/code.cc
  * Code::SourcePositionTable, src/diagnostics/perf-jit.cc LogWriteDebugInfo): they cover
- * the first 7-16% of the code, and the last row would get the rest. Any producer's rows
- * are treated alike when they have that shape: code of at least PREFIX_MIN_SIZE bytes,
- * at least PREFIX_MIN_ROWS distinct row addresses, and the highest in the first quarter
- * (4 * offset < size). TurboFan's rows reach 72-84% of their code (samples/node-jitdump).
- * Returns NOT_CODE_BASELINE, NOT_CODE_PREFIX, or 0 when the rows can be used. */
-static int rows_not_code(const struct load *l)
+ * the first 7-16% of the code, and the last row would get the rest. Other V8 code with
+ * that shape (a dump with V8's 0x40 bias) is taken for the same: code of at least
+ * PREFIX_MIN_SIZE bytes, at least PREFIX_MIN_ROWS distinct row addresses, and the highest
+ * in the first quarter (4 * offset < size). TurboFan's rows reach 72-84% of their code
+ * (samples/node-jitdump). Other producers' rows are never guessed away: the JVM's C1 code
+ * puts its out-of-line stubs after the main path, and the last row covers them by design
+ * (samples/java-tiers). Returns NOT_CODE_BASELINE, NOT_CODE_PREFIX, or 0 when the rows
+ * can be used. */
+static int rows_not_code(const struct load *l, int64_t bias)
 {
 	if (jitname_v8_kind(l->name, l->name_len) == '^')
 		return NOT_CODE_BASELINE;
-	if (l->size < PREFIX_MIN_SIZE)
+	if (bias != BIAS || l->size < PREFIX_MIN_SIZE)
 		return 0;
 	size_t distinct = 0;
 	for (size_t k = 0; k < l->nrows; k++)
@@ -396,9 +399,9 @@ static int rows_not_code(const struct load *l)
 
 /* Drops L's rows when rows_not_code() says so: the function keeps the file and line of
  * its name, as one without rows does. Counted once per DEBUG_INFO (not per move). */
-static void drop_rows_not_code(struct jd *j, struct load *l)
+static void drop_rows_not_code(struct jd *j, struct load *l, int64_t bias)
 {
-	int why = rows_not_code(l);
+	int why = rows_not_code(l, bias);
 	if (!why)
 		return;
 	if (!l->moved) {
@@ -479,7 +482,6 @@ static int add_symbols(struct jd *j, uint32_t src, int64_t bias)
 	size_t n = j->nloads;
 	uint32_t *gen = assign_generations(j);
 	int rc = 0;
-	size_t first = symtab_count(j->st);   /* load i becomes symbol first + i */
 	for (size_t i = 0; i < n && rc == 0; i++) {
 		struct load *l = &j->loads[i];
 		if (symtab_add(j->st, src, l->start, l->size, l->name, l->name_len, l->offset, j->d) < 0) {
@@ -490,21 +492,14 @@ static int add_symbols(struct jd *j, uint32_t src, int64_t bias)
 		s->code = l->code;
 		s->code_index = l->index;
 		s->generation = gen[i];
-		if (l->bare) {   /* the file and first line of the function it copies: one identity */
-			const struct symbol *of = symtab_symbol(j->st, (uint32_t)(first + l->root));
-			s->file = of->file;
-			s->file_len = of->file_len;
-			s->line = of->line;
-			continue;
-		}
-		if (!l->nrows)
+		if (l->bare || !l->nrows)   /* file and line: its name's (symtab_finish()) */
 			continue;
 		for (size_t k = 0; k < l->nrows; k++) {
 			uint64_t into = l->rows[k].addr - l->start;
 			l->rows[k].addr = l->start + (into >= (uint64_t)bias ? into - (uint64_t)bias : 0);
 		}
 		qsort(l->rows, l->nrows, sizeof(*l->rows), cmp_row);
-		drop_rows_not_code(j, l);
+		drop_rows_not_code(j, l, bias);
 		if (!l->nrows)
 			continue;
 		struct symline *lines = symtab_alloc(j->st, l->nrows * sizeof(*lines));
@@ -513,9 +508,6 @@ static int add_symbols(struct jd *j, uint32_t src, int64_t bias)
 						     l->rows[k].line };
 		s->lines = lines;
 		s->nlines = (uint32_t)l->nrows;
-		s->file = lines[0].file;
-		s->file_len = lines[0].file_len;
-		s->line = lines[0].line;
 	}
 	free(gen);
 	return rc;

@@ -221,6 +221,37 @@ enum jitname_convention jitname_parse(const char *name, size_t len, struct jitna
 	return JN_NONE;
 }
 
+int jitname_jvm_declared_in(const char *name, size_t len, const char *file, size_t flen)
+{
+	const char *open = memchr(name, '(', len);
+	if (!open)
+		return 0;
+	const char *q = open;   /* the qualified method name: the word before the '(' */
+	while (q > name && q[-1] != ' ')
+		q--;
+	const char *dot = open;
+	while (dot > q && dot[-1] != '.')
+		dot--;
+	if (dot - 1 <= q)
+		return 0;
+	const char *cls_end = dot - 1;
+	const char *dollar = memchr(q, '$', (size_t)(cls_end - q));
+	if (dollar)
+		cls_end = dollar;   /* a nested class lives in its outer class's file */
+	const char *fend = file + flen, *ext = fend;
+	while (ext > file && ext[-1] != '.' && ext[-1] != '/')
+		ext--;
+	if (ext == file || ext[-1] != '.')
+		return 0;
+	ext--;
+	if ((size_t)(ext - file) != (size_t)(cls_end - q))
+		return 0;
+	for (size_t i = 0; q + i < cls_end; i++)
+		if (file[i] != (q[i] == '.' ? '/' : q[i]))
+			return 0;
+	return 1;
+}
+
 const char *jitname_convention_name(enum jitname_convention c)
 {
 	for (size_t i = 0; i < sizeof(conventions) / sizeof(conventions[0]); i++)

@@ -32,6 +32,11 @@ enum jitname_convention jitname_parse(const char *name, size_t len, struct jitna
  * src/objects/code-kind.cc CodeKindToMarker). Returns it, or 0 when NAME has none or does
  * not start with one of V8's prefixes (whether or not a location follows). */
 char jitname_v8_kind(const char *name, size_t len);
+/* Whether FILE, less its extension, is the source path of the class that declares the
+ * method in NAME, a JVM method name as the JVM's perf map and cgjit's agent write it
+ * ("int com.acme.Shop.sum(java.util.List)": "com/acme/Shop.java"; a nested class
+ * "com.acme.Shop$Cart.add()" is declared in the same file). Returns 1 or 0. */
+int jitname_jvm_declared_in(const char *name, size_t len, const char *file, size_t flen);
 /* The convention's short name ("moarvm", "v8", ...; "none"). */
 const char *jitname_convention_name(enum jitname_convention c);
 

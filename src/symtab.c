@@ -58,12 +58,21 @@ struct run {                           /* entries from FIRST on come from SOURCE
  * fill it: building is invisible to callers but for the memory it takes. */
 enum { BUILT_BLOCK = 512 };
 
+/* The file and first line that every symbol of one name gets (settle_places()). */
+struct place {
+	const char *file;              /* NULL: the name has none */
+	size_t file_len;
+	uint64_t line;
+};
+
 struct built {
 	struct strtab names;           /* equal names share an id */
 	struct namebuf buf;
 	struct arena arena;            /* the struct symbols: their addresses never change */
 	struct symbol ***block;
 	size_t nblocks;
+	struct place *places;          /* by name id, for the names known at symtab_finish() */
+	size_t nplaces;
 };
 
 struct symtab {
@@ -133,6 +142,7 @@ void symtab_free(struct symtab *st)
 	for (size_t k = 0; k < st->built->nblocks; k++)
 		free(st->built->block[k]);
 	free(st->built->block);
+	free(st->built->places);
 	free(st->built);
 	free(st);
 }
@@ -525,6 +535,17 @@ static struct symbol *built_get(const struct built *b, uint32_t i)
 	return k < b->nblocks && b->block[k] ? b->block[k][i % BUILT_BLOCK] : NULL;
 }
 
+/* A symbol whose name gives no file takes its name's place, if settle_places() found one:
+ * file and line together, so that they always come from one row. */
+static void take_place(const struct built *b, struct symbol *s)
+{
+	if (s->file || s->name_id >= b->nplaces || !b->places[s->name_id].file)
+		return;
+	s->file = b->places[s->name_id].file;
+	s->file_len = b->places[s->name_id].file_len;
+	s->line = b->places[s->name_id].line;
+}
+
 static struct symbol *build(const struct symtab *st, uint32_t i)
 {
 	struct built *b = st->built;
@@ -550,8 +571,98 @@ static struct symbol *build(const struct symtab *st, uint32_t i)
 		s->file_len = jn.file_len;
 		s->line = jn.line;
 	}
+	take_place(b, s);
 	built_put(b, i, s);
 	return s;
+}
+
+/* ---- one file and line per name ---- */
+
+/* A vote of a line row for its file as the file of its symbol's name. */
+struct vote {
+	uint32_t name_id;
+	const char *file;              /* interned: equal files are equal pointers */
+	size_t file_len;
+	uint64_t line;
+	const char *name;              /* the symbol's name, for jitname_jvm_declared_in() */
+	size_t name_len;
+};
+
+static int cmp_vote(const void *a, const void *b)
+{
+	const struct vote *x = a, *y = b;
+	if (x->name_id != y->name_id)
+		return x->name_id < y->name_id ? -1 : 1;
+	return x->file < y->file ? -1 : x->file > y->file;
+}
+
+/* Of the files that the rows of one name give, the one the name's identity gets: the
+ * file of the JVM class that declares the method, else the file of the most rows, else
+ * the first in byte order. Returns 1 if A beats B. */
+static int better_file(const struct vote *a, uint64_t na, int decl_a, const struct vote *b,
+		       uint64_t nb, int decl_b)
+{
+	if (decl_a != decl_b)
+		return decl_a;
+	if (na != nb)
+		return na > nb;
+	size_t n = a->file_len < b->file_len ? a->file_len : b->file_len;
+	int c = memcmp(a->file, b->file, n);
+	return c < 0 || (c == 0 && a->file_len < b->file_len);
+}
+
+/* Identity is (object, file, name) (README rule 3), so every symbol of a name must give
+ * the same file, whichever of its loads came first and whichever file the rows of each
+ * begin in (C2 code often begins with a callee's inlined code). A name whose convention
+ * gives a file keeps it; the others get one file from all the name's rows (better_file())
+ * and, as first line, the lowest line of that file among them. Line rows still give each
+ * instruction its own file and line. Only symbols built so far have rows (jitdumps build
+ * theirs as they add them); symbols built later find their name's place in the table. */
+static void settle_places(struct symtab *st)
+{
+	struct built *b = st->built;
+	struct vote *v = NULL;
+	size_t n = 0, cap = 0;
+	for (size_t k = 0; k < b->nblocks; k++)
+		for (size_t j = 0; b->block[k] && j < BUILT_BLOCK; j++) {
+			const struct symbol *s = b->block[k][j];
+			if (!s || !s->nlines || s->file)
+				continue;
+			XGROW(v, cap, n + s->nlines);
+			for (uint32_t r = 0; r < s->nlines; r++)
+				v[n++] = (struct vote){ s->name_id, s->lines[r].file, s->lines[r].file_len,
+							s->lines[r].line, s->name, s->name_len };
+		}
+	b->nplaces = b->names.count;
+	b->places = xcalloc(b->nplaces + 1, sizeof(*b->places));
+	qsort(v, n, sizeof(*v), cmp_vote);
+	for (size_t i = 0; i < n;) {
+		const struct vote *best = NULL;
+		uint64_t best_n = 0, best_line = 0;
+		int best_decl = 0;
+		size_t j = i;
+		while (j < n && v[j].name_id == v[i].name_id) {
+			size_t e = j;
+			uint64_t line = UINT64_MAX;
+			for (; e < n && v[e].name_id == v[j].name_id && v[e].file == v[j].file; e++)
+				line = v[e].line < line ? v[e].line : line;
+			int decl = jitname_jvm_declared_in(v[j].name, v[j].name_len, v[j].file, v[j].file_len);
+			if (!best || better_file(&v[j], e - j, decl, best, best_n, best_decl)) {
+				best = &v[j];
+				best_n = e - j;
+				best_decl = decl;
+				best_line = line;
+			}
+			j = e;
+		}
+		b->places[v[i].name_id] = (struct place){ best->file, best->file_len, best_line };
+		i = j;
+	}
+	free(v);
+	for (size_t k = 0; k < b->nblocks; k++)
+		for (size_t j = 0; b->block[k] && j < BUILT_BLOCK; j++)
+			if (b->block[k][j])
+				take_place(b, b->block[k][j]);
 }
 
 /* ---- the index ---- */
@@ -882,6 +993,7 @@ static void sweep_cluster(struct symtab *st, struct sweep *w, size_t k)
 
 void symtab_finish(struct symtab *st)
 {
+	settle_places(st);
 	size_t n = st->nsyms;
 	struct segout o = { .a = st->segs };
 	st->segs = NULL;

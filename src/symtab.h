@@ -36,10 +36,11 @@ struct symbol {
 	uint32_t name_id;        /* equal names share an id (among the symbols built) */
 	uint32_t source;         /* index of the map or dump it came from */
 	uint64_t source_line;    /* line (map) or byte offset (dump) of the entry */
-	const char *file;        /* source file: the line table's first, else from the name's
-	                            convention, else NULL */
+	const char *file;        /* source file: from the name's convention, else the one that
+	                            symtab_finish() chose for the name from all its line rows
+	                            (every symbol of a name has the same), else NULL */
 	size_t file_len;
-	uint64_t line;           /* first source line (same sources), or 0 */
+	uint64_t line;           /* the function's line (same sources), or 0 */
 	const struct symline *lines;   /* jitdump line table sorted by address, or NULL */
 	uint32_t nlines;
 	const unsigned char *code;     /* jitdump code bytes (size bytes), or NULL */
@@ -89,7 +90,10 @@ uint32_t symtab_add_source(struct symtab *st, const char *path, const char *obje
  * end exactly at 2^64. Returns 0, or -1 with D set when START+SIZE passes 2^64. */
 int symtab_add(struct symtab *st, uint32_t source, uint64_t start, uint64_t size,
 	       const char *name, size_t len, uint64_t source_line, struct diag *d);
-/* Builds the lookup index with the overlap policy. Call once, after the last add. */
+/* Builds the lookup index with the overlap policy, and gives each name without a file of
+ * its own (jitname.h) one file and line from the line rows of all its symbols: the file
+ * of the JVM class that declares the method, else the file of the most rows, else the
+ * first in byte order; its lowest line. Call once, after the last add. */
 void symtab_finish(struct symtab *st);
 /* The segment covering ADDR, or NULL. Valid until symtab_free(). */
 const struct symtab_segment *symtab_lookup(const struct symtab *st, uint64_t addr);

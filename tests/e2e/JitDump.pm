@@ -94,9 +94,10 @@ sub read_dump {
 # bias taken off (an address less than BIAS into the function counts as its start), or
 # no rows and the reason when they cannot be offsets into the load's machine code (cgjit's
 # documented rule): V8's Sparkplug code ("JS:^name file:line:col") gets rows from its
-# bytecode, so they are bytecode offsets; and for any producer, rows whose highest
-# address lies in the first quarter of a function of 256 bytes or more, at 4 or more
-# distinct addresses, are taken for offsets of something else too.
+# bytecode, so they are bytecode offsets; and in a dump with V8's 0x40 bias, rows whose
+# highest address lies in the first quarter of a function of 256 bytes or more, at 4 or
+# more distinct addresses, are taken for offsets of something else too. Other producers'
+# rows are always used.
 sub code_rows {
 	my ($l, $bias) = @_;
 	my @rows = sort { $a->[0] <=> $b->[0] }
@@ -104,7 +105,7 @@ sub code_rows {
 		   @{$l->{rows}};
 	return ([], 'baseline') if @rows && $l->{name} =~ /^(?:JS|LazyCompile|Function|Script|Eval|InterpretedFunction|RegExp):\^/;
 	my %at = map { $_->[0] => 1 } @rows;
-	return ([], 'prefix') if @rows && $l->{size} >= 256 && keys(%at) >= 4
+	return ([], 'prefix') if @rows && $bias == 0x40 && $l->{size} >= 256 && keys(%at) >= 4
 		&& ($rows[-1][0] - $l->{start}) < $l->{size} / 4;
 	return (\@rows, '');
 }

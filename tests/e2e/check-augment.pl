@@ -255,16 +255,17 @@ for (@incl) {
 }
 check(!@over, "no function's inclusive cost exceeds the total, unless the input's already did" . (@over ? ": @over[0..($#over > 3 ? 3 : $#over)]" : ""));
 
-# 7. with a jitdump: every cost line of JIT code shows the file and line of its address
+# 7. with a jitdump: every cost line and call site of JIT code (synthetic calls included:
+# their file and line come from one row) shows the file and line of its address
 # in the DEBUG_INFO rows of the load that owns it (rows shifted by --bias); a load whose
 # rows cannot be machine-code offsets (JitDump::code_rows) shows the file and line of its
 # V8 name on every line, or (other names) one file and line throughout
 if (@loads && @addrs && grep { @{$_->{rows}} } @loads) {
 	my (undef, @lines) = run($cgcheck, '--lines', $out);
-	my ($n, $n_name, @bad, %ignored, %first) = (0, 0);
+	my ($n, $n_name, $nsite, @bad, %ignored, %first) = (0, 0, 0);
 	for (@lines) {
 		chomp;
-		my ($part, $addr, $line, $file, $fn, $obj) = split /\t/;
+		my ($part, $addr, $line, $file, $fn, $obj, $kind) = split /\t/;
 		next unless is_jit_object($obj);
 		my $s = owner_sym(hex($addr));
 		next unless $s && $s->[4] && @{$s->[4]{rows}};
@@ -281,10 +282,11 @@ if (@loads && @addrs && grep { @{$_->{rows}} } @loads) {
 			($wfile, $wline) = @{$first{$s->[0]} //= [$file, $line]} unless defined $wfile;
 		}
 		$n++;
-		push @bad, "$addr in $fn: $file:$line, the dump says $wfile:$wline" if $wline != $line || $wfile ne $file;
+		$nsite++ if $kind ne 'self';
+		push @bad, "$addr in $fn ($kind): $file:$line, the dump says $wfile:$wline" if $wline != $line || $wfile ne $file;
 	}
 	my $nb = grep { / baseline$/ } keys %ignored;
-	check(!@bad && $n > 0, "$n JIT cost lines carry the file and line of the dump's DEBUG_INFO rows ($n_name of "
+	check(!@bad && $n > 0, "$n JIT cost lines and call sites ($nsite of them call sites, synthetic calls included) carry the file and line of the dump's DEBUG_INFO rows ($n_name of "
 	      . scalar(keys %ignored) . " functions whose rows are not machine-code offsets, $nb of them V8 baseline code: the name's)"
 	      . (@bad ? ": " . join('; ', @bad[0 .. ($#bad > 3 ? 3 : $#bad)]) : ""));
 }
@@ -378,7 +380,9 @@ if (@loads) {
 	for my $c (['inv1', "each JIT function's inclusive cost = the input's calls into its addresses from outside - returns recorded as calls + synthetic calls"],
 		   ['inv2', "each JIT function's self cost + calls to others <= the input's cost on its addresses + calls from there - returns recorded as calls"],
 		   ['inv3', "each JIT function's call count <= the input's calls into it - returns recorded as calls + synthetic calls"],
-		   ['inv4', "each JIT function's self cost = the input's on its addresses (rules 5 and 9)"]) {
+		   ['inv4', "each JIT function's self cost = the input's on its addresses (rules 5 and 9)"],
+		   ['inv5', "each JIT function's callers pay its self cost + callees (synthetic calls included) wherever its functions in the input added up so"],
+		   ['inv6', "one function per JIT name: no name under two (object, file) keys (rule 3)"]) {
 		my @v = (@{$viol{parts} // []}, @{$viol{$c->[0]} // []});
 		check(defined $summary && $jrc != 2 && !@v && ($nfn > 0 || $no_jit), "$c->[1] ($how)"
 		      . (@v ? ": " . scalar(@v) . " violations: " . join('; ', @v[0 .. ($#v > 2 ? 2 : $#v)]) : ""));

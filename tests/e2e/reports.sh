@@ -108,10 +108,15 @@ n_th=$("$CGJIT" diff -n 0 -t 1 -f json "$tmp/node-diff-base.out" "$tmp/node-diff
 expect '[ "$n_th" -ge 1 ] && [ "$n_th" -lt $((n_all / 10)) ] && [ "$n_all" -gt 1000 ]' "diff --threshold 1: $n_th of $n_all changes shown"
 "$CGJIT" diff -f markdown "$tmp/node-diff-base.out" "$tmp/node-diff-slow.out" >"$tmp/d.md"
 expect 'grep -q "^| self change | % | self new | incl. change | % | function | object | file |$" "$tmp/d.md"' "diff --format markdown"
-"$CGJIT" diff "$tmp/node-diff-base.out" "$tmp/cg.out" >/dev/null 2>"$tmp/err"
+"$CGJIT" diff -f json "$tmp/node-diff-base.out" "$tmp/cg.out" >"$tmp/ev.json" 2>"$tmp/err"
 rc=$?
-expect '[ $rc = 1 ] && grep -q "counts the events .Ir I1mr.*but .* counts .Ir.: pick one both count with --event" "$tmp/err"' \
-	"diff of files with other events: refused with both lists (exit $rc)"
+expect '[ $rc = 0 ] && grep -q "\"event\": \"Ir\"" "$tmp/ev.json"' \
+	"diff of an Ir-only base against a profile with cache events: compares the base's first event, Ir (exit $rc)"
+printf 'events: Dr\nfl=a.c\nfn=f\n1 5\ntotals: 5\n' >"$tmp/dr.cg"
+"$CGJIT" diff "$tmp/node-diff-base.out" "$tmp/dr.cg" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+expect '[ $rc = 1 ] && [ ! -s "$tmp/out" ] && grep -q "dr.cg: no event .Ir. (it counts .Dr.): the base.s first event; pick one both count with --event" "$tmp/err"' \
+	"diff against a profile without the base's first event: refused, says which (exit $rc)"
 "$CGJIT" diff --event Ir "$tmp/node-diff-base.out" "$tmp/cg.out" >/dev/null 2>&1
 expect '[ $? = 0 ]' "diff --event Ir picks an event both count"
 

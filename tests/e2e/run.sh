@@ -83,9 +83,11 @@ if [ -d "$tramp" ]; then
 			"trampoline with $(basename "$f"): inclusive jit_T $t (expected 18600), jit_U $u (expected 10600)"
 		# Rule 5: a JIT function's self cost is its own addresses' cost (T 5,200, U 2,600);
 		# the stubs become ??? functions named by their entries, with no source line.
+		# (summed over the files callgrind_annotate splits a function into: the dump's rows
+		# say /src/jit_T.wat, the name /src/t.raku, which is the function's file)
 		self=$(callgrind_annotate --inclusive=no --threshold=100 "$tmp/tramp.out" 2>/dev/null)
-		ts=$(echo "$self" | grep -F 'jit_T(/src/t.raku:5) [' | awk '{ gsub(",", "", $1); print $1 }')
-		us=$(echo "$self" | grep -F 'jit_U(/src/u.raku:8) [' | awk '{ gsub(",", "", $1); print $1 }')
+		ts=$(echo "$self" | grep -F ':jit_T(/src/t.raku:5)' | grep -v '=>' | awk '{ gsub(",", "", $1); if ($1 != ".") n += $1 } END { print n }')
+		us=$(echo "$self" | grep -F ':jit_U(/src/u.raku:8)' | grep -v '=>' | awk '{ gsub(",", "", $1); if ($1 != ".") n += $1 } END { print n }')
 		ss=$(echo "$self" | grep -F '???:0x0000000010000e00 [???]' | awk '{ gsub(",", "", $1); print $1 }')
 		vs=$(echo "$self" | grep -F '???:0x0000000010000e80 [???]' | awk '{ gsub(",", "", $1); print $1 }')
 		expect '[ "$ts" = 5200 ] && [ "$us" = 2600 ] && [ "$ss" = 11800 ] && [ "$vs" = 6400 ]' \

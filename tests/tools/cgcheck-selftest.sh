@@ -126,7 +126,7 @@ jit() {
 # to the prologue; jit_G reached by a jump gets a synthetic call
 jit jit-return-dropped jit-ret.in.cg jit-ret.out.cg 0 \
 	"^return${T}1${T}0x10000014${T}jit_F${T}Builtins_Prologue${T}0x2005${T}0x1000000f${T}3${T}991\$" \
-	"^fn${T}1${T}jit_F${T}incl=1030${T}in=2021${T}ret=991${T}synth=0${T}count=3${T}in-count=6${T}ret-count=3${T}synth-count=0${T}self=909${T}in-self=909${T}calls=81${T}in-calls=1072${T}ret-taken=991${T}synth-out=40\$" \
+	"^fn${T}1${T}jit_F${T}incl=1030${T}in=2021${T}ret=991${T}synth=0${T}count=3${T}in-count=6${T}ret-count=3${T}synth-count=0${T}self=909${T}in-self=909${T}calls=81${T}in-calls=1072${T}ret-taken=991${T}synth-out=40${T}fn-in=2021${T}fn-self=949${T}fn-calls=1072\$" \
 	"^fn${T}1${T}jit_G${T}incl=40${T}in=0${T}ret=0${T}synth=40${T}count=1${T}" \
 	"^summary${T}parts=1${T}functions=2${T}returns=1${T}violations=0\$"
 # the same input with the cycle jit_F -> Builtins_Prologue -> jit_F kept (the bug)
@@ -135,6 +135,16 @@ jit jit-return-kept jit-ret.in.cg jit-ret-cycle.out.cg 1 \
 	"^violation${T}inv2${T}1${T}jit_F${T}Ir: self 909 \+ calls to others 1072 = 1981 > 990 = " \
 	"^violation${T}inv3${T}1${T}jit_F${T}called 6 times > 3 = " \
 	"^summary${T}parts=1${T}functions=2${T}returns=1${T}violations=3\$"
+# a synthetic call lighter than what moved: jit_F's callers pay more than its self cost and
+# callees, jit_G's less, where the input's functions added up (inv5; README rule 5)
+jit jit-synthetic-call-low jit-ret.in.cg jit-ret-synth-low.out.cg 1 \
+	"^violation${T}inv5${T}1${T}jit_F${T}Ir: its callers pay 1030, its self cost 909 \+ calls to others 81 \+ synthetic calls 30 = 1020; in the input its functions added up \(2021\)\$" \
+	"^violation${T}inv5${T}1${T}jit_G${T}Ir: its callers pay 30, its self cost 40 \+ calls to others 0 \+ synthetic calls 0 = 40; " \
+	"^summary${T}parts=1${T}functions=2${T}returns=1${T}violations=2\$"
+# one JIT name as two functions (two files), both with a body (inv6; README rule 3)
+jit jit-identity-split jit-ret.in.cg jit-ret-two-ids.out.cg 1 \
+	"^violation${T}inv6${T}0${T}jit_G${T}'jit_G' is two functions: in file '\?\?\?' of '/tmp/perf-1.map' and in file 'other.js' of '/tmp/perf-1.map'\$" \
+	"^summary${T}parts=1${T}functions=2${T}returns=1${T}violations=1\$"
 # recursion through a builtin back to jit_F's start, and a real call to jit_F+0x14 (more
 # calls than jit_F's calls to the builtin): no return recorded as a call, all calls stay
 jit jit-recursion jit-rec.in.cg jit-rec.out.cg 0 \
@@ -143,7 +153,8 @@ jit jit-recursion jit-rec.in.cg jit-rec.out.cg 0 \
 # ... and an output that dropped that real call (jit_F no longer adds up)
 jit jit-recursion-call-dropped jit-rec.in.cg jit-rec-dropped.out.cg 1 \
 	"^violation${T}inv1${T}1${T}jit_F${T}Ir: inclusive 54 != 58 = calls into it in the input 58 - returns recorded as calls 0 \+ synthetic calls into it 0\$" \
-	"^summary${T}parts=1${T}functions=1${T}returns=0${T}violations=1\$"
+	"^violation${T}inv5${T}1${T}jit_F${T}Ir: its callers pay 54, its self cost 22 \+ calls to others 36 \+ synthetic calls 0 = 58; " \
+	"^summary${T}parts=1${T}functions=1${T}returns=0${T}violations=2\$"
 "$cg" --jit-invariants "$cases/jit.ranges" "$cases/jit-ret.in.cg" >/dev/null 2>&1
 rc=$?
 if [ "$rc" -eq 2 ]; then ok jit-usage; else bad jit-usage "one profile exited $rc, not 2"; fi

@@ -23,7 +23,9 @@
  * in OUT against its input IN (see the section of that name below): the
  * inclusive cost and call count of each JIT function against the calls into
  * its addresses in IN, less the returns that callgrind recorded as calls
- * (found here, independently), plus cgjit's synthetic calls.
+ * (found here, independently), plus cgjit's synthetic calls; that each JIT
+ * function's callers pay its self cost and callees where IN's functions did;
+ * and that no JIT name is two functions.
  *
  * Identity: key = name + basename(file) + basename(object), no separator,
  * bound when an id is *defined* with the context then in effect; `???` is
@@ -368,7 +370,17 @@ static int resolve(int kind, const char *tag, const char *s, int file, int obj)
  *         + calls from J's code to others (IN) - the returns' cost taken off
  *         J's calls - returns made from J's code
  *   inv3  calls into J (OUT, count) <= calls into J (IN) - returns + synthetic
- *   inv4  self(OUT) = self(IN) */
+ *   inv4  self(OUT) = self(IN)
+ *   inv5  callers-based inclusive = self + callees: calls into J (OUT) =
+ *         self(OUT) + calls and synthetic calls to others (OUT), wherever
+ *         J's functions of IN, taken as callgrind wrote them (the `???`
+ *         functions whose `0x…` name lies in J's ranges, by name, not by
+ *         address), added up so: calls into them from outside J = their self
+ *         cost + their calls to outside J (kcachegrind's two views of J agree)
+ *   inv6  one function per JIT name: OUT has no two functions of JIT objects
+ *         with the same name (README rule 3: the identity (object, file,
+ *         name) of a JIT function does not depend on which of its loads came
+ *         first or where its line rows start) */
 
 typedef struct {
 	u64 start, end, entry;
@@ -385,7 +397,8 @@ static size_t nJ_obj;
 static int jit_side;  /* -1: first reading of IN (spans), 0: IN, 1: OUT */
 
 enum { Q_IN_INCL, Q_RET, Q_SELF_IN, Q_CALLS_IN, Q_RED,
-       Q_OUT_INCL, Q_SYNTH_IN, Q_SELF_OUT, Q_CALLS_OUT, Q_SYNTH_OUT, NQ };
+       Q_OUT_INCL, Q_SYNTH_IN, Q_SELF_OUT, Q_CALLS_OUT, Q_SYNTH_OUT,
+       Q_FN_INCL, Q_FN_SELF, Q_FN_CALLS, NQ };   /* Q_FN_*: IN by function (inv5) */
 enum { N_IN, N_RET, N_OUT, N_SYNTH, NN };
 
 typedef struct {
@@ -733,6 +746,8 @@ static void jit_self(int f, u64 a, const u64 *c)
 	int j = jit_side ? jit_out(f) : jit_attr(f, instr_first, a);
 	if (j >= 0)
 		jit_add(j, jit_side ? Q_SELF_OUT : Q_SELF_IN, c);
+	if (!jit_side && (j = jit_in(f)) >= 0)
+		jit_add(j, Q_FN_SELF, c);
 }
 
 /* a call record: CALLER at call site A calls CALLEE N times, inclusive cost C */
@@ -754,7 +769,11 @@ static void jit_call(int caller, u64 a, int callee, u64 n, const u64 *c, bool sy
 			jit_add(jc, synth ? Q_SYNTH_OUT : Q_CALLS_OUT, c);
 		return;
 	}
-	int js = jit_attr(caller, instr_first, a), jt = jit_in(callee), r;
+	int js = jit_attr(caller, instr_first, a), jt = jit_in(callee), jf = jit_in(caller), r;
+	if (jt >= 0 && jt != jf)
+		jit_add(jt, Q_FN_INCL, c);
+	if (jf >= 0 && jt != jf)
+		jit_add(jf, Q_FN_CALLS, c);
 	if (jt >= 0 && jt != js) {
 		jit_add(jt, Q_IN_INCL, c);
 		jit_count(jt, N_IN, n);
@@ -901,6 +920,9 @@ static void jit_check_function(int k, int j)
 	jit_vec("in-calls", Q(Q_CALLS_IN), jp->nev);
 	jit_vec("ret-taken", Q(Q_RED), jp->nev);
 	jit_vec("synth-out", Q(Q_SYNTH_OUT), jp->nev);
+	jit_vec("fn-in", Q(Q_FN_INCL), jp->nev);
+	jit_vec("fn-self", Q(Q_FN_SELF), jp->nev);
+	jit_vec("fn-calls", Q(Q_FN_CALLS), jp->nev);
 	putchar('\n');
 	for (int e = 0; e < jp->nev; e++) {
 		const char *ev = jp->evname[e];
@@ -924,6 +946,17 @@ static void jit_check_function(int k, int j)
 			jit_violation("inv4", k, j, "%s: self cost %llu != %llu, the input's at its addresses",
 				      ev, Q(Q_SELF_OUT)[e], Q(Q_SELF_IN)[e]);
 	}
+	for (int e = 0; e < jp->nev; e++) {
+		u64 fin = Q(Q_FN_INCL)[e], fown = Q(Q_FN_SELF)[e] + Q(Q_FN_CALLS)[e];
+		u64 in = Q(Q_OUT_INCL)[e];
+		u64 own = Q(Q_SELF_OUT)[e] + Q(Q_CALLS_OUT)[e] + Q(Q_SYNTH_OUT)[e];
+		if (fin == fown && in != own)
+			jit_violation("inv5", k, j,
+				      "%s: its callers pay %llu, its self cost %llu + calls to others %llu + "
+				      "synthetic calls %llu = %llu; in the input its functions added up (%llu)",
+				      jp->evname[e], in, Q(Q_SELF_OUT)[e], Q(Q_CALLS_OUT)[e],
+				      Q(Q_SYNTH_OUT)[e], own, fin);
+	}
 #undef Q
 	u64 want = n[N_IN] - n[N_RET] + n[N_SYNTH];
 	if (n[N_OUT] > want)
@@ -933,11 +966,35 @@ static void jit_check_function(int k, int j)
 			      n[N_OUT], want, n[N_IN], n[N_RET], n[N_SYNTH]);
 }
 
+/* inv6: the functions of OUT that are JIT code (a group by name), each name
+ * bound to one key; F holds every key of both files (IN's are in `???`) */
+static void jit_identities(void)
+{
+	int *first = xrealloc(NULL, (nS + 1) * sizeof *first);
+	for (size_t i = 0; i < nS; i++)
+		first[i] = -1;
+	for (size_t f = 0; f < nF; f++) {
+		if (!F[f].jout_set || F[f].jout < 0)
+			continue;
+		int *g = &first[F[f].name];
+		if (*g < 0) {
+			*g = (int)f;
+			continue;
+		}
+		jit_violation("inv6", 0, F[f].jout,
+			      "'%s' is two functions: in file '%s' of '%s' and in file '%s' of '%s'",
+			      show(F[f].name), show(F[*g].file), show(F[*g].obj), show(F[f].file),
+			      show(F[f].obj));
+	}
+	free(first);
+}
+
 /* after IN and OUT: per part, a fn line and the violations of each JIT
  * function with any cost or call in either file; a summary line last */
 static void jit_report(void)
 {
 	u64 nparts = 0;
+	jit_identities();
 	for (int k = 1; k <= nJP; k++) {
 		const JPart *jp = &JP[k - 1];
 		if (!jp->in_seen || !jp->out_seen) {
@@ -1270,6 +1327,10 @@ static void cost_line(const char *line)
 		if (opt_addrs && instr_first && !S[cur->obj][0])
 			printf("%d\t0x%llx\t%s\tcall\n", P.num, (unsigned long long)newpos[0], show(cur->name));
 		P.next = NEXT_SELF;
+		if (opt_lines && instr_first && line_idx > 0)
+			printf("%d\t0x%llx\t%llu\t%s\t%s\t%s\t%s\n", P.num, (unsigned long long)newpos[0],
+			       (unsigned long long)newpos[line_idx], show(P.file), show(cur->name),
+			       show(cur->obj), P.synth_pending ? "synthetic call" : "call");
 		if (P.cfn >= 0) {
 			Func *callee = &F[P.cfn];
 			touch(P.cfn);
@@ -1293,7 +1354,7 @@ static void cost_line(const char *line)
 			jit_self(P.fn, newpos[0], cost);
 		P.synth_pending = false;
 		if (opt_lines && instr_first && line_idx > 0)
-			printf("%d\t0x%llx\t%llu\t%s\t%s\t%s\n", P.num, (unsigned long long)newpos[0],
+			printf("%d\t0x%llx\t%llu\t%s\t%s\t%s\tself\n", P.num, (unsigned long long)newpos[0],
 			       (unsigned long long)newpos[line_idx], show(P.file), show(cur->name), show(cur->obj));
 		/* --addrs: self cost per absolute address in object ??? (for range sums) */
 		if (opt_addrs && instr_first && !S[cur->obj][0]) {
@@ -1407,7 +1468,7 @@ static void handle_line(const char *line)
 	unsigned char c = (unsigned char)line[0];
 	if (c == '\0' || c == '#') {
 		/* cgjit marks the calls it adds (README, rule 5) */
-		if (opt_jit && after(line, "# cgjit: synthetic call"))
+		if ((opt_jit || opt_lines) && after(line, "# cgjit: synthetic call"))
 			P.synth_pending = true;
 		return;
 	}
@@ -1483,7 +1544,8 @@ static void usage(FILE *o)
 		"  --addrs       part address function self-costs, per self cost line in object ???\n"
 		"                (and 'call' instead of costs for each call's source line)\n"
 		"  --inclusive-all  as --inclusive, counting calls to itself too\n"
-		"  --lines       part address line file function object, per self cost line (instr line)\n"
+		"  --lines       part address line file function object kind, per self cost line (kind\n"
+		"                'self') and call site ('call', 'synthetic call') (instr line)\n"
 		"  --totals      part event sum-of-self-costs\n"
 		"  --inclusive   part name file object self+calls-to-others\n"
 		"  --max-errors N  print at most N problems (default 1000, 0 = all)\n"
@@ -1496,7 +1558,7 @@ static void usage(FILE *o)
 		"                (the JIT objects of OUT).  Prints per part and JIT function:\n"
 		"                  return part B function caller site s count costs\n"
 		"                  fn part name incl= in= ret= synth= count= ... (key=value)\n"
-		"                  violation inv1|inv2|inv3|inv4|parts part name message\n"
+		"                  violation inv1|...|inv6|parts part name message\n"
 		"                  note part message\n"
 		"                and last 'summary parts= functions= returns= violations='\n"
 		"Exit: 0 all checks pass, 1 problems found (one per line on stderr), 2 usage.\n");

@@ -23,6 +23,15 @@ static inline char *tmp_file(const char *data)
 	return tmp_file_n(data, strlen(data));
 }
 
+/* A new empty temporary directory; returns its malloc'd path. */
+static inline char *tmp_dir(void)
+{
+	char *path = strdup("/tmp/cgjit-test-XXXXXX");
+	if (!mkdtemp(path))
+		abort();
+	return path;
+}
+
 /* Reads a whole file into a malloc'd NUL-terminated string. */
 static inline char *slurp(const char *path)
 {

@@ -13,6 +13,7 @@
 #include "diag.h"
 #include "helpers.h"
 #include "dump_builder.h"
+#include "elf_files.h"
 #include "jitdump.h"
 #include "report.h"
 #include "report_text.h"
@@ -419,21 +420,163 @@ static int prefix_kept(uint64_t size, const uint64_t *off, size_t n, int64_t giv
 static void test_jitdump__first_quarter_rule_boundaries(void **state)
 {
 	(void)state;
-	/* Ignored: code of 256 bytes or more, 4 or more distinct row addresses, the highest
-	 * less than a quarter of the code in (4 * offset < size). */
+	/* Ignored in a dump with V8's 0x40 bias: code of 256 bytes or more, 4 or more
+	 * distinct row addresses, the highest less than a quarter of the code in
+	 * (4 * offset < size), the bias taken off first. */
 	static const uint64_t last63[] = { 0, 8, 16, 63 }, last64[] = { 0, 8, 16, 64 };
 	static const uint64_t dup[] = { 0, 8, 8, 63 }, five[] = { 0, 1, 2, 3, 10 };
-	assert_false(prefix_kept(256, last63, 4, 0, 0));
-	assert_true(prefix_kept(256, last64, 4, 0, 0));    /* 4 * 64 == 256: not less */
-	assert_false(prefix_kept(257, last64, 4, 0, 0));   /* 256 < 257 */
-	assert_true(prefix_kept(255, last63, 4, 0, 0));    /* below 256 bytes */
-	assert_true(prefix_kept(256, dup, 4, 0, 0));       /* 3 distinct addresses */
-	assert_false(prefix_kept(0x1000, five, 5, 0, 0));
-	assert_true(prefix_kept(0x1000, last63, 1, 0, 0)); /* one row: the whole function's line */
-	/* The rule applies to the addresses with the bias taken off: rows written at
-	 * +0x40..+0x7f are the first quarter with bias 0x40, not with bias 0. */
 	assert_false(prefix_kept(256, last63, 4, 0x40, 0x40));
-	assert_true(prefix_kept(256, last63, 4, 0, 0x40));
+	assert_true(prefix_kept(256, last64, 4, 0x40, 0x40));    /* 4 * 64 == 256: not less */
+	assert_false(prefix_kept(257, last64, 4, 0x40, 0x40));   /* 256 < 257 */
+	assert_true(prefix_kept(255, last63, 4, 0x40, 0x40));    /* below 256 bytes */
+	assert_true(prefix_kept(256, dup, 4, 0x40, 0x40));       /* 3 distinct addresses */
+	assert_false(prefix_kept(0x1000, five, 5, 0x40, 0x40));
+	assert_true(prefix_kept(0x1000, last63, 1, 0x40, 0x40)); /* one row: the whole function's line */
+	assert_false(prefix_kept(256, last63, 4, JITDUMP_BIAS_AUTO, 0x40));   /* detected */
+	/* Other producers' rows (no bias) are never guessed away, whatever their shape: the
+	 * JVM's C1 code of StringConcatHelper.mix(long, int), 464 bytes with rows at 0x0,
+	 * 0x3c, 0x52 and 0x65 (the main path; the last row covers C1's out-of-line stubs). */
+	static const uint64_t c1_mix[] = { 0, 0x3c, 0x52, 0x65 };
+	assert_true(prefix_kept(464, c1_mix, 4, 0, 0));
+	assert_true(prefix_kept(464, c1_mix, 4, JITDUMP_BIAS_AUTO, 0));
+	assert_true(prefix_kept(256, last63, 4, 0, 0));
+	assert_true(prefix_kept(0x1000, five, 5, 0, 0));
+	assert_true(prefix_kept(256, last63, 4, 0, 0x40));   /* rows at +0x40..+0x7f, bias 0 */
+}
+
+/* Identity is (object, file, name): every load of a name gets one file and first line,
+ * whichever load came first and whichever file its rows start in (README rule 3), while
+ * the rows keep each instruction's own file and line. */
+static void test_jitdump__one_file_per_name(void **state)
+{
+	(void)state;
+	static const char jname[] = "int com.acme.Checksums.checksum(java.lang.String, int)";
+	/* C1 code: rows from its own file and an inlined callee's */
+	static const struct entry c1[] = { { 0x10000, 7, "com/acme/Checksums.java" },
+					   { 0x10010, 350, "java/lang/StringConcatHelper.java" },
+					   { 0x10020, 351, "java/lang/StringConcatHelper.java" },
+					   { 0x10030, 8, "com/acme/Checksums.java" } };
+	/* C2 code: every row is inlined code, starting in String.java */
+	static const struct entry c2[] = { { 0x20000, 1481, "java/lang/String.java" },
+					   { 0x20010, 10, "java/lang/Integer.java" },
+					   { 0x20020, 11, "java/lang/Integer.java" },
+					   { 0x20030, 12, "java/lang/Integer.java" },
+					   { 0x20040, 2342, "java/lang/String.java" } };
+	/* no declaring class: the file with the most rows over all loads (b.c), its lowest line */
+	static const struct entry f1[] = { { 0x30000, 1, "/s/a.c" }, { 0x30010, 6, "/s/b.c" },
+					   { 0x30020, 5, "/s/b.c" } };
+	static const struct entry f2[] = { { 0x40000, 9, "/s/c.c" } };
+	/* a tie: the first file in byte order */
+	static const struct entry g1[] = { { 0x50000, 3, "/s/z.c" } };
+	static const struct entry g2[] = { { 0x60000, 4, "/s/y.c" } };
+	/* a V8 name: the name's file, not the first row's */
+	static const struct entry v8[] = { { 0x70040, 20, "/t/inlined.js" }, { 0x70050, 3, "/t/a.js" } };
+	for (int order = 0; order < 2; order++) {
+		struct dump d;
+		header(&d, 0, 40);
+		for (int k = 0; k < 2; k++) {
+			if ((k ^ order) == 0) {
+				debug(&d, 0x10000, c1, 4, 0);
+				load(&d, 0x10000, 0x100, 0, jname);
+				debug(&d, 0x30000, f1, 3, 0);
+				load(&d, 0x30000, 0x100, 2, "f");
+				debug(&d, 0x50000, g1, 1, 0);
+				load(&d, 0x50000, 0x100, 4, "g");
+				load(&d, 0x90000, 0x100, 7, "void java.lang.Object.<init>()");
+			} else {
+				debug(&d, 0x20000, c2, 5, 0);
+				load(&d, 0x20000, 0x100, 1, jname);
+				debug(&d, 0x40000, f2, 1, 0);
+				load(&d, 0x40000, 0x100, 3, "f");
+				debug(&d, 0x60000, g2, 1, 0);
+				load(&d, 0x60000, 0x100, 5, "g");
+				static const struct entry init[] = { { 0x80000, 44, "java/lang/Object.java" } };
+				debug(&d, 0x80000, init, 1, 0);
+				load(&d, 0x80000, 0x100, 6, "void java.lang.Object.<init>()");
+			}
+		}
+		debug(&d, 0x70000, v8, 2, 0);
+		load(&d, 0x70000, 0x100, 8, "JS:*f /t/a.js:3:1");
+		assert_int_equal(read_dump(&d, 0), 0);
+		static const struct {
+			uint64_t addr;
+			const char *file;
+			uint64_t line;
+		} want[] = {
+			{ 0x10000, "com/acme/Checksums.java", 7 }, { 0x20000, "com/acme/Checksums.java", 7 },
+			{ 0x30000, "/s/b.c", 5 }, { 0x40000, "/s/b.c", 5 },
+			{ 0x50000, "/s/y.c", 4 }, { 0x60000, "/s/y.c", 4 },
+			{ 0x80000, "java/lang/Object.java", 44 }, { 0x90000, "java/lang/Object.java", 44 },
+			{ 0x70000, "/t/a.js", 3 },
+		};
+		for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+			const struct symbol *s = sym_at(want[i].addr);
+			assert_non_null(s);
+			assert_non_null(s->file);
+			assert_int_equal(s->file_len, strlen(want[i].file));
+			assert_memory_equal(s->file, want[i].file, s->file_len);
+			assert_int_equal(s->line, want[i].line);
+		}
+		/* the rows still give each instruction its own file and line */
+		const struct symline *r = symtab_line(sym_at(0x20000), 0x20000);
+		assert_int_equal(r->line, 1481);
+		assert_string_equal(r->file, "java/lang/String.java");
+		assert_int_equal(symtab_line(sym_at(0x70000), 0x70000)->line, 20);
+	}
+	/* a perf map's entry of the name, built after symtab_finish(), gets the same place */
+	struct dump d;
+	header(&d, 0, 40);
+	debug(&d, 0x20000, c2, 5, 0);
+	load(&d, 0x20000, 0x100, 1, jname);
+	debug(&d, 0x10000, c1, 4, 0);
+	load(&d, 0x10000, 0x100, 0, jname);
+	char *p = tmp_file_n((const char *)d.b, d.n);
+	symtab_free(st);
+	st = symtab_new();
+	assert_int_equal(jitdump_read(st, p, "obj", 0, &js, &dg), 0);
+	uint32_t map = symtab_add_source(st, "perf-1.map", "perf-1.map", SYMTAB_PRIO_MAP);
+	assert_int_equal(symtab_add(st, map, 0xa0000, 0x10, jname, strlen(jname), 1, &dg), 0);
+	symtab_finish(st);
+	const struct symbol *m = sym_at(0xa0000);
+	assert_int_equal(m->source, map);
+	assert_int_equal(m->file_len, strlen("com/acme/Checksums.java"));
+	assert_memory_equal(m->file, "com/acme/Checksums.java", m->file_len);
+	assert_int_equal(m->line, 7);
+	unlink(p);
+	free(p);
+}
+
+/* A name whose loads end in two ELF generations (one was loaded where other code had
+ * been) is still one function: one object (ob=) for all its loads, its first file's. */
+static void test_jitdump__one_object_per_name(void **state)
+{
+	(void)state;
+	struct dump d;
+	header(&d, 0, 40);
+	load(&d, 0x11080, 0x100, 0, "X");   /* overlapped by the later Z: generation 1 */
+	load(&d, 0x11000, 0x100, 1, "Z");   /* wins [0x11080, 0x11100); X keeps the rest */
+	load(&d, 0x15000, 0x100, 2, "X");   /* generation 0 */
+	char *p = tmp_file_n((const char *)d.b, d.n);
+	char *dir = tmp_dir();
+	symtab_free(st);
+	st = symtab_new();
+	assert_int_equal(jitdump_read(st, p, p, 0, &js, &dg), 0);
+	struct elf_files *ef = elf_files_new(dir, "out");
+	assert_int_equal(elf_files_write(ef, st, p, 0, 62, &dg), 0);
+	assert_int_equal(elf_files_count(ef), 2);
+	symtab_finish(st);
+	const struct symbol *x1 = sym_at(0x11100), *x2 = sym_at(0x15000), *z = sym_at(0x11000);
+	assert_string_equal(x1->name, "X");
+	assert_int_equal(x1->generation, 1);
+	assert_int_equal(x2->generation, 0);
+	assert_ptr_equal(x1->object, x2->object);
+	assert_string_equal(x2->object, elf_files_path(ef, 0));
+	assert_string_equal(z->object, elf_files_path(ef, 0));
+	elf_files_free(ef);
+	rmdir(dir);
+	unlink(p);
+	free(p);
+	free(dir);
 }
 
 static void test_jitdump__not_code_in_summary(void **state)
@@ -496,6 +639,8 @@ int main(void)
 		cmocka_unit_test(test_jitdump__reuse_generations_bounded),
 		cmocka_unit_test(test_jitdump__baseline_rows_ignored),
 		cmocka_unit_test(test_jitdump__first_quarter_rule_boundaries),
+		cmocka_unit_test(test_jitdump__one_file_per_name),
+		cmocka_unit_test(test_jitdump__one_object_per_name),
 		cmocka_unit_test(test_jitdump__not_code_in_summary),
 	};
 	return cmocka_run_group_tests(tests, NULL, teardown);

@@ -145,6 +145,36 @@ static void test_jitname__v8_code_kind(void **state)
 	assert_int_equal(jitname_v8_kind("py::^f:/a.py", 12), 0);
 }
 
+/* The JVM's method names (perf map, cgjit's agent) name the declaring class: its source
+ * file is the package path and the outer class, whatever the extension. */
+static void test_jitname__jvm_declaring_file(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *name, *file;
+		int declared;
+	} cases[] = {
+		{ "int com.acme.Checksums.checksum(java.lang.String, int)", "com/acme/Checksums.java", 1 },
+		{ "int com.acme.Checksums.checksum(java.lang.String, int)", "java/lang/String.java", 0 },
+		{ "int com.acme.Checksums.checksum(java.lang.String, int)", "com/acme/Checksums.kt", 1 },
+		{ "int com.acme.Checksums.checksum(java.lang.String, int)", "com/acme/Checksums", 0 },
+		{ "int com.acme.Checksums.checksum(java.lang.String, int)", "acme/Checksums.java", 0 },
+		{ "int com.acme.Checksums.checksum(java.lang.String, int)", "Xcom/acme/Checksums.java", 0 },
+		{ "void java.lang.Object.<init>()", "java/lang/Object.java", 1 },
+		{ "boolean java.util.ImmutableCollections$SetN$SetNIterator.hasNext()",
+		  "java/util/ImmutableCollections.java", 1 },
+		{ "void Main.main(java.lang.String[])", "Main.java", 1 },   /* default package */
+		{ "void Main.main(java.lang.String[])", "x/Main.java", 0 },
+		{ "StubRoutines (1)", "StubRoutines.java", 0 },
+		{ "Interpreter", "Interpreter.java", 0 },
+		{ "main()", "main.java", 0 },
+		{ "JS:*f /a/b.js:1:2", "/a/b.js", 0 },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		assert_int_equal(jitname_jvm_declared_in(cases[i].name, strlen(cases[i].name), cases[i].file,
+							 strlen(cases[i].file)), cases[i].declared);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -152,6 +182,7 @@ int main(void)
 		cmocka_unit_test(test_jitname__conventions),
 		cmocka_unit_test(test_jitname__php),
 		cmocka_unit_test(test_jitname__v8_code_kind),
+		cmocka_unit_test(test_jitname__jvm_declaring_file),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

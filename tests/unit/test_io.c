@@ -272,14 +272,6 @@ static void test_io__zstd_error_offsets(void **state)
 
 /* ---- output: issue #8 (files.sh has the command-line side) ---- */
 
-/* A fresh directory; returns its malloc'd path. */
-static char *tmp_dir(void)
-{
-	char *p = strdup("/tmp/cgjit-io-dir-XXXXXX");
-	assert_non_null(mkdtemp(p));
-	return p;
-}
-
 /* Number of entries in DIR whose name contains ".cgjit-tmp." */
 static int count_tmp(const char *dir)
 {

@@ -635,7 +635,8 @@ static void settle_places(struct symtab *st)
 		}
 	b->nplaces = b->names.count;
 	b->places = xcalloc(b->nplaces + 1, sizeof(*b->places));
-	qsort(v, n, sizeof(*v), cmp_vote);
+	if (n)
+		qsort(v, n, sizeof(*v), cmp_vote);
 	for (size_t i = 0; i < n;) {
 		const struct vote *best = NULL;
 		uint64_t best_n = 0, best_line = 0;

@@ -15,9 +15,10 @@
 #   frames' total and N the number of frames (each may hide less than one unit of elided
 #   cost that rounded to nothing);
 # and the folded values add up to the report's total. Without SVG the second bound is
-# not checked. Prints "ok - ..."/"not ok - ..." lines and, on a "# " line, the share of
-# the total drawn under another function's name: sum over names of |drawn - S| / 2 /
-# total, the elision frames counted as a name with no self cost.
+# not checked. Prints "ok - ..."/"not ok - ..." lines and, on a "# " line, three shares of
+# the total: drawn under another function's name (sum over functions of drawn - S where
+# positive), in elision frames (an older cgjit's "[other]" counted as one), and sum over
+# functions of |drawn - S| / 2 (which counts half of the elided cost).
 # Options: --event E, --part N (no callgrind_annotate then: it sums all parts),
 # --measure (print only the share: works on any folded file, e.g. an older cgjit's).
 use strict;
@@ -87,23 +88,25 @@ for my $f (@{$doc->{top_self}}) {
 	$jit{$k} = 1 if $f->{jit};
 }
 
-# the share of the total drawn under another name
-my $off = 0;
+# the shares of the total drawn under another name, and elided
+my ($abs, $more) = (0, 0);
 my %names = (%self, %drawn);
 for my $k (keys %names) {
 	next if $k eq $elided;
-	$off += abs(($drawn{$k} // 0) - ($self{$k} // 0));
+	my $d = ($drawn{$k} // 0) - ($self{$k} // 0);
+	$abs += abs($d);
+	$more += $d if $d > 0;
 }
-$off += $drawn{$elided} // 0;
-my $share = $total ? $off / 2 / $total : 0;
-printf "# %s: %.4f%% of the total drawn under another function's name (%s elided)\n",
-	$label, 100 * $share, $drawn{$elided} // 0;
+my $pct = sub { $total ? sprintf("%.4f%%", 100 * $_[0] / $total) : "0%" };
+printf "# %s: %s drawn under another function's name, %s elided, sum |drawn - self| / 2 = %s\n",
+	$label, $pct->($more), $pct->($drawn{$elided} // 0), $pct->($abs / 2);
 if ($measure) {
 	# the functions drawn furthest from their self cost
 	my @worst = sort { abs(($drawn{$b} // 0) - ($self{$b} // 0)) <=> abs(($drawn{$a} // 0) - ($self{$a} // 0)) || $a cmp $b }
 		grep { $_ ne $elided } keys %names;
+	my @jit = grep { $jit{$_} } @worst;
 	printf "#   %s%s: self %d, drawn %d\n", $jit{$_} ? "JIT " : "", $_, $self{$_} // 0, $drawn{$_} // 0
-		for @worst[0 .. ($#worst < 4 ? $#worst : 4)];
+		for @worst[0 .. ($#worst < 2 ? $#worst : 2)], @jit[0 .. ($#jit < 1 ? $#jit : 1)];
 	exit 0;
 }
 

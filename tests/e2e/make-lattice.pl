@@ -5,7 +5,8 @@
 # number WIDTH^LAYERS while the file has LAYERS * WIDTH^2 arcs. Each function costs SELF
 # itself; its arcs out share the next layer's inclusive cost equally among its WIDTH
 # callers, so the arcs are consistent (up to rounding down). With 40 layers of 2 and SELF
-# 1000000, `cgjit flamegraph --min-width 0` before the frame cap walked past 60 s.
+# 1000000, `cgjit flamegraph --min-width 0 --format folded` before the frame cap wrote
+# 41,648,127 lines (5.7 GB); it now stops at 200,000 frames (docs/flamegraph.md, 1.5).
 use strict;
 use warnings;
 

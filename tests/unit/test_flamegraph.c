@@ -1,6 +1,6 @@
 /* Unit tests for flamegraph.c and flamegraph_svg.c: stacks built from call arcs (widths
  * split by the arcs, direct recursion, cycles of two and three functions entered at two
- * members, a callee shared by two callers, arcs that say more than the callee spends, a
+ * members, a cycle nobody calls, a callee shared by two callers, arcs that say more than the callee spends, a
  * thread started through clone), each function's frames carrying its self cost, the
  * elision frames of the minimum width and depth limit, the frame cap, the folded output
  * exactly (control characters too), and the SVG's escaping and frame attributes. */
@@ -392,6 +392,31 @@ static uint32_t lcg(uint64_t *r)
 	return (uint32_t)(*r >> 33);
 }
 
+/* A cycle nobody calls (a thread that starts inside it): p (self 10) and q (self 20)
+ * call each other (p -> q 25, q -> p 15). Its 30 are entered at each member by its own
+ * excess: p 10 + 25 - 15 = 20, q 20 + 15 - 25 = 10; each entry draws the whole cycle,
+ * rooted where it is entered, at its share (2/3, 1/3), and rounding keeps the totals. */
+static void test_flamegraph__cycle_entries(void **state)
+{
+	(void)state;
+	static const char *const ev[] = { "Ir" };
+	struct profile p;
+	memset(&p, 0, sizeof(p));
+	struct profile_builder *b = profile_builder_new(&p, 1, ev);
+	uint32_t pp = fn(b, "p"), q = fn(b, "q");
+	self(b, pp, 10);
+	self(b, q, 20);
+	call(b, pp, q, 25);
+	call(b, q, pp, 15);
+	profile_builder_finish(b);
+	struct flamegraph_opts o = { 0, 0.0, 64, 0 };
+	char *s = render(&p, &o, 0, NULL);
+	assert_string_equal(s, "p 7\np;q 13\nq 7\nq;p 3\n");
+	free(s);
+	check_selfs(&p, &o, 0);
+	profile_free(&p);
+}
+
 /* Random call graphs of 12 functions and 40 arcs (cycles, self-calls, arcs far from what
  * their callees spend), the same every run: the frames' self costs add up to the total,
  * and each function's frames carry its self cost within the bound of docs/flamegraph.md:
@@ -549,6 +574,7 @@ int main(void)
 		cmocka_unit_test(test_flamegraph__cycle_of_three),
 		cmocka_unit_test(test_flamegraph__elision),
 		cmocka_unit_test(test_flamegraph__frame_cap),
+		cmocka_unit_test(test_flamegraph__cycle_entries),
 		cmocka_unit_test(test_flamegraph__random_graphs),
 		cmocka_unit_test(test_flamegraph__thread_entry),
 		cmocka_unit_test(test_flamegraph__names),

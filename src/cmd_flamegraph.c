@@ -118,17 +118,17 @@ static int parse(int argc, char **argv, struct fg_args *a)
 }
 
 /* The frame cap changes what is drawn: say so, with the minimum width it took. */
-static void note_cap(const struct flamegraph *g)
+static void note_cap(const struct flamegraph *g, double min_width)
 {
 	struct flamegraph_limits l;
 	flamegraph_limits(g, &l);
 	if (!l.capped)
 		return;
-	double total = (double)flamegraph_total(g);
-	fprintf(stderr, "cgjit: note: more than %zu frames are at least %.4g%% of the total wide; "
-		"frames under %.4g%% (%.0f %s) are drawn as " FLAMEGRAPH_ELIDED_NAME " (--max-frames raises the cap)\n",
-		l.max_frames, 100.0 * l.asked_units / total, 100.0 * l.min_units / total, l.min_units,
-		flamegraph_profile(g)->events[flamegraph_event(g)]);
+	const char *ev = flamegraph_profile(g)->events[flamegraph_event(g)];
+	fprintf(stderr, "cgjit: note: more than %zu frames are at least %.0f %s wide (--min-width %g); "
+		"frames narrower than %.0f %s (%.2g%%) are drawn as " FLAMEGRAPH_ELIDED_NAME
+		" (--max-frames raises the cap)\n", l.max_frames, l.asked_units, ev, 100.0 * min_width,
+		l.min_units, ev, 100.0 * l.min_units / (double)flamegraph_total(g));
 }
 
 /* Writes the graph of P (and BASE) to A->output; nothing is left there on an error. */
@@ -143,7 +143,7 @@ static int write_graph(const struct fg_args *a, const char *const *inputs, size_
 		return 1;
 	}
 	struct flamegraph *g = flamegraph_new(p, &a->fopts);
-	note_cap(g);
+	note_cap(g, a->fopts.min_width);
 	int rc;
 	if (a->folded) {
 		rc = flamegraph_write_folded(g, out, &d);

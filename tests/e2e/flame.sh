@@ -78,7 +78,7 @@ n_all=$(wc -l <"$tmp/all.folded")
 n_def=$(wc -l <"$tmp/node-instr.folded")
 expect '[ "$s" = "$(total_of "$tmp/node-instr.out" Ir)" ] && [ "$n_all" -gt "$n_def" ]' \
 	"--min-width 0: more stacks ($n_all > $n_def), the same total"
-expect '[ "$n_all" -le 200000 ] && grep -q "^cgjit: note: more than 200000 frames are at least .* wide; frames under .* are drawn as \[elided\] (--max-frames raises the cap)$" "$tmp/err"' \
+expect '[ "$n_all" -le 200000 ] && grep -q "^cgjit: note: more than 200000 frames are at least 1 Ir wide (--min-width 0); frames narrower than [0-9]* Ir ([0-9.e-]*%) are drawn as \[elided\] (--max-frames raises the cap)$" "$tmp/err"' \
 	"--min-width 0 on node-instr: within the default cap of 200000 frames ($n_all lines), and a note says so"
 "$CGJIT" flamegraph -f folded --max-depth 3 "$tmp/node-instr.out" >"$tmp/d3.folded"
 expect '[ "$(folded_sum "$tmp/d3.folded")" = "$(total_of "$tmp/node-instr.out" Ir)" ] && ! grep -q "^[^;]*;[^;]*;[^;]*;[^;]*;" "$tmp/d3.folded" && ! grep -v "^[^;]*;[^;]*;[^;]*;\[elided\] [0-9]*$" "$tmp/d3.folded" | grep -q "^[^;]*;[^;]*;[^;]*;"' \

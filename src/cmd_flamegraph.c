@@ -27,9 +27,12 @@ static const char usage[] =
 	"  -f, --format FORMAT   svg (default) or folded\n"
 	"  -d, --diff BASE       colour functions by the change of their self cost from the\n"
 	"                        profile BASE: red more, blue less (svg only)\n"
-	"      --min-width PCT   leave out frames narrower than PCT percent of the total\n"
-	"                        (default 0.1; 0: every frame, which can be millions)\n"
-	"      --max-depth N     frames below the root (default 256)\n"
+	"      --min-width PCT   frames narrower than PCT percent of the total go to one\n"
+	"                        [elided] frame per parent (default 0.1; 0: down to 1 unit)\n"
+	"      --max-depth N     function frames below the root (default 256); what they\n"
+	"                        call is one [elided] frame above them\n"
+	"      --max-frames N    at most N frames (default 200000): past it the minimum\n"
+	"                        width is raised until they fit, with a note on stderr\n"
 	"      --part N          only part N (from 1) of PROFILE and BASE; default: all summed\n"
 	"      --no-fold         keep callgrind's recursion copies name'N apart from name\n"
 	"  -h, --help            this text\n";
@@ -44,7 +47,7 @@ struct fg_args {
 /* Returns -1 to go on, or an exit status. */
 static int parse(int argc, char **argv, struct fg_args *a)
 {
-	enum { OPT_PART = 256, OPT_NOFOLD, OPT_MINW, OPT_DEPTH };
+	enum { OPT_PART = 256, OPT_NOFOLD, OPT_MINW, OPT_DEPTH, OPT_FRAMES };
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "event", required_argument, NULL, 'e' },
@@ -52,6 +55,7 @@ static int parse(int argc, char **argv, struct fg_args *a)
 		{ "diff", required_argument, NULL, 'd' },
 		{ "min-width", required_argument, NULL, OPT_MINW },
 		{ "max-depth", required_argument, NULL, OPT_DEPTH },
+		{ "max-frames", required_argument, NULL, OPT_FRAMES },
 		{ "part", required_argument, NULL, OPT_PART },
 		{ "no-fold", no_argument, NULL, OPT_NOFOLD },
 		{ "help", no_argument, NULL, 'h' },
@@ -88,6 +92,11 @@ static int parse(int argc, char **argv, struct fg_args *a)
 				return cmd_util_usage_error(usage, "--max-depth takes a number of frames from 1, got '%s'", optarg);
 			a->fopts.max_depth = (unsigned)v;
 			break;
+		case OPT_FRAMES:
+			if (cmd_util_parse_count(optarg, 1000000000, &v) < 0 || v < 2)
+				return cmd_util_usage_error(usage, "--max-frames takes a number of frames from 2, got '%s'", optarg);
+			a->fopts.max_frames = (size_t)v;
+			break;
 		case OPT_PART:
 			if (cmd_util_parse_count(optarg, 1000000, &v) < 0 || v == 0)
 				return cmd_util_usage_error(usage, "--part takes a part number from 1, got '%s'", optarg);
@@ -108,6 +117,20 @@ static int parse(int argc, char **argv, struct fg_args *a)
 	return -1;
 }
 
+/* The frame cap changes what is drawn: say so, with the minimum width it took. */
+static void note_cap(const struct flamegraph *g, double min_width)
+{
+	struct flamegraph_limits l;
+	flamegraph_limits(g, &l);
+	if (!l.capped)
+		return;
+	const char *ev = flamegraph_profile(g)->events[flamegraph_event(g)];
+	fprintf(stderr, "cgjit: note: more than %zu frames are at least %.0f %s wide (--min-width %g); "
+		"frames narrower than %.0f %s (%.2g%%) are drawn as " FLAMEGRAPH_ELIDED_NAME
+		" (--max-frames raises the cap)\n", l.max_frames, l.asked_units, ev, 100.0 * min_width,
+		l.min_units, ev, 100.0 * l.min_units / (double)flamegraph_total(g));
+}
+
 /* Writes the graph of P (and BASE) to A->output; nothing is left there on an error. */
 static int write_graph(const struct fg_args *a, const char *const *inputs, size_t ninputs,
 		       const struct profile *p, const struct profile *base, unsigned base_ev)
@@ -120,6 +143,7 @@ static int write_graph(const struct fg_args *a, const char *const *inputs, size_
 		return 1;
 	}
 	struct flamegraph *g = flamegraph_new(p, &a->fopts);
+	note_cap(g, a->fopts.min_width);
 	int rc;
 	if (a->folded) {
 		rc = flamegraph_write_folded(g, out, &d);

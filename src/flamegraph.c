@@ -1,7 +1,8 @@
-/* flamegraph.c - the stacks of a flame graph, built from struct profile's call arcs down
- * from the entry functions (docs/flamegraph.md), walked depth first for the writers
- * (folded stacks here, SVG in flamegraph_svg.c). Owns the arcs re-sorted by caller and
- * callee name, one event's costs, and the walk's stack; never the tree itself. */
+/* flamegraph.c - the stacks of a flame graph, built from struct profile's call arcs
+ * (docs/flamegraph.md section 1) and walked depth first for the writers (folded stacks
+ * here, SVG in flamegraph_svg.c). Owns the consistent arcs in callee-name order, each
+ * component's activity, the spanning tree of the components being drawn and the walk's
+ * stack; never the tree of frames itself. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,29 +14,49 @@
 #include "profile.h"
 #include "xalloc.h"
 
+#define NONE UINT32_MAX
+
+/* An edge out of a function (or the root) in the order of the callees' names. */
 struct edge {
 	uint32_t to;
-	uint64_t cost;
+	uint32_t internal;    /* TO is in the caller's component: a spanning-tree edge */
+	uint64_t mass;        /* external: the consistent arc cost; the root's: an entry */
 };
 
-/* Where a frame is in its list of callees. */
+/* A frame on the walk's stack: its real interval and where it is among its children.
+ * Children are packed from the left in edge order, the elision frame after them, the
+ * frame's own cost last, each piece as wide as its share of MASS. */
 struct level {
+	long double a, b;     /* the frame's interval in cost units, before rounding */
+	uint64_t mass;        /* what the interval stands for */
+	uint64_t kids;        /* the children's part of MASS (all of it but the self cost) */
+	uint64_t vis;         /* the part given to children drawn so far */
 	size_t next, end;     /* edges still to look at */
-	uint64_t cum;         /* cost of the edges looked at */
-	uint64_t drawn;       /* width of the children entered */
+	int tail;             /* the elision frame has been considered */
 };
 
 struct flamegraph {
 	const struct profile *p;
 	unsigned ev, max_depth;
-	uint64_t total, min_units;
+	uint64_t total;
 	size_t n;             /* functions; node N is the root */
+	uint32_t *comp;       /* N: each function's strongly connected component */
+	uint64_t *activity;   /* per component: I'(C), self plus consistent arcs out */
+	uint64_t *out;        /* N: a function's consistent arcs out of its component */
 	size_t *first;        /* N + 2: the edges of node V are first[V] .. first[V + 1] */
 	struct edge *edges;
-	uint64_t *denom;      /* N + 1: what a frame's width stands for, see flamegraph_new() */
-	char *on_stack;
+	/* the spanning tree of each component being drawn (one per component: a component is
+	 * on a stack at most once, the graph of components having no cycle) */
+	uint32_t *parent;     /* N: a member's parent in its component's tree */
+	uint64_t *sub;        /* N: the mass of a member's subtree */
+	uint32_t *root_of;    /* per component: the member its tree is rooted at, or NONE */
+	uint32_t *queue, *seen, epoch;
+	/* limits */
+	long double min_units, asked_units;
+	size_t max_frames, frames;
+	int capped;
 	struct level *levels;
-	struct flamegraph_frame *frames;
+	struct flamegraph_frame *frames_at;
 };
 
 /* floor(C * NUM / DEN) for NUM <= DEN, without overflow. */
@@ -67,19 +88,6 @@ static int cmp_rank(const void *x, const void *y)
 	return c ? c : a->fn < b->fn ? -1 : a->fn > b->fn;
 }
 
-struct sort_edge {
-	uint32_t from, rank, to;
-	uint64_t cost;
-};
-
-static int cmp_edge(const void *x, const void *y)
-{
-	const struct sort_edge *a = x, *b = y;
-	if (a->from != b->from)
-		return a->from < b->from ? -1 : 1;
-	return a->rank < b->rank ? -1 : a->rank > b->rank;
-}
-
 /* RANK[f]: f's place among all functions sorted by name, so that callees come in an order
  * that does not depend on the file's order (flamegraph.pl sorts by name too). */
 static uint32_t *name_ranks(const struct profile *p)
@@ -95,92 +103,257 @@ static uint32_t *name_ranks(const struct profile *p)
 	return rank;
 }
 
-/* How much cost each function starts, as an entry: the cost of its component of the call
- * graph (a function, or functions calling each other in a cycle) that the calls into it do
- * not explain: self cost plus calls out of the component minus calls into it. That is the
- * inclusive cost of a function nobody calls (main, _start), and the run of a thread, which
- * callgrind shows as an arc from clone (its second return) to start_thread that is far
- * wider than the calls into clone. Over all components these add up to the total (each
- * arc between components leaves one and enters another) unless arcs contradict each other
- * (a component gets more than it spends): the root's denominator then scales them down. A component's excess is shared
- * among its members by their own excess (self + out - in); arcs inside it cancel out. */
-static uint64_t *entry_costs(const struct profile *p, unsigned ev)
+#ifdef __SIZEOF_INT128__
+typedef unsigned __int128 wide_t;
+#else
+typedef long double wide_t;
+#endif
+
+/* floor(C * NUM / DEN) for NUM <= DEN, where DEN is a sum of arcs and may pass 64 bits:
+ * exact below that, above it with the low bits of both dropped. It stays monotone in NUM
+ * and is C at NUM = DEN, which is what cumulative rounding needs. */
+static uint64_t part_of(uint64_t c, wide_t num, wide_t den)
 {
-	size_t n = p->nfns;
-	uint32_t *comp = xmalloc((n + 1) * sizeof(*comp));
-	uint32_t ncomp = profile_components(p, comp);
-	/* plus: self + out, minus: in; per function [0, n) and per component [n, n + ncomp) */
-	uint64_t *plus = xcalloc(n + ncomp + 1, sizeof(*plus)), *minus = xcalloc(n + ncomp + 1, sizeof(*minus));
-	for (size_t f = 0; f < n; f++) {
-		plus[f] += p->fns[f].self[ev];
-		plus[n + comp[f]] += p->fns[f].self[ev];
+	if (num >= den)
+		return c;
+#ifdef __SIZEOF_INT128__
+	while (den > UINT64_MAX) {
+		num >>= 1;
+		den >>= 1;
 	}
-	for (size_t a = 0; a < p->narcs; a++) {
-		const struct prof_arc *r = &p->arcs[a];
-		uint64_t c = p->arc_costs[a * p->nevents + ev];
-		if (r->caller == r->callee)
-			continue;
-		plus[r->caller] += c;
-		minus[r->callee] += c;
-		if (comp[r->caller] != comp[r->callee]) {
-			plus[n + comp[r->caller]] += c;
-			minus[n + comp[r->callee]] += c;
-		}
-	}
-	/* weight: a member's own excess; WSUM and WCUM per component, to cut its excess exactly */
-	uint64_t *wsum = xcalloc(ncomp + 1, sizeof(*wsum)), *wcum = xcalloc(ncomp + 1, sizeof(*wcum));
-	for (size_t f = 0; f < n; f++)
-		if (plus[f] > minus[f])
-			wsum[comp[f]] += plus[f] - minus[f];
-	uint64_t *cost = xcalloc(n + 1, sizeof(*cost));
-	for (size_t f = 0; f < n; f++) {
-		uint32_t k = comp[f];
-		if (plus[f] <= minus[f] || plus[n + k] <= minus[n + k])
-			continue;
-		uint64_t excess = plus[n + k] - minus[n + k], lo = scale(excess, wcum[k], wsum[k]);
-		wcum[k] += plus[f] - minus[f];
-		cost[f] = scale(excess, wcum[k], wsum[k]) - lo;
-	}
-	free(comp);
-	free(plus);
-	free(minus);
-	free(wsum);
-	free(wcum);
-	return cost;
+	return scale(c, (uint64_t)num, (uint64_t)den);
+#else
+	long double v = (long double)c * (num / den);
+	return v >= (long double)c ? c : (uint64_t)v;
+#endif
 }
 
-/* The edges: every arc between two functions with a cost, and from the root to every
- * function that starts cost (entry_costs()). Self-calls are not edges: their cost is
- * inside the caller's inclusive cost already. */
-static void build_edges(struct flamegraph *g)
+static uint64_t arc_cost(const struct profile *p, size_t a, unsigned ev)
+{
+	return p->arc_costs[a * p->nevents + ev];
+}
+
+/* The arcs between two components with a cost, by the callee's component (IN) and by the
+ * caller's (OUT): component C's are IN[IN_FIRST[C] .. IN_FIRST[C + 1]). */
+struct comp_arcs {
+	size_t *in_first, *out_first;
+	uint32_t *in, *out;
+};
+
+static void comp_arcs_build(struct comp_arcs *ca, const struct flamegraph *g, uint32_t ncomp)
+{
+	const struct profile *p = g->p;
+	ca->in_first = xcalloc((size_t)ncomp + 2, sizeof(size_t));
+	ca->out_first = xcalloc((size_t)ncomp + 2, sizeof(size_t));
+	ca->in = xmalloc((p->narcs + 1) * sizeof(uint32_t));
+	ca->out = xmalloc((p->narcs + 1) * sizeof(uint32_t));
+	for (size_t a = 0; a < p->narcs; a++) {
+		uint32_t from = g->comp[p->arcs[a].caller], to = g->comp[p->arcs[a].callee];
+		if (from != to && arc_cost(p, a, g->ev)) {
+			ca->in_first[to + 2]++;
+			ca->out_first[from + 2]++;
+		}
+	}
+	for (uint32_t c = 0; c <= ncomp; c++) {
+		ca->in_first[c + 1] += ca->in_first[c];
+		ca->out_first[c + 1] += ca->out_first[c];
+	}
+	/* each list is filled at its start + 1's cursor, which ends at the next list's start */
+	for (size_t a = 0; a < p->narcs; a++) {
+		uint32_t from = g->comp[p->arcs[a].caller], to = g->comp[p->arcs[a].callee];
+		if (from != to && arc_cost(p, a, g->ev)) {
+			ca->in[ca->in_first[to + 1]++] = (uint32_t)a;
+			ca->out[ca->out_first[from + 1]++] = (uint32_t)a;
+		}
+	}
+}
+
+static void comp_arcs_free(struct comp_arcs *ca)
+{
+	free(ca->in_first);
+	free(ca->out_first);
+	free(ca->in);
+	free(ca->out);
+}
+
+/* The consistent arcs (docs/flamegraph.md, "Consistent arcs"): callgrind's arcs into a
+ * component can add up to more than it spends (recursion counted again, the arcs of a
+ * cycle); each component's activity I'(C), its self cost plus its consistent arcs out, is
+ * computed callees first (Tarjan numbers a component after every component it calls), and
+ * its arcs in are scaled down to I'(C) where they exceed it, cut by cumulative rounding
+ * so that they add up to exactly I'(C). Returns the consistent cost of every arc between
+ * components (0 for the others) and fills g->activity and g->out. */
+static uint64_t *consistent_arcs(struct flamegraph *g, uint32_t ncomp, const struct comp_arcs *ca)
+{
+	const struct profile *p = g->p;
+	uint64_t *arcp = xcalloc(p->narcs + 1, sizeof(*arcp));
+	for (size_t f = 0; f < g->n; f++)
+		g->activity[g->comp[f]] += p->fns[f].self[g->ev];
+	for (uint32_t c = 0; c < ncomp; c++) {
+		uint64_t act = g->activity[c];
+		for (size_t i = ca->out_first[c]; i < ca->out_first[c + 1]; i++)
+			act += arcp[ca->out[i]];   /* into components numbered lower: done */
+		g->activity[c] = act;
+		wide_t in = 0, cum = 0;
+		for (size_t i = ca->in_first[c]; i < ca->in_first[c + 1]; i++)
+			in += arc_cost(p, ca->in[i], g->ev);
+		for (size_t i = ca->in_first[c]; i < ca->in_first[c + 1]; i++) {
+			uint64_t cost = arc_cost(p, ca->in[i], g->ev);
+			if (in <= act) {
+				arcp[ca->in[i]] = cost;
+				continue;
+			}
+			uint64_t lo = part_of(act, cum, in);
+			cum += cost;
+			arcp[ca->in[i]] = part_of(act, cum, in) - lo;
+		}
+	}
+	for (size_t a = 0; a < p->narcs; a++)
+		g->out[p->arcs[a].caller] += arcp[a];
+	return arcp;
+}
+
+/* How much of each function's activity no arc into it explains: the entries, children
+ * of the root. A component C enters I'(C) minus its consistent arcs in (0 or more, since
+ * those never exceed I'(C)); over all components these add up to the total exactly, each
+ * arc between components leaving one and entering another. A cycle's entry is shared
+ * among its members by their own excess (self + arcs out - arcs in, inside arcs included,
+ * which cancel over the cycle), so that a thread that starts inside a cycle is entered
+ * where it starts. */
+static uint64_t *entry_costs(struct flamegraph *g, uint32_t ncomp, const uint64_t *arcp)
+{
+	const struct profile *p = g->p;
+	size_t n = g->n;
+	uint64_t *entry = xcalloc(n + 1, sizeof(*entry));
+	uint64_t *left = xcalloc((size_t)ncomp + 1, sizeof(*left));
+	long double *excess = xcalloc(n + 1, sizeof(*excess));
+	long double *wsum = xcalloc((size_t)ncomp + 1, sizeof(*wsum)), *wcum = xcalloc((size_t)ncomp + 1, sizeof(*wcum));
+	memcpy(left, g->activity, ncomp * sizeof(*left));
+	for (size_t f = 0; f < n; f++)
+		excess[f] = (long double)p->fns[f].self[g->ev];
+	for (size_t a = 0; a < p->narcs; a++) {
+		const struct prof_arc *r = &p->arcs[a];
+		uint32_t from = g->comp[r->caller], to = g->comp[r->callee];
+		if (r->caller == r->callee)
+			continue;
+		long double c = (long double)(from == to ? arc_cost(p, a, g->ev) : arcp[a]);
+		excess[r->caller] += c;
+		excess[r->callee] -= c;
+		if (from != to)
+			left[to] -= arcp[a];
+	}
+	/* the weights are summed in function order twice, so that the last member's
+	 * cumulative weight equals the sum exactly and the shares add up to the entry */
+	for (size_t f = 0; f < n; f++)
+		if (excess[f] > 0)
+			wsum[g->comp[f]] += excess[f];
+	for (size_t f = 0; f < n; f++) {
+		uint32_t c = g->comp[f];
+		if (!left[c] || excess[f] <= 0)
+			continue;
+		long double before = wcum[c];
+		wcum[c] += excess[f];
+		uint64_t lo = before >= wsum[c] ? left[c] : (uint64_t)((long double)left[c] * (before / wsum[c]));
+		uint64_t hi = wcum[c] >= wsum[c] ? left[c] : (uint64_t)((long double)left[c] * (wcum[c] / wsum[c]));
+		entry[f] = hi > lo ? hi - lo : 0;
+	}
+	/* a component whose members all show no excess (rounding of contradictory arcs) is
+	 * entered at its first member */
+	for (size_t f = 0; f < n; f++) {
+		uint32_t c = g->comp[f];
+		if (left[c] && !(wsum[c] > 0)) {
+			entry[f] = left[c];
+			wsum[c] = 1;
+		}
+	}
+	free(left);
+	free(excess);
+	free(wsum);
+	free(wcum);
+	return entry;
+}
+
+struct sort_edge {
+	uint32_t from, rank;
+	struct edge e;
+};
+
+static int cmp_edge(const void *x, const void *y)
+{
+	const struct sort_edge *a = x, *b = y;
+	if (a->from != b->from)
+		return a->from < b->from ? -1 : 1;
+	return a->rank < b->rank ? -1 : a->rank > b->rank;
+}
+
+/* The edges, in callee-name order: every arc between components with a consistent cost,
+ * every arc inside a component (cost or not: the spanning trees follow them), and from
+ * the root to every function that enters cost. Self-calls are not edges: their cost is
+ * inside the caller's activity already. */
+static void build_edges(struct flamegraph *g, const uint64_t *arcp, const uint64_t *entry)
 {
 	const struct profile *p = g->p;
 	size_t n = g->n, m = 0;
-	uint64_t *entry = entry_costs(p, g->ev);
 	uint32_t *rank = name_ranks(p);
 	struct sort_edge *se = xmalloc((p->narcs + n + 1) * sizeof(*se));
 	for (size_t a = 0; a < p->narcs; a++) {
 		const struct prof_arc *r = &p->arcs[a];
-		uint64_t cost = p->arc_costs[a * p->nevents + g->ev];
-		if (r->caller != r->callee && cost)
-			se[m++] = (struct sort_edge){ r->caller, rank[r->callee], r->callee, cost };
+		int internal = g->comp[r->caller] == g->comp[r->callee];
+		if (r->caller != r->callee && (internal || arcp[a]))
+			se[m++] = (struct sort_edge){ r->caller, rank[r->callee],
+						      { r->callee, (uint32_t)internal, internal ? 0 : arcp[a] } };
 	}
 	for (size_t f = 0; f < n; f++)
 		if (entry[f])
-			se[m++] = (struct sort_edge){ (uint32_t)n, rank[f], (uint32_t)f, entry[f] };
+			se[m++] = (struct sort_edge){ (uint32_t)n, rank[f], { (uint32_t)f, 0, entry[f] } };
 	qsort(se, m, sizeof(*se), cmp_edge);
 	g->first = xcalloc(n + 2, sizeof(*g->first));
 	g->edges = xmalloc((m + 1) * sizeof(*g->edges));
 	for (size_t i = 0; i < m; i++) {
 		g->first[se[i].from + 1]++;
-		g->edges[i] = (struct edge){ se[i].to, se[i].cost };
+		g->edges[i] = se[i].e;
 	}
 	for (size_t v = 0; v <= n; v++)
 		g->first[v + 1] += g->first[v];
 	free(se);
 	free(rank);
-	free(entry);
 }
+
+/* Roots M's component at M, for an entry into it there: a spanning tree found breadth
+ * first over the inside edges in name order, so that every member is drawn once per entry,
+ * under a member that calls it, and a member's subtree mass (its self cost and arcs out of
+ * the component, with its subtree's) is its frame's share of the component's activity. */
+static void build_tree(struct flamegraph *g, uint32_t m)
+{
+	uint32_t c = g->comp[m];
+	if (g->root_of[c] == m)
+		return;
+	if (++g->epoch == 0) {
+		memset(g->seen, 0, g->n * sizeof(*g->seen));
+		g->epoch = 1;
+	}
+	size_t head = 0, tail = 0;
+	g->queue[tail++] = m;
+	g->seen[m] = g->epoch;
+	g->parent[m] = NONE;
+	while (head < tail) {
+		uint32_t x = g->queue[head++];
+		g->sub[x] = g->p->fns[x].self[g->ev] + g->out[x];
+		for (size_t i = g->first[x]; i < g->first[x + 1]; i++) {
+			const struct edge *e = &g->edges[i];
+			if (e->internal && g->seen[e->to] != g->epoch) {
+				g->seen[e->to] = g->epoch;
+				g->parent[e->to] = x;
+				g->queue[tail++] = e->to;
+			}
+		}
+	}
+	while (--tail > 0)
+		g->sub[g->parent[g->queue[tail]]] += g->sub[g->queue[tail]];
+	g->root_of[c] = m;
+}
+
+static void apply_cap(struct flamegraph *g);
 
 struct flamegraph *flamegraph_new(const struct profile *p, const struct flamegraph_opts *o)
 {
@@ -190,25 +363,35 @@ struct flamegraph *flamegraph_new(const struct profile *p, const struct flamegra
 	g->n = p->nfns;
 	g->total = p->totals[o->event];
 	g->max_depth = o->max_depth ? o->max_depth : 1;
-	double min = o->min_width * (double)g->total;
-	g->min_units = min > 1.0 ? (uint64_t)min : 1;
-	if ((double)g->min_units < min)
-		g->min_units++;
-	build_edges(g);
-	/* A frame of f stands for f's inclusive cost: its callees get their arcs' shares of
-	 * it. Where the arcs add up to more (a cycle's members are capped, docs/reports.md),
-	 * their sum is used, so that children never outgrow their parent. */
-	g->denom = xmalloc((g->n + 1) * sizeof(*g->denom));
-	for (size_t v = 0; v <= g->n; v++) {
-		uint64_t sum = 0;
-		for (size_t i = g->first[v]; i < g->first[v + 1]; i++)
-			sum += g->edges[i].cost;
-		uint64_t own = v == g->n ? g->total : p->fns[v].incl[g->ev];
-		g->denom[v] = sum > own ? sum : own;
-	}
-	g->on_stack = xcalloc(g->n + 1, 1);
-	g->levels = xmalloc(((size_t)g->max_depth + 1) * sizeof(*g->levels));
-	g->frames = xmalloc(((size_t)g->max_depth + 1) * sizeof(*g->frames));
+	g->max_frames = o->max_frames ? o->max_frames : FLAMEGRAPH_MAX_FRAMES;
+	if (g->max_frames < 2)
+		g->max_frames = 2;   /* the root and its elision frame always fit */
+	long double min = (long double)o->min_width * (long double)g->total;
+	g->asked_units = min > 1 ? min : 1;
+	size_t n = g->n;
+	g->comp = xmalloc((n + 1) * sizeof(*g->comp));
+	uint32_t ncomp = profile_components(p, g->comp);
+	g->activity = xcalloc((size_t)ncomp + 1, sizeof(*g->activity));
+	g->out = xcalloc(n + 1, sizeof(*g->out));
+	struct comp_arcs ca;
+	comp_arcs_build(&ca, g, ncomp);
+	uint64_t *arcp = consistent_arcs(g, ncomp, &ca);
+	uint64_t *entry = entry_costs(g, ncomp, arcp);
+	build_edges(g, arcp, entry);
+	comp_arcs_free(&ca);
+	free(arcp);
+	free(entry);
+	g->parent = xmalloc((n + 1) * sizeof(*g->parent));
+	g->sub = xcalloc(n + 1, sizeof(*g->sub));
+	g->queue = xmalloc((n + 1) * sizeof(*g->queue));
+	g->seen = xcalloc(n + 1, sizeof(*g->seen));
+	g->root_of = xmalloc(((size_t)ncomp + 1) * sizeof(*g->root_of));
+	for (uint32_t c = 0; c <= ncomp; c++)
+		g->root_of[c] = NONE;
+	/* function frames down to max_depth, an elision frame one below */
+	g->levels = xmalloc(((size_t)g->max_depth + 2) * sizeof(*g->levels));
+	g->frames_at = xmalloc(((size_t)g->max_depth + 2) * sizeof(*g->frames_at));
+	apply_cap(g);
 	return g;
 }
 
@@ -216,12 +399,18 @@ void flamegraph_free(struct flamegraph *g)
 {
 	if (!g)
 		return;
+	free(g->comp);
+	free(g->activity);
+	free(g->out);
 	free(g->first);
 	free(g->edges);
-	free(g->denom);
-	free(g->on_stack);
+	free(g->parent);
+	free(g->sub);
+	free(g->queue);
+	free(g->seen);
+	free(g->root_of);
 	free(g->levels);
-	free(g->frames);
+	free(g->frames_at);
 	free(g);
 }
 
@@ -240,86 +429,165 @@ unsigned flamegraph_event(const struct flamegraph *g)
 	return g->ev;
 }
 
-static void enter(struct flamegraph *g, unsigned depth, size_t node, uint64_t x, uint64_t width)
+void flamegraph_limits(const struct flamegraph *g, struct flamegraph_limits *l)
 {
-	g->frames[depth] = (struct flamegraph_frame){ node == g->n ? FLAMEGRAPH_ROOT : node, depth, x, width, 0 };
-	g->levels[depth] = (struct level){ g->first[node], g->first[node + 1], 0, 0 };
-	if (node != g->n)
-		g->on_stack[node] = 1;
+	*l = (struct flamegraph_limits){ g->max_frames, g->capped, (double)g->min_units,
+					 (double)g->asked_units, g->frames };
 }
 
-/* The next callee of the frame at DEPTH to enter: its node and width, or 0 when none is
- * left. Edges are cut from the frame's width in order, each by the cumulative share of
- * all edges so far, so that rounding never makes the children wider than the frame. */
-static int next_child(struct flamegraph *g, unsigned depth, size_t *node, uint64_t *width)
+/* The whole cost unit nearest to V: frames are cut at the rounded ends of their real
+ * intervals, so that a frame's rounding never passes to its children (a frame's self
+ * cost is off by less than one unit, whatever its depth) and rounding is monotone (a
+ * child never sticks out of its parent). */
+static uint64_t snap(long double v)
+{
+	return v <= 0 ? 0 : (uint64_t)(v + 0.5L);
+}
+
+/* Where the first C of L's mass ends: monotone in C, and exactly L->b at the whole mass. */
+static long double at(const struct level *L, uint64_t c)
+{
+	if (c >= L->mass)
+		return L->b;
+	long double v = L->a + (L->b - L->a) * ((long double)c / (long double)L->mass);
+	return v < L->b ? v : L->b;
+}
+
+static void enter(struct flamegraph *g, unsigned depth, size_t fn, long double a, long double b,
+		  uint64_t mass)
 {
 	struct level *L = &g->levels[depth];
-	const struct flamegraph_frame *F = &g->frames[depth];
-	uint64_t den = g->denom[F->fn == FLAMEGRAPH_ROOT ? g->n : F->fn];
-	if (depth >= g->max_depth)
-		return 0;
-	while (L->next < L->end) {
-		const struct edge *e = &g->edges[L->next++];
-		uint64_t lo = scale(F->width, L->cum, den);
-		L->cum += e->cost;
-		uint64_t w = scale(F->width, L->cum, den) - lo;
-		/* a function on the stack is recursion through others: not entered again */
-		if (w < g->min_units || g->on_stack[e->to])
-			continue;
-		*node = e->to;
-		*width = w;
-		return 1;
+	size_t node = fn == FLAMEGRAPH_ROOT ? g->n : fn;
+	uint64_t own = fn == FLAMEGRAPH_ROOT ? 0 : fn == FLAMEGRAPH_ELIDED ? mass : g->p->fns[fn].self[g->ev];
+	*L = (struct level){ a, b, mass, mass > own ? mass - own : 0, 0, 0, 0, fn == FLAMEGRAPH_ELIDED };
+	if (fn != FLAMEGRAPH_ELIDED) {
+		L->next = g->first[node];
+		L->end = g->first[node + 1];
 	}
-	return 0;
+	uint64_t x0 = snap(a), x1 = snap(b);
+	g->frames_at[depth] = (struct flamegraph_frame){ fn, depth, x0, x1 - x0, x1 - snap(at(L, L->kids)) };
 }
 
-/* The self cost of the frame just entered at DEPTH: its width minus the children that
- * next_child() will give. The stack does not change while they are walked (each child
- * leaves it again), so a dry run over the edges gives the same children. */
-static uint64_t frame_self(struct flamegraph *g, unsigned depth)
+struct child {
+	size_t fn;
+	long double a, b;
+	uint64_t mass;
+	int entry;            /* entered from outside its component: its tree is rooted here */
+};
+
+/* The next child of the frame at DEPTH into C: 1, or 0 when none is left. Children at
+ * least min_units wide come first, in edge order; the rest of the children's mass (narrow
+ * ones, and all of them below max_depth) is one elision frame after them. */
+static int next_child(struct flamegraph *g, unsigned depth, struct child *c)
 {
-	struct level saved = g->levels[depth];
-	size_t node;
-	uint64_t w, drawn = 0;
-	while (next_child(g, depth, &node, &w))
-		drawn += w;
-	g->levels[depth] = saved;
-	return g->frames[depth].width - drawn;
+	struct level *L = &g->levels[depth];
+	size_t from = g->frames_at[depth].fn;
+	long double per_unit = L->mass ? (L->b - L->a) / (long double)L->mass : 0;
+	while (depth < g->max_depth && L->next < L->end) {
+		const struct edge *e = &g->edges[L->next++];
+		uint64_t m = e->mass;
+		if (e->internal)   /* a member below FROM in the tree, or drawn elsewhere in it */
+			m = g->parent[e->to] == from ? g->sub[e->to] : 0;
+		if (!m || (long double)m * per_unit < g->min_units)
+			continue;
+		c->a = at(L, L->vis);
+		c->b = at(L, L->vis + m);
+		L->vis += m;
+		c->fn = e->to;
+		c->entry = !e->internal;
+		c->mass = e->internal ? m : g->activity[g->comp[e->to]];
+		return 1;
+	}
+	if (L->tail)
+		return 0;
+	L->tail = 1;
+	c->a = at(L, L->vis);
+	c->b = at(L, L->kids);
+	c->fn = FLAMEGRAPH_ELIDED;
+	c->entry = 0;
+	c->mass = L->kids - L->vis;
+	return snap(c->b) > snap(c->a);
 }
 
 int flamegraph_walk(struct flamegraph *g, flamegraph_visit_fn visit, void *ctx)
 {
 	unsigned depth = 0;
-	enter(g, 0, g->n, 0, g->total);
-	g->frames[0].self = frame_self(g, 0);
-	if (visit(ctx, g->frames, 0, 0) < 0)
+	enter(g, 0, FLAMEGRAPH_ROOT, 0, (long double)g->total, g->total);
+	if (visit(ctx, g->frames_at, 0, 0) < 0)
 		return -1;
 	for (;;) {
-		size_t node;
-		uint64_t w;
-		if (next_child(g, depth, &node, &w)) {
-			struct level *L = &g->levels[depth];
-			uint64_t x = g->frames[depth].x + L->drawn;
-			L->drawn += w;
-			enter(g, ++depth, node, x, w);
-			g->frames[depth].self = frame_self(g, depth);
-			if (visit(ctx, g->frames, depth, 0) < 0)
-				goto stop;
+		struct child c;
+		if (next_child(g, depth, &c)) {
+			if (c.entry)
+				build_tree(g, (uint32_t)c.fn);
+			enter(g, ++depth, c.fn, c.a, c.b, c.mass);
+			if (visit(ctx, g->frames_at, depth, 0) < 0)
+				return -1;
 			continue;
 		}
-		const struct flamegraph_frame *F = &g->frames[depth];
-		if (visit(ctx, g->frames, depth, 1) < 0)
-			goto stop;
-		if (F->fn != FLAMEGRAPH_ROOT)
-			g->on_stack[F->fn] = 0;
+		if (visit(ctx, g->frames_at, depth, 1) < 0)
+			return -1;
 		if (!depth)
 			return 0;
 		depth--;
 	}
-stop:
-	for (unsigned i = 1; i <= depth; i++)
-		g->on_stack[g->frames[i].fn] = 0;
-	return -1;
+}
+
+struct counter {
+	size_t n, max;
+};
+
+static int count_visit(void *ctx, const struct flamegraph_frame *stack, unsigned depth, int leave)
+{
+	struct counter *c = ctx;
+	(void)stack;
+	(void)depth;
+	if (leave)
+		return 0;
+	return ++c->n > c->max ? -1 : 0;
+}
+
+/* The frames drawn at the minimum width UNITS, counted up to max_frames + 1. */
+static size_t count_frames(struct flamegraph *g, long double units)
+{
+	struct counter c = { 0, g->max_frames };
+	g->min_units = units;
+	flamegraph_walk(g, count_visit, &c);
+	return c.n;
+}
+
+/* The frame cap. Cutting the walk after max_frames frames would drop whatever comes last
+ * in name order; raising the minimum width drops the narrowest frames instead, into
+ * elision frames, and a frame wide enough at a higher minimum is wide enough at a lower
+ * one, so the count falls as the minimum rises. Search: up by factors of 16 until the
+ * frames fit (at a minimum above the total only the root and its elision frame are
+ * left), then bisect between the last miss and the first fit down to 5%. Each count stops
+ * after max_frames + 1 frames, so the search costs at most some 25 walks of max_frames
+ * frames (16 steps up reach 2^64, 9 halvings a 5% interval). */
+static void apply_cap(struct flamegraph *g)
+{
+	long double lo = g->asked_units, hi;
+	size_t n = count_frames(g, lo);
+	if (n <= g->max_frames) {
+		g->frames = n;
+		return;
+	}
+	g->capped = 1;
+	for (hi = lo * 16; (n = count_frames(g, hi)) > g->max_frames; hi *= 16)
+		lo = hi;
+	size_t fit = n;
+	while (hi > lo * 1.05L) {
+		long double mid = (lo + hi) / 2;
+		n = count_frames(g, mid);
+		if (n > g->max_frames) {
+			lo = mid;
+		} else {
+			hi = mid;
+			fit = n;
+		}
+	}
+	g->min_units = hi;
+	g->frames = fit;
 }
 
 void flamegraph_sink_put(struct flamegraph_sink *s, const char *p, size_t n)
@@ -368,16 +636,20 @@ int flamegraph_sink_flush(struct flamegraph_sink *s)
 	return s->failed ? -1 : 0;
 }
 
-/* A name as one folded-stack frame: ';' separates frames, a line break ends the line. */
+/* A name as one folded-stack frame: ';' separates frames and a line break ends the line;
+ * the other control characters are made spaces as in the SVG, so that a line is text. */
 static void put_folded_name(struct flamegraph_sink *s, const char *name)
 {
 	if (!*name) {
 		flamegraph_sink_put(s, "?", 1);
 		return;
 	}
-	for (const char *p = name; *p;) {
-		size_t k = strcspn(p, ";\n\r");
-		flamegraph_sink_put(s, p, k);
+	const unsigned char *p = (const unsigned char *)name;
+	while (*p) {
+		size_t k = 0;
+		while (p[k] && p[k] != ';' && p[k] >= 0x20 && p[k] != 0x7f)
+			k++;
+		flamegraph_sink_put(s, (const char *)p, k);
 		p += k;
 		if (*p) {
 			flamegraph_sink_put(s, *p == ';' ? ":" : " ", 1);
@@ -395,15 +667,16 @@ static int folded_visit(void *ctx, const struct flamegraph_frame *stack, unsigne
 {
 	struct folded *f = ctx;
 	struct flamegraph_sink *s = &f->sink;
-	const struct profile *p = f->p;
-	if (leave || !stack[depth].self)
+	/* the root has no cost of its own: the entries add up to the total */
+	if (leave || !depth || !stack[depth].self)
 		return 0;
-	if (!depth)
-		flamegraph_sink_put(s, "[other]", 7);
 	for (unsigned i = 1; i <= depth; i++) {
 		if (i > 1)
 			flamegraph_sink_put(s, ";", 1);
-		put_folded_name(s, p->fns[stack[i].fn].name);
+		if (stack[i].fn == FLAMEGRAPH_ELIDED)
+			flamegraph_sink_put(s, FLAMEGRAPH_ELIDED_NAME, sizeof(FLAMEGRAPH_ELIDED_NAME) - 1);
+		else
+			put_folded_name(s, f->p->fns[stack[i].fn].name);
 	}
 	flamegraph_sink_printf(s, " %llu\n", (unsigned long long)stack[depth].self);
 	return s->failed ? -1 : 0;

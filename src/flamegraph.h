@@ -1,10 +1,12 @@
 /* flamegraph.h - flame graph stacks built from a profile's call arcs (docs/flamegraph.md),
  * walked depth first without storing the tree, and the folded-stacks writer; the SVG
- * writer is flamegraph_svg.h. callgrind records arcs, not stacks: a frame of f that is
- * CW wide gives each callee g the width CW * arc(f->g) / inclusive(f). A function already on
- * the current stack is not entered again; narrow frames, calls past the depth limit and
- * arcs back into the stack stay in their parent as self cost, so that the self costs of all
- * frames add up to the event's total. Memory grows with functions, arcs and the depth. */
+ * writer is flamegraph_svg.h. callgrind records arcs, not stacks. The arcs are first made
+ * consistent (no function receives more than it spends) and cycles are collapsed; a frame
+ * of f then gives its own self cost and each callee its arc's share of f's activity, so
+ * that the frames of every function carry its self cost, within the rounding of one unit
+ * per frame, minus what went to elision frames. Frames narrower than the minimum width,
+ * below the depth limit or cut by the frame cap go to one elision frame per parent, never
+ * into the parent. Memory grows with functions, arcs and the depth. */
 #ifndef CGJIT_FLAMEGRAPH_H
 #define CGJIT_FLAMEGRAPH_H
 
@@ -17,44 +19,69 @@ struct profile;
 
 /* The frame of the whole run (depth 0), parent of the entry functions. */
 #define FLAMEGRAPH_ROOT SIZE_MAX
+/* An elision frame: the frames cut below one parent (narrow, too deep, over the cap), a
+ * leaf drawn in a neutral colour and named FLAMEGRAPH_ELIDED_NAME. */
+#define FLAMEGRAPH_ELIDED (SIZE_MAX - 1)
+#define FLAMEGRAPH_ELIDED_NAME "[elided]"
+/* The default cap on the number of frames (flamegraph_opts.max_frames 0). */
+#define FLAMEGRAPH_MAX_FRAMES 200000
 
 struct flamegraph_opts {
 	unsigned event;       /* index into the profile's events */
-	double min_width;     /* a fraction of the total (0.001 = 0.1%): narrower frames are left
-	                         out (their cost stays in the parent); at least 1 cost unit */
-	unsigned max_depth;   /* frames below the root; 0 is taken as 1 */
+	double min_width;     /* a fraction of the total (0.001 = 0.1%): narrower frames go to
+	                         their parent's elision frame; at least 1 cost unit */
+	unsigned max_depth;   /* function frames below the root (0 is taken as 1); an elision
+	                         frame can sit one below */
+	size_t max_frames;    /* the cap on frames drawn (0: FLAMEGRAPH_MAX_FRAMES; at least 2):
+	                         where more frames are at least min_width wide, the minimum
+	                         width is raised until they fit (flamegraph_limits()) */
 };
 
 struct flamegraph_frame {
-	size_t fn;            /* index into the profile's fns, or FLAMEGRAPH_ROOT */
+	size_t fn;            /* index into the profile's fns, FLAMEGRAPH_ROOT or FLAMEGRAPH_ELIDED */
 	unsigned depth;       /* 0 for the root */
 	uint64_t x;           /* left edge, in cost units from the root's left edge */
 	uint64_t width;       /* cost; children's widths add up to at most this */
 	uint64_t self;        /* width minus the children's widths */
 };
 
+/* The limits the graph was drawn with. */
+struct flamegraph_limits {
+	size_t max_frames;    /* the cap */
+	int capped;           /* 1: more than max_frames frames were at least the minimum width
+	                         asked for: min_units was raised */
+	double min_units;     /* the minimum width used, in cost units (at least 1) */
+	double asked_units;   /* the minimum width asked for, in cost units (at least 1) */
+	size_t frames;        /* frames in the graph, the root and elision frames included */
+};
+
 struct flamegraph;
 
-/* Prepares P's arcs (P must outlive the result). Returns the graph (never NULL). */
+/* Makes P's arcs consistent, collapses its cycles and applies the frame cap (which may walk
+ * the graph a few times, each walk stopped after max_frames frames). P must outlive the
+ * result. Returns the graph (never NULL). */
 struct flamegraph *flamegraph_new(const struct profile *p, const struct flamegraph_opts *o);
 void flamegraph_free(struct flamegraph *g);   /* NULL is a no-op */
 const struct profile *flamegraph_profile(const struct flamegraph *g);
 /* The total of the event: the root frame's width. */
 uint64_t flamegraph_total(const struct flamegraph *g);
 unsigned flamegraph_event(const struct flamegraph *g);
+/* Fills L with the limits G is drawn with. */
+void flamegraph_limits(const struct flamegraph *g, struct flamegraph_limits *l);
 
 /* Called entering a frame (LEAVE 0, before its children) and leaving it (LEAVE 1). STACK[0..DEPTH] are the frames from the root down to this one,
  * valid during the call. Returns 0 to go on, -1 to stop the walk. */
 typedef int (*flamegraph_visit_fn)(void *ctx, const struct flamegraph_frame *stack,
 				   unsigned depth, int leave);
 /* Visits every frame depth first, children in the order of their names (then file,
- * object), the same order every time. Returns 0, or -1 if VISIT stopped it. */
+ * object) and a parent's elision frame after them, the same order every time. Returns 0,
+ * or -1 if VISIT stopped it. */
 int flamegraph_walk(struct flamegraph *g, flamegraph_visit_fn visit, void *ctx);
 
 /* Writes Brendan Gregg's folded stacks to OUT: one line "entry;...;f SELF" per frame with a
  * self cost above 0, a frame before its children, so that the values add up to the total.
- * In names ';' becomes ':' and line breaks become spaces. The root's self cost (entry
- * functions narrower than the minimum width) is the stack "[other]".
+ * In names ';' becomes ':', and control characters (bytes below 0x20, and 0x7f) become
+ * spaces, as in the SVG. An elision frame is FLAMEGRAPH_ELIDED_NAME.
  * Returns 0, or -1 with D set (a failed write; OUT is not finished or aborted here). */
 int flamegraph_write_folded(struct flamegraph *g, struct output *out, struct diag *d);
 

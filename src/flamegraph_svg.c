@@ -23,6 +23,7 @@
 #define TOP 66.0
 #define BOTTOM 34.0
 #define CHAR_W 7.3
+#define ELIDED_GREY 244
 
 #define PUT(k, lit) flamegraph_sink_put(k, lit, sizeof(lit) - 1)
 
@@ -110,7 +111,8 @@ static size_t utf8_len(const unsigned char *p, size_t n)
 }
 
 /* S as XML character data, at most MAX characters (then cut to MAX - 2 and ".."): markup
- * characters escaped, control characters as spaces, bytes that are not UTF-8 as U+FFFD. */
+ * characters escaped, control characters (below 0x20, 0x7f) as spaces as in folded output,
+ * bytes that are not UTF-8 as U+FFFD. */
 static void put_text(struct flamegraph_sink *k, const char *s, size_t max)
 {
 	const unsigned char *p = (const unsigned char *)s;
@@ -129,7 +131,7 @@ static void put_text(struct flamegraph_sink *k, const char *s, size_t max)
 		case '>': PUT(k, "&gt;"); break;
 		case '"': PUT(k, "&quot;"); break;
 		default:
-			if (p[i] < 0x20)
+			if (p[i] < 0x20 || p[i] == 0x7f)
 				PUT(k, " ");
 			else
 				flamegraph_sink_put(k, s + i, l);
@@ -138,6 +140,12 @@ static void put_text(struct flamegraph_sink *k, const char *s, size_t max)
 	}
 	if (keep < chars)
 		PUT(k, "..");
+}
+
+/* A function's frame, not the root or an elision frame. */
+static int is_fn(size_t fn)
+{
+	return fn != FLAMEGRAPH_ROOT && fn != FLAMEGRAPH_ELIDED;
 }
 
 static int64_t self_change(const struct svg *v, size_t fn)
@@ -156,11 +164,16 @@ static uint32_t name_hash(const char *s)
 }
 
 /* By kind: JIT code green, code without a symbol grey, the rest warm (as flamegraph.pl);
- * the shade within a kind comes from the name. */
+ * the shade within a kind comes from the name. Elision frames are near white, with a
+ * dashed outline (draw()), so that they read as no function's. */
 static void kind_colour(const struct svg *v, size_t fn, unsigned rgb[3])
 {
 	if (fn == FLAMEGRAPH_ROOT) {
 		rgb[0] = rgb[1] = rgb[2] = 200;
+		return;
+	}
+	if (fn == FLAMEGRAPH_ELIDED) {
+		rgb[0] = rgb[1] = rgb[2] = ELIDED_GREY;
 		return;
 	}
 	const struct prof_fn *f = &v->p->fns[fn];
@@ -184,7 +197,11 @@ static void diff_colour(const struct svg *v, size_t fn, unsigned rgb[3])
 {
 	static const double none[3] = { 232, 232, 232 }, more[3] = { 222, 36, 36 }, less[3] = { 40, 96, 232 };
 	double r = 0;
-	int64_t c = fn == FLAMEGRAPH_ROOT ? 0 : self_change(v, fn);
+	if (fn == FLAMEGRAPH_ELIDED) {
+		rgb[0] = rgb[1] = rgb[2] = ELIDED_GREY;
+		return;
+	}
+	int64_t c = is_fn(fn) ? self_change(v, fn) : 0;
 	if (v->max_change > 0)
 		r = (double)(c < 0 ? -c : c) / v->max_change;
 	const double *to = c < 0 ? less : more;
@@ -210,7 +227,7 @@ static int measure(void *ctx, const struct flamegraph_frame *stack, unsigned dep
 	v->frames++;
 	if (depth > v->max_depth)
 		v->max_depth = depth;
-	if (v->base_of && stack[depth].fn != FLAMEGRAPH_ROOT) {
+	if (v->base_of && is_fn(stack[depth].fn)) {
 		int64_t c = self_change(v, stack[depth].fn);
 		double a = c < 0 ? -(double)c : (double)c;
 		if (a > v->max_change)
@@ -219,17 +236,24 @@ static int measure(void *ctx, const struct flamegraph_frame *stack, unsigned dep
 	return 0;
 }
 
+static const char *frame_name(const struct svg *v, size_t fn)
+{
+	return fn == FLAMEGRAPH_ROOT ? "all" : fn == FLAMEGRAPH_ELIDED ? FLAMEGRAPH_ELIDED_NAME : v->p->fns[fn].name;
+}
+
 /* The tooltip: name, then the frame's cost and share, then where the function is from
  * and, with --diff, how its self cost changed. Lines are split by the script. */
 static void put_title(struct svg *v, const struct flamegraph_frame *fr)
 {
 	struct flamegraph_sink *k = &v->sink;
 	char b1[32], b2[32], b3[32];
-	const struct prof_fn *f = fr->fn == FLAMEGRAPH_ROOT ? NULL : &v->p->fns[fr->fn];
+	const struct prof_fn *f = is_fn(fr->fn) ? &v->p->fns[fr->fn] : NULL;
 	PUT(k, "<title>");
-	put_text(k, f ? f->name : "all", SIZE_MAX);
+	put_text(k, frame_name(v, fr->fn), SIZE_MAX);
 	flamegraph_sink_printf(k, "\n%s %s (%.2f%%), self %s", doc_commas(b1, fr->width),
 			       v->p->events[v->ev], share(v, fr->width), doc_commas(b2, fr->self));
+	if (fr->fn == FLAMEGRAPH_ELIDED)
+		PUT(k, "\nframes cut here: narrower than the minimum width, or below --max-depth");
 	if (f) {
 		PUT(k, "\n");
 		if (f->jit)
@@ -271,12 +295,13 @@ static int draw(void *ctx, const struct flamegraph_frame *stack, unsigned depth,
 	flamegraph_sink_printf(k, "<g class=\"f\" data-x=\"%llu\" data-v=\"%llu\" data-d=\"%u\">",
 			       (unsigned long long)fr->x, (unsigned long long)fr->width, depth);
 	put_title(v, fr);
-	flamegraph_sink_printf(k, "<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\" rx=\"2\" fill=\"rgb(%u,%u,%u)\"/>",
-			       x, y, w, FRAME_H - 1, rgb[0], rgb[1], rgb[2]);
+	flamegraph_sink_printf(k, "<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\" rx=\"2\" fill=\"rgb(%u,%u,%u)\"%s/>",
+			       x, y, w, FRAME_H - 1, rgb[0], rgb[1], rgb[2],
+			       fr->fn == FLAMEGRAPH_ELIDED ? " stroke=\"#888\" stroke-dasharray=\"3,2\"" : "");
 	flamegraph_sink_printf(k, "<text x=\"%.2f\" y=\"%.1f\">", x + 3, y + 11.5);
 	double fit = (w - 4) / CHAR_W;
 	if (fit >= 3)
-		put_text(k, fr->fn == FLAMEGRAPH_ROOT ? "all" : v->p->fns[fr->fn].name, (size_t)fit);
+		put_text(k, frame_name(v, fr->fn), (size_t)fit);
 	PUT(k, "</text>\n");
 	return k->failed ? -1 : 0;
 }
@@ -315,7 +340,7 @@ static void put_head(struct svg *v, const struct flamegraph_svg_opts *o)
 		PUT(k, "colour: change of the function's self cost (red more, blue less)");
 	else
 		PUT(k, "green: JIT code, grey: no symbol, warm: other code");
-	PUT(k, "; stacks estimated from call arcs</text>\n");
+	PUT(k, "; dashed: " FLAMEGRAPH_ELIDED_NAME " (cut frames); stacks estimated from call arcs</text>\n");
 	flamegraph_sink_printf(k, "<text id=\"reset\" x=\"%.0f\" y=\"24\" style=\"display:none\">Reset zoom</text>\n", PAD);
 	flamegraph_sink_printf(k, "<text id=\"details\" x=\"%.0f\" y=\"%.0f\"> </text>\n", PAD, v->height - 12);
 }

@@ -1,9 +1,12 @@
 #!/bin/bash
-# End-to-end tests of `cgjit flamegraph` on the stored samples, after augment as
+# End-to-end tests of `cgjit flamegraph` on every stored sample, after augment as
 # tests/e2e/reports.sh runs it: the SVG is well-formed XML (xmllint) and its frames fit
 # into each other (tests/e2e/check-flame.pl); the folded stacks add up to the event's total
-# that `cgjit report --format json` gives; --diff colours the deliberately slowed-down JIT
-# function red; parts, events, cachegrind; the errors (exit 1/2, no output file left).
+# that `cgjit report --format json` gives, and each function's stacks to its self cost in
+# `cgjit report` and callgrind_annotate / cg_annotate (tests/e2e/check-flame-self.pl);
+# a lattice-shaped call graph (tests/e2e/make-lattice.pl) stays within the frame cap;
+# --diff colours the deliberately slowed-down JIT function red; parts, events, cachegrind;
+# the errors (exit 1/2, no output file left).
 # Prints "ok"/"not ok" per check ("skip" for those this machine cannot run) and
 # "N passed, N failed, N skipped" last; exits 1 on any failure.
 . "$(dirname "$0")/harness.sh"
@@ -33,8 +36,21 @@ check_svg() {   # SVG LABEL
 	expect '[ $? = 0 ]' "$2: children within their parents ($r)"
 }
 
-echo "# SVG and folded stacks on augmented samples"
-for n in node-instr java-instr moarvm-callers node-diff-base node-diff-slow moarvm-parts; do
+check_self() {   # [check-flame-self.pl options] PROFILE FOLDED [SVG]: its "ok"/"not ok" lines
+	local line
+	while IFS= read -r line; do
+		case $line in
+		"ok - "*) ok "${line#ok - }" ;;
+		"# "*) echo "$line" ;;
+		*) notok "${line#not ok - }" ;;
+		esac
+	done < <(perl "$top/tests/e2e/check-flame-self.pl" "$@" 2>&1 || echo "not ok - check-flame-self.pl $* failed")
+}
+
+echo "# SVG and folded stacks on every augmented sample: each function at its self cost"
+for dir in "$top"/samples/*/; do
+	n=$(basename "$dir")
+	[ -n "$(ls "$dir" | grep "^callgrind\.out\.")" ] || continue
 	if ! augment "$n" 2>"$tmp/err"; then
 		notok "$n: augment failed: $(cat "$tmp/err")"
 		continue
@@ -47,7 +63,8 @@ for n in node-instr java-instr moarvm-callers node-diff-base node-diff-slow moar
 	t=$(total_of "$p" Ir)
 	s=$(folded_sum "$tmp/$n.folded")
 	expect '[ -n "$t" ] && [ "$s" = "$t" ]' "$n: folded values add up to the Ir total ($s = $t)"
-	expect '! grep -q "^\[other\]" "$tmp/$n.folded"' "$n: every entry wider than --min-width ([other] absent)"
+	expect '! grep -q "^\[other\]" "$tmp/$n.folded"' "$n: the root has no cost of its own ([other] absent)"
+	check_self "$CGJIT" "$p" "$tmp/$n.folded" "$tmp/$n.svg"
 done
 
 echo "# JIT names and layout"
@@ -55,15 +72,18 @@ expect 'grep -q "<title>JS:[*~^]" "$tmp/node-instr.svg" && grep -q "<title>[^<]*
 	"augmented names appear in the frames (JS:*... for node, Prog.fib for java)"
 expect 'grep -q "^clone;start_thread;" "$tmp/java-instr.folded"' \
 	"java: the threads' run starts at clone (its arc out far exceeds the calls in)"
-"$CGJIT" flamegraph -f folded --min-width 0 -o "$tmp/all.folded" "$tmp/node-instr.out"
+"$CGJIT" flamegraph -f folded --min-width 0 -o "$tmp/all.folded" "$tmp/node-instr.out" 2>"$tmp/err"
 s=$(folded_sum "$tmp/all.folded")
 n_all=$(wc -l <"$tmp/all.folded")
 n_def=$(wc -l <"$tmp/node-instr.folded")
 expect '[ "$s" = "$(total_of "$tmp/node-instr.out" Ir)" ] && [ "$n_all" -gt "$n_def" ]' \
 	"--min-width 0: more stacks ($n_all > $n_def), the same total"
+expect '[ "$n_all" -le 200000 ] && grep -q "^cgjit: note: more than 200000 frames are at least 1 Ir wide (--min-width 0); frames narrower than [0-9]* Ir ([0-9.e-]*%) are drawn as \[elided\] (--max-frames raises the cap)$" "$tmp/err"' \
+	"--min-width 0 on node-instr: within the default cap of 200000 frames ($n_all lines), and a note says so"
 "$CGJIT" flamegraph -f folded --max-depth 3 "$tmp/node-instr.out" >"$tmp/d3.folded"
-expect '[ "$(folded_sum "$tmp/d3.folded")" = "$(total_of "$tmp/node-instr.out" Ir)" ] && ! grep -q "^[^;]*;[^;]*;[^;]*;" "$tmp/d3.folded"' \
-	"--max-depth 3: at most three frames per stack, the same total (stdout)"
+expect '[ "$(folded_sum "$tmp/d3.folded")" = "$(total_of "$tmp/node-instr.out" Ir)" ] && ! grep -q "^[^;]*;[^;]*;[^;]*;[^;]*;" "$tmp/d3.folded" && ! grep -v "^[^;]*;[^;]*;[^;]*;\[elided\] [0-9]*$" "$tmp/d3.folded" | grep -q "^[^;]*;[^;]*;[^;]*;"' \
+	"--max-depth 3: at most three function frames per stack, then one [elided], the same total (stdout)"
+check_self "$CGJIT" "$tmp/node-instr.out" "$tmp/d3.folded"
 "$CGJIT" flamegraph -o "$tmp/again.svg" "$tmp/node-instr.out"
 expect 'cmp -s "$tmp/again.svg" "$tmp/node-instr.svg"' "the same profile gives the same SVG"
 "$CGJIT" flamegraph -o "$tmp/raw.svg" "$tmp/node-instr.in"
@@ -81,6 +101,24 @@ expect '[ "$(folded_sum "$tmp/cg.folded")" = "$(total_of "$tmp/cg.out" D1mr)" ] 
 	"cachegrind --event D1mr: no calls, so one frame per function; the D1mr total"
 "$CGJIT" flamegraph --event D1mr -o "$tmp/cg.svg" "$tmp/cg.out"
 check_svg "$tmp/cg.svg" "cachegrind SVG"
+check_self --event D1mr "$CGJIT" "$tmp/cg.out" "$tmp/cg.folded" "$tmp/cg.svg"
+check_self --part 2 "$CGJIT" "$tmp/moarvm-parts.out" "$tmp/p2.folded"
+
+echo "# a lattice: 2^40 stacks from 160 arcs (tests/e2e/make-lattice.pl)"
+perl "$top/tests/e2e/make-lattice.pl" 40 2 1000000 >"$tmp/lattice.cg"
+"$CGJIT" flamegraph -f folded --min-width 0 -o "$tmp/lattice.folded" "$tmp/lattice.cg" 2>"$tmp/err"
+rc=$?
+lines=$(wc -l <"$tmp/lattice.folded")
+expect '[ $rc = 0 ] && [ "$lines" -gt 1000 ] && [ "$lines" -le 200000 ] && [ "$(wc -c <"$tmp/lattice.folded")" -le $((200000 * 300)) ] && grep -q "^cgjit: note: more than 200000 frames" "$tmp/err"' \
+	"--min-width 0: at most 200000 frames ($lines lines, 300 bytes each at most), and a note on stderr"
+"$CGJIT" flamegraph --min-width 0 --max-frames 5000 -o "$tmp/lattice.svg" "$tmp/lattice.cg" 2>"$tmp/err"
+r=$(perl "$top/tests/e2e/check-flame.pl" "$tmp/lattice.svg")
+expect '[ $? = 0 ] && [ "${r%% frames*}" -le 5000 ] && [ "${r%% frames*}" -gt 2500 ] && grep -q "^cgjit: note: more than 5000 frames" "$tmp/err"' \
+	"--max-frames 5000: an SVG of at most 5000 frames, more than half the cap used ($r)"
+"$CGJIT" flamegraph -f folded --min-width 0 --max-frames 5000 -o "$tmp/lattice5k.folded" "$tmp/lattice.cg" 2>/dev/null
+check_self "$CGJIT" "$tmp/lattice.cg" "$tmp/lattice5k.folded" "$tmp/lattice.svg"
+"$CGJIT" flamegraph -f folded -o "$tmp/lattice-def.folded" "$tmp/lattice.cg" 2>"$tmp/err"
+expect '[ ! -s "$tmp/err" ]' "the default --min-width stays within the cap: no note"
 
 echo "# --diff: the slowed-down JIT function is red"
 "$CGJIT" flamegraph --diff "$tmp/node-diff-base.out" -o "$tmp/diff.svg" "$tmp/node-diff-slow.out"
@@ -124,7 +162,7 @@ rc=$?
 expect '[ $rc = 2 ] && [ ! -s "$tmp/out" ] && grep -q "format takes svg or folded, got .xml." "$tmp/err"' "--format xml: exit 2"
 "$CGJIT" flamegraph -f folded --diff "$p" "$p" >/dev/null 2>"$tmp/err"
 expect '[ $? = 2 ] && grep -q "folded stacks have no colours" "$tmp/err"' "--diff with --format folded: exit 2"
-for bad in "--min-width 101" "--min-width x" "--max-depth 0" "--part 0"; do
+for bad in "--min-width 101" "--min-width x" "--max-depth 0" "--part 0" "--max-frames 1" "--max-frames x"; do
 	"$CGJIT" flamegraph $bad "$p" >/dev/null 2>"$tmp/err"
 	expect '[ $? = 2 ]' "$bad: exit 2"
 done

@@ -1,7 +1,9 @@
 /* Unit tests for flamegraph.c and flamegraph_svg.c: stacks built from call arcs (widths
- * split by the arcs, direct recursion, a cycle of two functions that must not loop, a
- * thread started through clone), the minimum width and depth limit, the folded output
- * exactly, and the SVG's escaping and frame attributes. */
+ * split by the arcs, direct recursion, cycles of two and three functions entered at two
+ * members, a cycle nobody calls, a callee shared by two callers, arcs that say more than the callee spends, a
+ * thread started through clone), each function's frames carrying its self cost, the
+ * elision frames of the minimum width and depth limit, the frame cap, the folded output
+ * exactly (control characters too), and the SVG's escaping and frame attributes. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -87,10 +89,10 @@ static void test_flamegraph__folded(void **state)
 	(void)state;
 	struct profile p;
 	build(&p);
-	struct flamegraph_opts o = { 0, 0.0, 64 };
+	struct flamegraph_opts o = { 0, 0.0, 64, 0 };
 	char *s = render(&p, &o, 0, NULL);
-	/* a's recursion stays in a; d -> c is not entered again (c is on the stack): its 15
-	 * stay in d, and the values add up to 120 */
+	/* a's recursion is inside a; c and d are one component entered at c: its spanning tree
+	 * is c -> d (d -> c is not followed again), and the values add up to 120 */
 	assert_string_equal(s,
 		"main 10\n"
 		"main;a 40\n"
@@ -135,7 +137,7 @@ static void test_flamegraph__widths(void **state)
 	(void)state;
 	struct profile p;
 	build(&p);
-	struct flamegraph_opts o = { 0, 0.0, 64 };
+	struct flamegraph_opts o = { 0, 0.0, 64, 0 };
 	struct flamegraph *g = flamegraph_new(&p, &o);
 	struct seen s = { 0 };
 	assert_int_equal(flamegraph_walk(g, collect, &s), 0);
@@ -160,26 +162,306 @@ static void test_flamegraph__widths(void **state)
 	profile_free(&p);
 }
 
-static void test_flamegraph__limits(void **state)
+/* Per function: the self costs of its frames, and how many frames it has. */
+struct tally {
+	uint64_t drawn[16], elided, total;
+	size_t frames[16], nframes;
+};
+
+static int tally_visit(void *ctx, const struct flamegraph_frame *stack, unsigned depth, int leave)
+{
+	struct tally *t = ctx;
+	const struct flamegraph_frame *fr = &stack[depth];
+	if (leave)
+		return 0;
+	t->nframes++;
+	t->total += fr->self;
+	if (fr->fn == FLAMEGRAPH_ELIDED) {
+		t->elided += fr->self;
+	} else if (fr->fn != FLAMEGRAPH_ROOT) {
+		assert_true(fr->fn < 16);
+		t->drawn[fr->fn] += fr->self;
+		t->frames[fr->fn]++;
+	}
+	return 0;
+}
+
+/* Walks P's graph: the frames' self costs add up to the total, and every function's
+ * frames carry its self cost, exactly (SLACK 0) or, where widths do not divide evenly,
+ * within the rounding of less than one unit per frame (docs/flamegraph.md section 1). */
+static void check_selfs(const struct profile *p, const struct flamegraph_opts *o, int slack)
+{
+	struct flamegraph *g = flamegraph_new(p, o);
+	struct tally t = { 0 };
+	assert_int_equal(flamegraph_walk(g, tally_visit, &t), 0);
+	assert_int_equal(t.total, p->totals[0]);
+	assert_int_equal(t.elided, 0);
+	for (size_t f = 0; f < p->nfns; f++) {
+		uint64_t s = p->fns[f].self[0];
+		if (!slack) {
+			assert_int_equal(t.drawn[f], s);
+			continue;
+		}
+		uint64_t diff = t.drawn[f] > s ? t.drawn[f] - s : s - t.drawn[f];
+		assert_true(diff < t.frames[f] || diff == 0);
+	}
+	flamegraph_free(g);
+}
+
+static void test_flamegraph__selfs_exact(void **state)
 {
 	(void)state;
 	struct profile p;
 	build(&p);
-	/* 20% of 120 = 24: b (20) and e (10) are left out, their cost stays in a and d */
-	struct flamegraph_opts o = { 0, 0.2, 64 };
+	struct flamegraph_opts o = { 0, 0.0, 64, 0 };
+	check_selfs(&p, &o, 0);
+	profile_free(&p);
+}
+
+/* s (self 30, calls t 30, t self 30) is called by a (40) and b (20) with different arc
+ * costs; main (self 10) calls a (60) and b (30); a has self 20, b 10. Total 100. */
+static void test_flamegraph__shared_callee(void **state)
+{
+	(void)state;
+	static const char *const ev[] = { "Ir" };
+	struct profile p;
+	memset(&p, 0, sizeof(p));
+	struct profile_builder *b = profile_builder_new(&p, 1, ev);
+	uint32_t m = fn(b, "main"), a = fn(b, "a"), bb = fn(b, "b"), sh = fn(b, "s"), t = fn(b, "t");
+	self(b, m, 10);
+	self(b, a, 20);
+	self(b, bb, 10);
+	self(b, sh, 30);
+	self(b, t, 30);
+	call(b, m, a, 60);
+	call(b, m, bb, 30);
+	call(b, a, sh, 40);
+	call(b, bb, sh, 20);
+	call(b, sh, t, 30);
+	profile_builder_finish(b);
+	struct flamegraph_opts o = { 0, 0.0, 64, 0 };
 	char *s = render(&p, &o, 0, NULL);
-	assert_string_equal(s, "main 10\nmain;a 60\nmain;c 10\nmain;c;d 40\n");
+	/* each frame of s splits as s does: half its own cost, half t's */
+	assert_string_equal(s,
+		"main 10\n"
+		"main;a 20\n"
+		"main;a;s 20\n"
+		"main;a;s;t 20\n"
+		"main;b 10\n"
+		"main;b;s 10\n"
+		"main;b;s;t 10\n");
 	free(s);
-	/* two frames below the root: a and c keep what they call */
-	o = (struct flamegraph_opts){ 0, 0.0, 2 };
+	check_selfs(&p, &o, 0);
+	profile_free(&p);
+}
+
+/* Arcs that contradict each other: main calls f with an arc of 100 and h (self 10) with
+ * 10, but f spends only 30 (self 10, g 20). The arc into f is scaled down to 30, so main
+ * is 40 wide and h is not drawn narrower than its 10. */
+static void test_flamegraph__contradictory_arcs(void **state)
+{
+	(void)state;
+	static const char *const ev[] = { "Ir" };
+	struct profile p;
+	memset(&p, 0, sizeof(p));
+	struct profile_builder *b = profile_builder_new(&p, 1, ev);
+	uint32_t m = fn(b, "main"), f = fn(b, "f"), gg = fn(b, "g"), h = fn(b, "h");
+	self(b, f, 10);
+	self(b, gg, 20);
+	self(b, h, 10);
+	call(b, m, f, 100);
+	call(b, m, h, 10);
+	call(b, f, gg, 20);
+	profile_builder_finish(b);
+	struct flamegraph_opts o = { 0, 0.0, 64, 0 };
+	char *s = render(&p, &o, 0, NULL);
+	assert_string_equal(s, "main;f 10\nmain;f;g 20\nmain;h 10\n");
+	free(s);
+	check_selfs(&p, &o, 0);
+	profile_free(&p);
+}
+
+/* A cycle of three, x -> y -> z -> x, entered from main at x (arc 100) and at z (10):
+ * more than the cycle spends (self 10 + 20 + 30, y -> w 10, w self 10: 70), so the arcs in
+ * become 63 and 7. Each entry draws the whole cycle once, as a spanning tree rooted where
+ * it is entered (x -> y -> z, and z -> x -> y), at its share of the cycle's 70. */
+static void test_flamegraph__cycle_of_three(void **state)
+{
+	(void)state;
+	static const char *const ev[] = { "Ir" };
+	struct profile p;
+	memset(&p, 0, sizeof(p));
+	struct profile_builder *b = profile_builder_new(&p, 1, ev);
+	uint32_t m = fn(b, "main"), x = fn(b, "x"), y = fn(b, "y"), z = fn(b, "z"), w = fn(b, "w");
+	self(b, m, 5);
+	self(b, x, 10);
+	self(b, y, 20);
+	self(b, z, 30);
+	self(b, w, 10);
+	call(b, m, x, 100);
+	call(b, m, z, 10);
+	call(b, x, y, 80);
+	call(b, y, z, 60);
+	call(b, y, w, 10);
+	call(b, z, x, 50);
+	profile_builder_finish(b);
+	struct flamegraph_opts o = { 0, 0.0, 64, 0 };
+	char *s = render(&p, &o, 0, NULL);
+	assert_string_equal(s,
+		"main 5\n"
+		"main;x 9\n"
+		"main;x;y 18\n"
+		"main;x;y;w 9\n"
+		"main;x;y;z 27\n"
+		"main;z 3\n"
+		"main;z;x 1\n"
+		"main;z;x;y 2\n"
+		"main;z;x;y;w 1\n");
+	free(s);
+	check_selfs(&p, &o, 0);
+	profile_free(&p);
+}
+
+/* Elision frames: 20% of 120 = 24, so b (20) and e (10) are cut; each goes to an elision
+ * frame above its parent, not into the parent's own cost. */
+static void test_flamegraph__elision(void **state)
+{
+	(void)state;
+	struct profile p;
+	build(&p);
+	struct flamegraph_opts o = { 0, 0.2, 64, 0 };
+	char *s = render(&p, &o, 0, NULL);
+	assert_string_equal(s,
+		"main 10\n"
+		"main;a 40\n"
+		"main;a;[elided] 20\n"
+		"main;c 10\n"
+		"main;c;d 30\n"
+		"main;c;d;[elided] 10\n");
+	free(s);
+	/* two function frames below the root: what a and c call is one elision frame each */
+	o = (struct flamegraph_opts){ 0, 0.0, 2, 0 };
 	s = render(&p, &o, 0, NULL);
-	assert_string_equal(s, "main 10\nmain;a 60\nmain;c 50\n");
+	assert_string_equal(s, "main 10\nmain;a 40\nmain;a;[elided] 20\nmain;c 10\nmain;c;[elided] 40\n");
+	free(s);
+	/* the SVG names it and draws it dashed */
+	o = (struct flamegraph_opts){ 0, 0.2, 64, 0 };
+	s = render(&p, &o, 1, NULL);
+	assert_non_null(strstr(s, "<title>[elided]\n20 Ir (16.67%), self 20\nframes cut here"));
+	assert_non_null(strstr(s, "stroke-dasharray"));
 	free(s);
 	profile_free(&p);
 }
 
+/* The frame cap: build() has 7 frames at the smallest width; with at most 4 the minimum
+ * width is raised to the narrowest that fits (a, 60 wide, no longer does: 61 units), and
+ * everything below main is one elision frame, rather than the last frames of the walk. */
+static void test_flamegraph__frame_cap(void **state)
+{
+	(void)state;
+	struct profile p;
+	build(&p);
+	struct flamegraph_opts o = { 0, 0.0, 64, 4 };
+	struct flamegraph *g = flamegraph_new(&p, &o);
+	struct flamegraph_limits l;
+	flamegraph_limits(g, &l);
+	assert_int_equal(l.capped, 1);
+	assert_int_equal(l.max_frames, 4);
+	assert_int_equal(l.frames, 3);
+	assert_true(l.asked_units == 1.0);
+	assert_true(l.min_units > 60.0 && l.min_units <= 61.0);
+	flamegraph_free(g);
+	char *s = render(&p, &o, 0, NULL);
+	assert_string_equal(s, "main 10\nmain;[elided] 110\n");
+	free(s);
+	/* the default cap is not reached: nothing raised */
+	o.max_frames = 0;
+	g = flamegraph_new(&p, &o);
+	flamegraph_limits(g, &l);
+	assert_int_equal(l.capped, 0);
+	assert_int_equal(l.max_frames, FLAMEGRAPH_MAX_FRAMES);
+	assert_int_equal(l.frames, 7);
+	assert_true(l.min_units == 1.0);
+	flamegraph_free(g);
+	profile_free(&p);
+}
+
+static uint32_t lcg(uint64_t *r)
+{
+	*r = *r * 6364136223846793005ull + 1442695040888963407ull;
+	return (uint32_t)(*r >> 33);
+}
+
+/* A cycle nobody calls (a thread that starts inside it): p (self 10) and q (self 20)
+ * call each other (p -> q 25, q -> p 15). Its 30 are entered at each member by its own
+ * excess: p 10 + 25 - 15 = 20, q 20 + 15 - 25 = 10; each entry draws the whole cycle,
+ * rooted where it is entered, at its share (2/3, 1/3), and rounding keeps the totals. */
+static void test_flamegraph__cycle_entries(void **state)
+{
+	(void)state;
+	static const char *const ev[] = { "Ir" };
+	struct profile p;
+	memset(&p, 0, sizeof(p));
+	struct profile_builder *b = profile_builder_new(&p, 1, ev);
+	uint32_t pp = fn(b, "p"), q = fn(b, "q");
+	self(b, pp, 10);
+	self(b, q, 20);
+	call(b, pp, q, 25);
+	call(b, q, pp, 15);
+	profile_builder_finish(b);
+	struct flamegraph_opts o = { 0, 0.0, 64, 0 };
+	char *s = render(&p, &o, 0, NULL);
+	assert_string_equal(s, "p 7\np;q 13\nq 7\nq;p 3\n");
+	free(s);
+	check_selfs(&p, &o, 0);
+	profile_free(&p);
+}
+
+/* Random call graphs of 12 functions and 40 arcs (cycles, self-calls, arcs far from what
+ * their callees spend), the same every run: the frames' self costs add up to the total,
+ * and each function's frames carry its self cost within the bound of docs/flamegraph.md:
+ * more by less than one unit per frame, less by that plus what the elision frames hold
+ * and less than one unit per frame that was cut to nothing. */
+static void test_flamegraph__random_graphs(void **state)
+{
+	(void)state;
+	static const char *const ev[] = { "Ir" };
+	static const char *const names[12] = { "f0", "f1", "f2", "f3", "f4", "f5", "f6", "f7", "f8", "f9", "f10", "f11" };
+	uint64_t r = 12345;
+	for (int round = 0; round < 200; round++) {
+		struct profile p;
+		memset(&p, 0, sizeof(p));
+		struct profile_builder *b = profile_builder_new(&p, 1, ev);
+		uint32_t f[12];
+		for (int i = 0; i < 12; i++) {
+			f[i] = fn(b, names[i]);
+			uint32_t some = lcg(&r) % 4, v = lcg(&r) % 100000;
+			self(b, f[i], some ? v : 0);
+		}
+		for (int i = 0; i < 40; i++) {
+			uint32_t from = lcg(&r) % 12, to = lcg(&r) % 12, v = lcg(&r) % 300000;
+			call(b, f[from], f[to], v);
+		}
+		profile_builder_finish(b);
+		struct flamegraph_opts o = { 0, round % 2 ? 0.0 : 0.01, 64, 0 };
+		struct flamegraph *g = flamegraph_new(&p, &o);
+		struct tally t = { 0 };
+		assert_int_equal(flamegraph_walk(g, tally_visit, &t), 0);
+		assert_int_equal(t.total, p.totals[0]);
+		for (size_t i = 0; i < p.nfns; i++) {
+			uint64_t s = p.fns[i].self[0], d = t.drawn[i];
+			if (d > s)
+				assert_true(d - s < t.frames[i]);
+			else
+				assert_true(s - d <= t.frames[i] + t.elided + t.nframes);
+		}
+		flamegraph_free(g);
+		profile_free(&p);
+	}
+}
+
 /* A thread: start (self 5) calls clone (2, self 2); clone's second return calls thread
- * (100, self 100), far more than came into clone. clone starts 100 of its own. */
+ * (100, self 100), far more than came into clone. clone enters 100 of its own. */
 static void test_flamegraph__thread_entry(void **state)
 {
 	(void)state;
@@ -194,11 +476,13 @@ static void test_flamegraph__thread_entry(void **state)
 	call(b, st, cl, 2);
 	call(b, cl, th, 100);
 	profile_builder_finish(b);
-	struct flamegraph_opts o = { 0, 0.0, 64 };
+	struct flamegraph_opts o = { 0, 0.0, 64, 0 };
 	char *s = render(&p, &o, 0, NULL);
-	/* clone's 2 under start hold a sliver of thread's cost (2 * 100 / 100) */
-	assert_string_equal(s, "clone;thread 100\nstart 5\nstart;clone;thread 2\n");
+	/* clone's 2 under start hold a sliver of thread's cost (2 * 100 / 102, rounded to 2),
+	 * and clone's own cost is split the same way: 1.96 and 0.04, rounded to 2 and 0 */
+	assert_string_equal(s, "clone 2\nclone;thread 98\nstart 5\nstart;clone;thread 2\n");
 	free(s);
+	check_selfs(&p, &o, 1);
 	profile_free(&p);
 }
 
@@ -215,7 +499,7 @@ static void test_flamegraph__names(void **state)
 	self(b, w, 7);
 	call(b, m, w, 7);
 	profile_builder_finish(b);
-	struct flamegraph_opts o = { 0, 0.0, 64 };
+	struct flamegraph_opts o = { 0, 0.0, 64, 0 };
 	char *s = render(&p, &o, 0, NULL);
 	assert_string_equal(s, "Lfoo:::bar x 3\nLfoo:::bar x;<a&b> \xff\xc3\xa9 7\n");
 	free(s);
@@ -224,6 +508,31 @@ static void test_flamegraph__names(void **state)
 	assert_non_null(strstr(s, "<g class=\"f\" data-x=\"0\" data-v=\"10\" data-d=\"0\">"));
 	assert_non_null(strstr(s, "<g class=\"f\" data-x=\"0\" data-v=\"7\" data-d=\"2\">"));
 	assert_null(strstr(s, "\xff"));
+	free(s);
+	profile_free(&p);
+}
+
+/* Control characters (bytes below 0x20, and 0x7f) in a name: spaces in folded output, as
+ * in the SVG, so that a folded line stays one line of text. */
+static void test_flamegraph__control_bytes(void **state)
+{
+	(void)state;
+	static const char *const ev[] = { "Ir" };
+	struct profile p;
+	memset(&p, 0, sizeof(p));
+	struct profile_builder *b = profile_builder_new(&p, 1, ev);
+	static const char name[] = "a\tb\x01" "c\x7f" "d;e\x1b[0m";
+	uint32_t f = profile_builder_fn(b, "/bin/x", 6, "x.c", 3, name, sizeof(name) - 1);
+	self(b, f, 4);
+	profile_builder_finish(b);
+	struct flamegraph_opts o = { 0, 0.0, 64, 0 };
+	char *s = render(&p, &o, 0, NULL);
+	assert_string_equal(s, "a b c d:e [0m 4\n");
+	free(s);
+	s = render(&p, &o, 1, NULL);
+	assert_non_null(strstr(s, "<title>a b c d;e [0m\n"));
+	for (const char *q = s; *q; q++)
+		assert_true((unsigned char)*q >= 0x20 || *q == '\n');
 	free(s);
 	profile_free(&p);
 }
@@ -242,7 +551,7 @@ static void test_flamegraph__svg_diff(void **state)
 	self(b, a, 10);
 	call(b, m, a, 10);
 	profile_builder_finish(b);
-	struct flamegraph_opts o = { 0, 0.0, 64 };
+	struct flamegraph_opts o = { 0, 0.0, 64, 0 };
 	char *s = render(&p, &o, 1, &base);
 	assert_non_null(strstr(s, "Differential flame graph: test against "));
 	assert_non_null(strstr(s, "self 10 -> 40 (+30, +300.00%)"));
@@ -259,9 +568,17 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_flamegraph__folded),
 		cmocka_unit_test(test_flamegraph__widths),
-		cmocka_unit_test(test_flamegraph__limits),
+		cmocka_unit_test(test_flamegraph__selfs_exact),
+		cmocka_unit_test(test_flamegraph__shared_callee),
+		cmocka_unit_test(test_flamegraph__contradictory_arcs),
+		cmocka_unit_test(test_flamegraph__cycle_of_three),
+		cmocka_unit_test(test_flamegraph__elision),
+		cmocka_unit_test(test_flamegraph__frame_cap),
+		cmocka_unit_test(test_flamegraph__cycle_entries),
+		cmocka_unit_test(test_flamegraph__random_graphs),
 		cmocka_unit_test(test_flamegraph__thread_entry),
 		cmocka_unit_test(test_flamegraph__names),
+		cmocka_unit_test(test_flamegraph__control_bytes),
 		cmocka_unit_test(test_flamegraph__svg_diff),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -28,7 +28,7 @@ static const char usage[] =
 	"  -d, --diff BASE       colour functions by the change of their self cost from the\n"
 	"                        profile BASE: red more, blue less (svg only)\n"
 	"      --min-width PCT   frames narrower than PCT percent of the total go to one\n"
-	"                        [elided] frame per parent (default 0.1; 0: down to 1 unit)\n"
+	"                        [elided] frame per parent (default 0.01; 0: down to 1 unit)\n"
 	"      --max-depth N     function frames below the root (default 256); what they\n"
 	"                        call is one [elided] frame above them\n"
 	"      --max-frames N    at most N frames (default 200000): past it the minimum\n"
@@ -168,7 +168,7 @@ int cmd_flamegraph(int argc, char **argv)
 {
 	struct fg_args a = { .output = "-" };
 	a.popts.fold_recursion = 1;
-	a.fopts.min_width = 0.001;
+	a.fopts.min_width = 0.0001;   /* flamegraph.pl omits frames under 0.1 px of 1200 */
 	a.fopts.max_depth = 256;
 	int rc = parse(argc, argv, &a);
 	if (rc >= 0)

@@ -28,7 +28,7 @@ struct profile;
 
 struct flamegraph_opts {
 	unsigned event;       /* index into the profile's events */
-	double min_width;     /* a fraction of the total (0.001 = 0.1%): narrower frames go to
+	double min_width;     /* a fraction of the total (0.0001 = 0.01%): narrower frames go to
 	                         their parent's elision frame; at least 1 cost unit */
 	unsigned max_depth;   /* function frames below the root (0 is taken as 1); an elision
 	                         frame can sit one below */

@@ -38,6 +38,8 @@ static size_t object_key(const char *base, char *out)
 	return k + strlen(rest);
 }
 
+/* FN's key (object key, file, name, NUL-separated) into *BUF, which grows and so may move:
+ * read *BUF only after the call. Returns its length. */
 static size_t match_key(char **buf, size_t *cap, const struct prof_fn *fn)
 {
 	const char *base = strrchr(fn->obj, '/');
@@ -168,14 +170,19 @@ size_t *prof_diff_match(const struct profile *A, const struct profile *B)
 	/* B's keys first: their indices are B's function indices (keys are distinct there
 	 * unless two objects share a file name, and then the first one matches) */
 	uint32_t *b_of_key = xmalloc((B->nfns + 1) * sizeof(*b_of_key));
+	/* match_key() may move BUF: it is called on a line of its own, because the order in
+	 * which a call's arguments are evaluated is unspecified (clang read BUF before the
+	 * call that grew it, and passed a freed pointer or NULL) */
 	for (size_t j = 0; j < B->nfns; j++) {
 		int added;
-		uint32_t k = strtab_intern(&keys, buf, match_key(&buf, &cap, &B->fns[j]), &added);
+		size_t len = match_key(&buf, &cap, &B->fns[j]);
+		uint32_t k = strtab_intern(&keys, buf, len, &added);
 		if (added)
 			b_of_key[k] = (uint32_t)j;
 	}
 	for (size_t i = 0; i < A->nfns; i++) {
-		uint32_t k = strtab_find(&keys, buf, match_key(&buf, &cap, &A->fns[i]));
+		size_t len = match_key(&buf, &cap, &A->fns[i]);
+		uint32_t k = strtab_find(&keys, buf, len);
 		size_t j = k == UINT32_MAX ? SIZE_MAX : b_of_key[k];
 		if (j != SIZE_MAX && in_a[j] == SIZE_MAX)   /* else matched already (two objects with one file name) */
 			in_a[j] = i;

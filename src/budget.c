@@ -51,46 +51,58 @@ static int get_str(struct loader *l, const yaml_node_t *v, const char *key, cons
 	return 0;
 }
 
-/* "2500000", "2_500_000", "2.5M" (k, M, G: powers of 1000), read exactly in integers
- * (4.1M is 4100000, not the 4099999.99... of a double). At most 2^63 - 1, so that a cost
- * fits a JSON integer; a fraction only with a suffix, and only as many digits as it has
- * zeros. */
+/* Decimal digits with single '_' only between two of them ("2_500_000"), at *P before END:
+ * their value is appended to *V (which must not pass UINT64_MAX) and *P advanced past them.
+ * Returns how many digits, or -1 (none, a '_' not between digits, too large). */
+static int scan_digits(const char **p, const char *end, uint64_t *v)
+{
+	int n = 0;
+	for (const char *q = *p; q < end; q++) {
+		if (*q == '_') {
+			if (!n || q + 1 >= end || q[1] < '0' || q[1] > '9')
+				return -1;
+			continue;
+		}
+		if (*q < '0' || *q > '9') {
+			*p = q;
+			return n ? n : -1;
+		}
+		if (*v > (UINT64_MAX - 9) / 10)
+			return -1;
+		*v = *v * 10 + (uint64_t)(*q - '0');
+		n++;
+	}
+	*p = end;
+	return n ? n : -1;
+}
+
+/* A cost (docs/reports.md section 4): DIGITS, or DIGITS[.DIGITS] with a suffix k, K, M or G
+ * (powers of 1000), DIGITS as scan_digits() reads them. Read exactly in integers (4.1M is
+ * 4100000, not the 4099999.99... of a double), so a fraction may have no more digits than
+ * the suffix has zeros. At most 2^63 - 1, so that a cost fits a JSON integer. */
 static int parse_cost(const char *s, uint64_t *out)
 {
-	char clean[64];
-	size_t k = 0;
-	for (; *s && k + 1 < sizeof(clean); s++)
-		if (*s != '_')
-			clean[k++] = *s;
-	if (*s || !k)
-		return -1;
-	clean[k] = '\0';
+	size_t n = strlen(s);
 	int zeros = 0;
-	switch (clean[k - 1]) {
+	switch (n ? s[n - 1] : '\0') {
 	case 'k': case 'K': zeros = 3; break;
 	case 'M': zeros = 6; break;
 	case 'G': zeros = 9; break;
 	}
-	if (zeros)
-		clean[--k] = '\0';
-	const char *p = clean;
+	const char *p = s, *end = s + n - (zeros ? 1 : 0);
 	uint64_t v = 0;
-	int digits = 0, frac = -1;   /* digits after the point, or -1 without one */
-	for (; *p; p++) {
-		if (*p == '.' && frac < 0 && zeros) {
-			frac = 0;
-			continue;
-		}
-		if (*p < '0' || *p > '9' || v > (UINT64_MAX - 9) / 10)
-			return -1;
-		v = v * 10 + (uint64_t)(*p - '0');
-		digits++;
-		if (frac >= 0 && ++frac > zeros)
+	int frac = 0;
+	if (scan_digits(&p, end, &v) < 0)
+		return -1;
+	if (zeros && p < end && *p == '.') {
+		p++;
+		frac = scan_digits(&p, end, &v);
+		if (frac < 0 || frac > zeros)
 			return -1;
 	}
-	if (!digits || frac == 0)
+	if (p != end)
 		return -1;
-	for (int z = zeros - (frac > 0 ? frac : 0); z > 0; z--) {
+	for (int z = zeros - frac; z > 0; z--) {
 		if (v > UINT64_MAX / 10)
 			return -1;
 		v *= 10;
@@ -101,12 +113,28 @@ static int parse_cost(const char *s, uint64_t *out)
 	return 0;
 }
 
-/* "5%", "5", "-2.5%": a change in percent, more than -100. */
+/* A change in percent: an optional sign, decimal digits, optionally a point and more
+ * digits, optionally '%' ("5%", "5", "+10%", "-2.5%"); more than -100. Checked before
+ * strtod() reads it, which alone would also take " 5", "0x10" (16), "1e3" and "inf". */
 static int parse_percent(const char *s, double *out)
 {
+	static const char digits[] = "0123456789";
+	const char *p = s + (*s == '+' || *s == '-');
+	size_t n = strspn(p, digits);
+	if (!n)
+		return -1;
+	p += n;
+	if (*p == '.') {
+		n = strspn(++p, digits);
+		if (!n)
+			return -1;
+		p += n;
+	}
+	if (strcmp(p, "%") && *p)
+		return -1;
 	char *end;
 	double v = strtod(s, &end);
-	if (end == s || (*end && strcmp(end, "%")) || !isfinite(v) || v <= -100)
+	if (end != p || !isfinite(v) || v <= -100)
 		return -1;
 	*out = v;
 	return 0;

@@ -168,6 +168,18 @@ expect '[ $rc = 2 ] && [ ! -s "$tmp/out" ] && grep -q "node-diff-base.out: this 
 rc=$?
 expect '[ $rc = 2 ] && grep -q "check needs a budget file: --budget FILE" "$tmp/err"' "check without --budget: exit 2 (exit $rc)"
 
+echo "# check: budget files refused before the profile is read (exit 2, FILE:LINE:COLUMN, no output)"
+refused() {   # BUDGET-TEXT MESSAGE-REGEX WHAT
+	local text=$1 want=$2 what=$3
+	printf '%s' "$text" >"$tmp/hostile.yaml"
+	"$CGJIT" check -b "$tmp/hostile.yaml" "$tmp/node-diff-base.out" >"$tmp/out" 2>"$tmp/err"
+	local rc=$?
+	expect '[ $rc = 2 ] && [ ! -s "$tmp/out" ] && grep -q "^cgjit: $tmp/hostile.yaml:$want" "$tmp/err"' "$what (exit $rc)"
+}
+refused $'total:\n  hard: 1_\n' "2:9: 'hard' takes a cost" "hard: 1_ (a '_' not between two digits)"
+refused $'total:\n  soft: 0x10\n' "2:9: 'soft' takes a change in percent" "soft: 0x10 (percentages are decimal; strtod read 16)"
+refused $'total: {soft: " 5"}\n' "1:15: 'soft' takes a change in percent" "soft: \" 5\" (no spaces)"
+
 echo "# names that are not UTF-8 (callgrind names are bytes; JSON strings are UTF-8)"
 printf 'version: 1\ncreator: x\npositions: line\nevents: I\377r\nfl=a.c\nfn=f\377\376oo\n1 10\nfn=main\n2 5\ncfn=f\377\376oo\ncalls=1 1\n3 10\ntotals: 15\n' >"$tmp/utf8.cg"
 "$CGJIT" report -f json "$tmp/utf8.cg" >"$tmp/u.json" 2>"$tmp/err"

@@ -131,6 +131,45 @@ static void test_check__budget_errors(void **state)
 	expect_error("total: {hard: 9223372036854775808}\n", "1:15: 'hard' takes a cost");
 	expect_error("total: {hard: 9300000000G}\n", "1:15: 'hard' takes a cost");
 	expect_error("total: {soft: -100%}\n", "1:15: 'soft' takes a change in percent");
+}
+
+/* The grammar of docs/reports.md section 4, no looser: '_' only between two digits,
+ * percentages in decimal (strtod() alone took " 5", 0x10 as 16 and 1e3). */
+static void test_check__budget_number_grammar(void **state)
+{
+	(void)state;
+	static const char *const bad_hard[] = {
+		"1_", "_1", "1__0", "1_.5M", "1._5M", "1.5_M", ".5M", "5.M", "_", "1 000", " 1", "1 ",
+		"+1", "0x10", "1e3", "1.5m", "1Mk", "M", "1_k",
+	};
+	for (size_t i = 0; i < sizeof(bad_hard) / sizeof(bad_hard[0]); i++) {
+		char text[96];
+		snprintf(text, sizeof(text), "total: {hard: '%s'}\n", bad_hard[i]);
+		expect_error(text, "1:15: 'hard' takes a cost");
+	}
+	static const char *const bad_soft[] = {
+		"0x10", " 5", "5 ", "5 %", "1e3", "1E3", "inf", "nan", ".5", "5.", "+-5", "--5", "5%%",
+		"%", "", "5_0", "1,5", "0x1p3", "+.5%",
+	};
+	for (size_t i = 0; i < sizeof(bad_soft) / sizeof(bad_soft[0]); i++) {
+		char text[96];
+		snprintf(text, sizeof(text), "total: {soft: '%s'}\n", bad_soft[i]);
+		expect_error(text, "1:15: 'soft' takes a change in percent");
+	}
+	static const struct { const char *text; double want; } good_soft[] = {
+		{ "5", 5 }, { "5%", 5 }, { "+5%", 5 }, { "-2.5%", -2.5 }, { "0.25", 0.25 },
+		{ "-99.999%", -99.999 }, { "007", 7 }, { "0", 0 },
+	};
+	for (size_t i = 0; i < sizeof(good_soft) / sizeof(good_soft[0]); i++) {
+		char text[96];
+		snprintf(text, sizeof(text), "total: {soft: '%s'}\n", good_soft[i].text);
+		struct budget b;
+		struct diag d = { 0 };
+		if (load_budget(&b, text, &d) != 0)
+			fail_msg("'%s': %s", good_soft[i].text, d.msg);
+		assert_true(b.limits[0].soft == good_soft[i].want);
+		budget_free(&b);
+	}
 	expect_error("total:\n  hardd: 1\n", "2:3: unknown key 'hardd' in a total limit");
 	expect_error("total:\n  name: x\n  hard: 1\n", "2:3: unknown key 'name' in a total limit");
 	expect_error("functions:\n  - {name: a, glob: b, hard: 1}\n", "2:5: a function limit takes name or glob, not both");
@@ -321,6 +360,7 @@ int main(void)
 		cmocka_unit_test(test_check__budget_file),
 		cmocka_unit_test(test_check__budget_costs),
 		cmocka_unit_test(test_check__budget_errors),
+		cmocka_unit_test(test_check__budget_number_grammar),
 		cmocka_unit_test(test_check__verdicts),
 		cmocka_unit_test(test_check__mismatch),
 	};

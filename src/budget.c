@@ -113,9 +113,14 @@ static int parse_cost(const char *s, uint64_t *out)
 	return 0;
 }
 
+/* The largest soft limit: the cost may grow 10001-fold. More has no use, and the product
+ * with a baseline gets past what a cost can be (prof_check.c clamps it all the same). */
+#define SOFT_MAX 1000000.0
+
 /* A change in percent: an optional sign, decimal digits, optionally a point and more
- * digits, optionally '%' ("5%", "5", "+10%", "-2.5%"); more than -100. Checked before
- * strtod() reads it, which alone would also take " 5", "0x10" (16), "1e3" and "inf". */
+ * digits, optionally '%' ("5%", "5", "+10%", "-2.5%"); more than -100, at most SOFT_MAX.
+ * Checked before strtod() reads it, which alone would also take " 5", "0x10" (16), "1e3"
+ * and "inf". */
 static int parse_percent(const char *s, double *out)
 {
 	static const char digits[] = "0123456789";
@@ -134,7 +139,7 @@ static int parse_percent(const char *s, double *out)
 		return -1;
 	char *end;
 	double v = strtod(s, &end);
-	if (end != p || !isfinite(v) || v <= -100)
+	if (end != p || !(v > -100 && v <= SOFT_MAX))
 		return -1;
 	*out = v;
 	return 0;
@@ -186,7 +191,8 @@ static int limit_key(struct loader *l, struct budget_limit *lim, const char *k, 
 	}
 	if (!strcmp(k, "soft")) {
 		if (!s || parse_percent(s, &lim->soft) < 0)
-			return fail_at(l, v, "'soft' takes a change in percent above -100, such as 5%");
+			return fail_at(l, v, "'soft' takes a change in percent above -100 and at most 1000000, "
+				       "such as 5% or -2.5%");
 		lim->has_soft = 1;
 		return 0;
 	}

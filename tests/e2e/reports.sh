@@ -179,6 +179,12 @@ refused() {   # BUDGET-TEXT MESSAGE-REGEX WHAT
 refused $'total:\n  hard: 1_\n' "2:9: 'hard' takes a cost" "hard: 1_ (a '_' not between two digits)"
 refused $'total:\n  soft: 0x10\n' "2:9: 'soft' takes a change in percent" "soft: 0x10 (percentages are decimal; strtod read 16)"
 refused $'total: {soft: " 5"}\n' "1:15: 'soft' takes a change in percent" "soft: \" 5\" (no spaces)"
+refused $'total:\n  soft: 100000000000000000000%\n' "2:9: 'soft' takes a change in percent above -100 and at most 1000000" \
+	"soft: 1e20 % (past 2^64 %, the limit was converted out of range and printed as 0)"
+"$CGJIT" check -b <(printf 'total: {soft: 1000000}\n') -B "$tmp/node-diff-base.out" -f json "$tmp/node-diff-slow.out" >"$tmp/c.json" 2>"$tmp/err"
+rc=$?
+soft_limit=$(perl -MJSON::PP -e 'local $/; print decode_json(<STDIN>)->{results}[0]{soft_limit}' <"$tmp/c.json")
+expect '[ $rc = 0 ] && [ "$soft_limit" = $((653829435 * 10001)) ]' "soft: 1000000, the largest: 10001 times the baseline, held (exit $rc)"
 
 echo "# names that are not UTF-8 (callgrind names are bytes; JSON strings are UTF-8)"
 printf 'version: 1\ncreator: x\npositions: line\nevents: I\377r\nfl=a.c\nfn=f\377\376oo\n1 10\nfn=main\n2 5\ncfn=f\377\376oo\ncalls=1 1\n3 10\ntotals: 15\n' >"$tmp/utf8.cg"

@@ -131,6 +131,10 @@ static void test_check__budget_errors(void **state)
 	expect_error("total: {hard: 9223372036854775808}\n", "1:15: 'hard' takes a cost");
 	expect_error("total: {hard: 9300000000G}\n", "1:15: 'hard' takes a cost");
 	expect_error("total: {soft: -100%}\n", "1:15: 'soft' takes a change in percent");
+	/* above a 10001-fold growth: no meaning, and past 2^64 % (1e17, 1e20) the limit used
+	 * to be converted out of range */
+	expect_error("total: {soft: 1000000.001}\n", "1:15: 'soft' takes a change in percent");
+	expect_error("total: {soft: 100000000000000000000%}\n", "1:15: 'soft' takes a change in percent");
 }
 
 /* The grammar of docs/reports.md section 4, no looser: '_' only between two digits,
@@ -158,7 +162,7 @@ static void test_check__budget_number_grammar(void **state)
 	}
 	static const struct { const char *text; double want; } good_soft[] = {
 		{ "5", 5 }, { "5%", 5 }, { "+5%", 5 }, { "-2.5%", -2.5 }, { "0.25", 0.25 },
-		{ "-99.999%", -99.999 }, { "007", 7 }, { "0", 0 },
+		{ "-99.999%", -99.999 }, { "007", 7 }, { "0", 0 }, { "1000000%", 1000000 },
 	};
 	for (size_t i = 0; i < sizeof(good_soft) / sizeof(good_soft[0]); i++) {
 		char text[96];
@@ -330,6 +334,44 @@ static void test_check__verdicts(void **state)
 	profile_free(&slow);
 }
 
+/* The largest soft limit on the largest baseline: a limit past what a cost can be is
+ * shown as the largest (INT64_MAX, as every cost is), in JSON and in the text alike. The
+ * long double used to be converted to uint64_t out of range (undefined; it gave 0). */
+static void test_check__soft_limit_out_of_range(void **state)
+{
+	(void)state;
+	static const char *const ev[] = { "Ir" };
+	struct profile base, p;
+	const uint64_t huge = (uint64_t)1 << 62, small = 1000;
+	const uint64_t *const costs[] = { &huge, &small };
+	struct profile *const profs[] = { &base, &p };
+	for (int i = 0; i < 2; i++) {
+		memset(profs[i], 0, sizeof(*profs[i]));
+		struct profile_builder *b = profile_builder_new(profs[i], 1, ev);
+		profs[i]->path = strdup(i ? "p.out" : "base.out");
+		profile_builder_self(b, fn(b, "/bin/x", "main"), costs[i]);
+		profile_builder_finish(b);
+	}
+	struct diag d = { 0 };
+	int bad = -1;
+	json_t *doc = check("total: {soft: 1000000%}\nfunctions:\n  - {name: main, soft: 0}\n", &p, &base, &bad, &d);
+	assert_non_null(doc);
+	expect_result(doc, 0, "held", 1000, "");
+	assert_int_equal(json_integer_value(json_object_get(result(doc, 0), "soft_limit")), INT64_MAX);
+	expect_result(doc, 1, "held", 1000, "");
+	assert_int_equal(json_integer_value(json_object_get(result(doc, 1), "soft_limit")), huge);
+	char *text;
+	size_t len;
+	FILE *f = open_memstream(&text, &len);
+	prof_check_render(doc, f, 0);
+	fclose(f);
+	assert_non_null(strstr(text, "9,223,372,036,854,775,807 (+1e+06%)"));
+	free(text);
+	json_decref(doc);
+	profile_free(&base);
+	profile_free(&p);
+}
+
 static void test_check__mismatch(void **state)
 {
 	(void)state;
@@ -362,6 +404,7 @@ int main(void)
 		cmocka_unit_test(test_check__budget_errors),
 		cmocka_unit_test(test_check__budget_number_grammar),
 		cmocka_unit_test(test_check__verdicts),
+		cmocka_unit_test(test_check__soft_limit_out_of_range),
 		cmocka_unit_test(test_check__mismatch),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

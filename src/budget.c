@@ -158,18 +158,19 @@ static int parse_bool(const char *s, int *out)
 	return -1;
 }
 
-/* libyaml keeps both values of a repeated key; a budget with two `hard:` is a mistake. */
-static int repeated_key(struct loader *l, const yaml_node_t *map)
+/* libyaml keeps both values of a repeated key; a budget with two `hard:` is a mistake. P is
+ * compared with the pairs before it only, and the callers check each key as they reach
+ * it: the pairs before P are then known keys, all different, so this costs a dozen
+ * comparisons, not the square of a mapping's size (100000 unknown keys took minutes). */
+static int repeated_key(struct loader *l, const yaml_node_t *map, const yaml_node_pair_t *p)
 {
-	for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; p++) {
-		const char *k = scalar(yaml_document_get_node(&l->doc, p->key));
-		for (yaml_node_pair_t *q = map->data.mapping.pairs.start; k && q < p; q++) {
-			const char *k2 = scalar(yaml_document_get_node(&l->doc, q->key));
-			if (k2 && !strcmp(k, k2)) {
-				char msg[128];
-				snprintf(msg, sizeof(msg), "'%.60s' is given twice", k);
-				return fail_at(l, yaml_document_get_node(&l->doc, p->key), msg);
-			}
+	const char *k = scalar(yaml_document_get_node(&l->doc, p->key));
+	for (yaml_node_pair_t *q = map->data.mapping.pairs.start; k && q < p; q++) {
+		const char *k2 = scalar(yaml_document_get_node(&l->doc, q->key));
+		if (k2 && !strcmp(k, k2)) {
+			char msg[128];
+			snprintf(msg, sizeof(msg), "'%.60s' is given twice", k);
+			return fail_at(l, yaml_document_get_node(&l->doc, p->key), msg);
 		}
 	}
 	return 0;
@@ -234,8 +235,6 @@ static int read_limit(struct loader *l, const yaml_node_t *n, enum budget_kind k
 	if (n->type != YAML_MAPPING_NODE)
 		return fail_at(l, n, kind == BUDGET_TOTAL ? "a total limit is a mapping with event, hard, soft"
 			       : "a function limit is a mapping with name or glob, and hard or soft");
-	if (repeated_key(l, n) < 0)
-		return -1;
 	XGROW(l->b->limits, l->cap, l->b->n + 1);
 	struct budget_limit *lim = &l->b->limits[l->b->n];
 	*lim = (struct budget_limit){ .kind = kind, .at = mark_of(n), .required = 1,
@@ -244,11 +243,13 @@ static int read_limit(struct loader *l, const yaml_node_t *n, enum budget_kind k
 		yaml_node_t *kn = yaml_document_get_node(&l->doc, p->key);
 		yaml_node_t *vn = yaml_document_get_node(&l->doc, p->value);
 		const char *k = scalar(kn);
+		if (repeated_key(l, n, p) < 0)
+			return -1;
 		int rc = k ? limit_key(l, lim, k, vn) : 1;
 		if (rc < 0)
 			return -1;
 		if (rc > 0) {
-			char msg[160];
+			char msg[192];   /* the longest: 60 bytes of the key and the function list */
 			snprintf(msg, sizeof(msg), "unknown key '%.60s' in a %s limit (expected: %s)", k ? k : "?",
 				 kind == BUDGET_TOTAL ? "total" : "function",
 				 kind == BUDGET_TOTAL ? "event, hard, soft"
@@ -281,13 +282,13 @@ static int read_top(struct loader *l, const yaml_node_t *root)
 {
 	if (root->type != YAML_MAPPING_NODE)
 		return fail_at(l, root, "a budget file is a mapping with the keys version, event, total, functions");
-	if (repeated_key(l, root) < 0)
-		return -1;
 	const yaml_node_t *total = NULL, *functions = NULL;
 	for (yaml_node_pair_t *p = root->data.mapping.pairs.start; p < root->data.mapping.pairs.top; p++) {
 		yaml_node_t *kn = yaml_document_get_node(&l->doc, p->key);
 		yaml_node_t *vn = yaml_document_get_node(&l->doc, p->value);
 		const char *k = scalar(kn);
+		if (repeated_key(l, root, p) < 0)
+			return -1;
 		if (k && !strcmp(k, "version")) {
 			const char *v = scalar(vn);
 			if (!v || strcmp(v, "1"))

@@ -39,7 +39,7 @@ static void expect_error(const char *text, const char *where_and_what)
 	struct diag d = { 0 };
 	assert_int_equal(load_budget(&b, text, &d), -1);
 	if (!strstr(msg_after_path(&d), where_and_what))
-		fail_msg("for\n%s\nexpected '%s' in '%s'", text, where_and_what, d.msg);
+		fail_msg("for\n%.300s\nexpected '%s' in '%s'", text, where_and_what, d.msg);
 	budget_free(&b);
 }
 
@@ -190,6 +190,40 @@ static void test_check__budget_number_grammar(void **state)
 	expect_error("total: [\n", "2:1: not valid YAML");
 	expect_error("", "empty");
 	expect_error("event: ''\ntotal: {hard: 1}\n", "1:8: 'event' takes a non-empty string");
+}
+
+/* A budget of PREFIX, N copies of PIECE (an '@' in it replaced by the copy's number) and
+ * SUFFIX, malloc'd. */
+static char *repeat(const char *prefix, const char *piece, int n, const char *suffix)
+{
+	size_t cap = strlen(prefix) + (size_t)n * (strlen(piece) + 12) + strlen(suffix) + 1, k;
+	char *text = malloc(cap);
+	assert_non_null(text);
+	const char *at = strchr(piece, '@');
+	int head = at ? (int)(at - piece) : (int)strlen(piece);
+	k = (size_t)snprintf(text, cap, "%s", prefix);
+	for (int i = 0; i < n; i++)
+		k += (size_t)(at ? snprintf(text + k, cap - k, "%.*s%d%s", head, piece, i, at + 1)
+			      : snprintf(text + k, cap - k, "%s", piece));
+	snprintf(text + k, cap - k, "%s", suffix);
+	return text;
+}
+
+static void expect_error_free(char *text, const char *where_and_what)
+{
+	expect_error(text, where_and_what);
+	free(text);
+}
+
+/* Keys are checked one by one: the first unknown key is reported without comparing every
+ * pair of 100000 keys first (that took minutes; the repeat at the end is never reached). */
+static void test_check__budget_many_keys(void **state)
+{
+	(void)state;
+	expect_error_free(repeat("", "k@: 1\n", 100000, "k0: 1\n"), "1:1: unknown key 'k0'");
+	expect_error_free(repeat("total:\n  hard: 1\n", "  k@: 1\n", 100000, ""),
+			  "3:3: unknown key 'k0' in a total limit");
+	expect_error("total: {hardd: 1, hardd: 2}\n", "1:9: unknown key 'hardd'");
 }
 
 static uint32_t fn(struct profile_builder *b, const char *obj, const char *name)
@@ -403,6 +437,7 @@ int main(void)
 		cmocka_unit_test(test_check__budget_costs),
 		cmocka_unit_test(test_check__budget_errors),
 		cmocka_unit_test(test_check__budget_number_grammar),
+		cmocka_unit_test(test_check__budget_many_keys),
 		cmocka_unit_test(test_check__verdicts),
 		cmocka_unit_test(test_check__soft_limit_out_of_range),
 		cmocka_unit_test(test_check__mismatch),

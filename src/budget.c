@@ -334,12 +334,14 @@ static int read_file(struct budget *b, char **text, size_t *len, struct diag *d)
 				       "cgjit check PROFILE --budget BUDGET.yaml");
 		}
 		if (n == cap) {
-			if (cap > BUDGET_MAX_BYTES) {
+			if (n > BUDGET_MAX_BYTES) {
 				input_close(in);
 				free(buf);
 				return diag_at(d, b->path, 0, "larger than %u bytes: not a budget file", BUDGET_MAX_BYTES);
 			}
-			buf = xrealloc(buf, cap *= 2);
+			/* one byte more than the bound, so that a file of exactly the bound is read whole */
+			cap = cap * 2 > BUDGET_MAX_BYTES ? BUDGET_MAX_BYTES + 1 : cap * 2;
+			buf = xrealloc(buf, cap);
 		}
 		ssize_t r = input_read(in, buf + n, cap - n, d);
 		if (r < 0) {

@@ -1,7 +1,8 @@
 /* budget.c - reads the YAML budget file of `cgjit check` into struct budget.
  * libyaml's document loader gives every node its line and column, so that each message can
- * point at the key or value it is about. The file is small (at most BUDGET_MAX_BYTES); the
- * strings live in the budget's arena. */
+ * point at the key or value it is about. A pass over libyaml's events before it bounds
+ * what a hostile file could make libyaml do (check_events). The file is small (at most
+ * BUDGET_MAX_BYTES); the strings live in the budget's arena. */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -14,6 +15,8 @@
 #include "xalloc.h"
 
 #define BUDGET_MAX_BYTES (1u << 20)
+#define BUDGET_MAX_DEPTH 32
+#define BUDGET_MAX_ANCHORS 64
 
 struct loader {
 	struct budget *b;
@@ -359,19 +362,91 @@ static int read_file(struct budget *b, char **text, size_t *len, struct diag *d)
 	return 0;
 }
 
+static int yaml_error(const yaml_parser_t *parser, const char *path, struct diag *d)
+{
+	const yaml_mark_t *m = parser->problem ? &parser->problem_mark : &parser->mark;
+	return diag_at_col(d, path, m->line + 1, m->column + 1, "not valid YAML: %s%s%s",
+			   parser->problem ? parser->problem : "cannot parse",
+			   parser->context ? " " : "", parser->context ? parser->context : "");
+}
+
+static int refuse_at(const yaml_event_t *e, const char *path, const char *msg, struct diag *d)
+{
+	return diag_at_col(d, path, e->start_mark.line + 1, e->start_mark.column + 1, "%s", msg);
+}
+
+/* Bounds checked on libyaml's events before its loader builds the document:
+ * - BUDGET_MAX_DEPTH collections in collections (a budget needs 3): libyaml's scanner does
+ *   work in proportion to the flow depth for every token (80 KB of '[' took 7 s, 1 MiB
+ *   about 20 minutes). Block nesting is bounded with it, at no cost;
+ * - BUDGET_MAX_ANCHORS anchors (a budget needs none): the loader compares each new anchor
+ *   with every earlier one (1 MiB of anchors took 20 s).
+ * The events come from libyaml's own parser, so quotes, comments and block scalars are
+ * told from structure exactly as the loader tells them. The pass stops at the first
+ * event past a bound, while the depth is still small, so its work stays linear.
+ * Returns 0, or -1 with D set (also for a YAML error before that point). */
+static int check_events(const char *path, const char *text, size_t len, struct diag *d)
+{
+	yaml_parser_t parser;
+	yaml_parser_initialize(&parser);
+	yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
+	unsigned depth = 0, anchors = 0;
+	int rc = 0, end = 0;
+	char msg[128];
+	while (!rc && !end) {
+		yaml_event_t e;
+		if (!yaml_parser_parse(&parser, &e)) {
+			rc = yaml_error(&parser, path, d);
+			break;
+		}
+		const yaml_char_t *anchor = NULL;
+		switch (e.type) {
+		case YAML_SEQUENCE_START_EVENT:
+		case YAML_MAPPING_START_EVENT:
+			anchor = e.type == YAML_SEQUENCE_START_EVENT ? e.data.sequence_start.anchor
+				 : e.data.mapping_start.anchor;
+			if (++depth > BUDGET_MAX_DEPTH) {
+				snprintf(msg, sizeof(msg), "nested deeper than %d levels of lists and mappings: "
+					 "not a budget file", BUDGET_MAX_DEPTH);
+				rc = refuse_at(&e, path, msg, d);
+			}
+			break;
+		case YAML_SEQUENCE_END_EVENT:
+		case YAML_MAPPING_END_EVENT:
+			depth--;
+			break;
+		case YAML_SCALAR_EVENT:
+			anchor = e.data.scalar.anchor;
+			break;
+		case YAML_STREAM_END_EVENT:
+			end = 1;
+			break;
+		default:
+			break;
+		}
+		if (!rc && anchor && ++anchors > BUDGET_MAX_ANCHORS) {
+			snprintf(msg, sizeof(msg), "more than %d anchors (&name): not a budget file",
+				 BUDGET_MAX_ANCHORS);
+			rc = refuse_at(&e, path, msg, d);
+		}
+		yaml_event_delete(&e);
+	}
+	yaml_parser_delete(&parser);
+	return rc;
+}
+
 static int parse(struct budget *b, const char *text, size_t len, struct diag *d)
 {
 	const char *path = b->path;
+	if (check_events(path, text, len, d) < 0)
+		return -1;
 	struct loader l = { .b = b, .d = d };
 	yaml_parser_t parser;
 	yaml_parser_initialize(&parser);
 	yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
 	int rc = -1;
 	if (!yaml_parser_load(&parser, &l.doc)) {
-		const yaml_mark_t *m = parser.problem ? &parser.problem_mark : &parser.mark;
-		diag_at_col(d, path, m->line + 1, m->column + 1, "not valid YAML: %s%s%s",
-			    parser.problem ? parser.problem : "cannot parse",
-			    parser.context ? " " : "", parser.context ? parser.context : "");
+		yaml_error(&parser, path, d);
 	} else {
 		yaml_node_t *root = yaml_document_get_root_node(&l.doc);
 		if (!root)

@@ -226,6 +226,41 @@ static void expect_loads(char *text, size_t limits)
 	free(text);
 }
 
+/* Budgets made to be slow for libyaml. Its scanner works in proportion to the flow depth
+ * for every token (1 MiB of '[' took about 20 minutes): the depth is bounded before the
+ * loader runs, on libyaml's own events, so quotes, comments and block scalars count as
+ * libyaml reads them. */
+static void test_check__budget_nesting(void **state)
+{
+	(void)state;
+	/* 32 levels are read (and then refused for what they are), 33 are not */
+	expect_error_free(repeat("", "[", 32, "]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]\n"), "1:1: a budget file is a mapping");
+	expect_error_free(repeat("", "[", 33, "]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]\n"), "1:33: nested deeper than 32 levels");
+	expect_error_free(repeat("total: ", "{a: ", 40, ""), "1:132: nested deeper than 32 levels");
+	/* block collections count as well: sequences in sequences, mappings by indentation */
+	expect_error_free(repeat("", "- ", 40, "x\n"), "1:65: nested deeper than 32 levels");
+	char indented[2048];
+	size_t k = 0;
+	for (int i = 0; i < 40; i++)
+		k += (size_t)snprintf(indented + k, sizeof(indented) - k, "%*sa:\n", i, "");
+	expect_error(indented, "33:33: nested deeper than 32 levels");
+	/* brackets in quotes, comments and block scalars are text */
+	expect_loads(repeat("functions:\n  - name: '", "[", 100, "'\n    hard: 1\n"), 1);
+	expect_loads(repeat("functions:\n  - name: \"", "{", 100, "\"\n    hard: 1\n"), 1);
+	expect_loads(repeat("total: {hard: 1}  # ", "[", 1 << 19, "\n"), 1);
+	expect_loads(repeat("functions:\n  - hard: 1\n    name: |\n      ", "[", 100, "\n"), 1);
+}
+
+/* libyaml's loader compares every anchor with every earlier one (1 MiB of anchors took 20
+ * s): 64 are read, the 65th is refused where it is. */
+static void test_check__budget_anchors(void **state)
+{
+	(void)state;
+	expect_loads(repeat("functions:\n", "  - &a@ {name: f, hard: 1}\n", 64, ""), 64);
+	expect_error_free(repeat("functions:\n", "  - &a@ {name: f, hard: 1}\n", 65, ""),
+			  "66:5: more than 64 anchors");
+}
+
 /* At most 1 MiB, to the byte (a file read in growing steps passed 1 MiB up to 2 MiB). */
 static void test_check__budget_size(void **state)
 {
@@ -460,6 +495,8 @@ int main(void)
 		cmocka_unit_test(test_check__budget_costs),
 		cmocka_unit_test(test_check__budget_errors),
 		cmocka_unit_test(test_check__budget_number_grammar),
+		cmocka_unit_test(test_check__budget_nesting),
+		cmocka_unit_test(test_check__budget_anchors),
 		cmocka_unit_test(test_check__budget_many_keys),
 		cmocka_unit_test(test_check__budget_size),
 		cmocka_unit_test(test_check__verdicts),

@@ -376,6 +376,8 @@ static int refuse_at(const yaml_event_t *e, const char *path, const char *msg, s
 }
 
 /* Bounds checked on libyaml's events before its loader builds the document:
+ * - one document: the loader reads one per call, and a second one went unread, its limits
+ *   (even its syntax errors) ignored. Refused where it starts, whatever it holds;
  * - BUDGET_MAX_DEPTH collections in collections (a budget needs 3): libyaml's scanner does
  *   work in proportion to the flow depth for every token (80 KB of '[' took 7 s, 1 MiB
  *   about 20 minutes). Block nesting is bounded with it, at no cost;
@@ -390,7 +392,7 @@ static int check_events(const char *path, const char *text, size_t len, struct d
 	yaml_parser_t parser;
 	yaml_parser_initialize(&parser);
 	yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
-	unsigned depth = 0, anchors = 0;
+	unsigned depth = 0, anchors = 0, documents = 0;
 	int rc = 0, end = 0;
 	char msg[128];
 	while (!rc && !end) {
@@ -401,6 +403,11 @@ static int check_events(const char *path, const char *text, size_t len, struct d
 		}
 		const yaml_char_t *anchor = NULL;
 		switch (e.type) {
+		case YAML_DOCUMENT_START_EVENT:
+			if (++documents > 1)
+				rc = refuse_at(&e, path, "a budget file is one YAML document, and a second one "
+					       "starts here", d);
+			break;
 		case YAML_SEQUENCE_START_EVENT:
 		case YAML_MAPPING_START_EVENT:
 			anchor = e.type == YAML_SEQUENCE_START_EVENT ? e.data.sequence_start.anchor

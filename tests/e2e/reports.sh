@@ -193,6 +193,9 @@ expect '[ $? = 0 ] && grep -q "^result    passed: 1 held, 0 exceeded, 0 missing,
 	"brackets in a comment and in a quoted name are text, not nesting: the budget is read"
 refused "$(for i in $(seq 0 64); do printf -- '- &a%d 1\n' "$i"; done)" "65:3: more than 64 anchors" \
 	"65 anchors (libyaml's loader compares each with every earlier one)"
+refused $'total: {hard: 1G}\n---\ntotal: {hard: 1}\n' "2:1: a budget file is one YAML document, and a second one starts here" \
+	"a second YAML document (its limits were ignored, and the check passed)"
+refused $'total: {hard: 1G}\n--- [\n' "2:1: a budget file is one YAML document" "a second YAML document that is not valid YAML"
 "$CGJIT" check -b <(printf 'total: {soft: 1000000}\n') -B "$tmp/node-diff-base.out" -f json "$tmp/node-diff-slow.out" >"$tmp/c.json" 2>"$tmp/err"
 rc=$?
 soft_limit=$(perl -MJSON::PP -e 'local $/; print decode_json(<STDIN>)->{results}[0]{soft_limit}' <"$tmp/c.json")

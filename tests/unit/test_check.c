@@ -261,6 +261,21 @@ static void test_check__budget_anchors(void **state)
 			  "66:5: more than 64 anchors");
 }
 
+/* One document: a second one is refused where it starts, whatever it holds (libyaml's
+ * loader reads one document per call, and the rest went unread: limits in it, even YAML
+ * errors, were ignored). */
+static void test_check__budget_one_document(void **state)
+{
+	(void)state;
+	expect_error("total: {hard: 1}\n---\ntotal: {hard: 0}\n", "2:1: a budget file is one YAML document");
+	expect_error("total: {hard: 1}\n--- [\n", "2:1: a budget file is one YAML document");
+	expect_error("total: {hard: 1}\n---\n", "2:1: a budget file is one YAML document");
+	/* after '...' libyaml wants '---': the syntax error of the second document is reported */
+	expect_error("total: {hard: 1}\n...\ntotal: {hard: 0}\n", "3:1: not valid YAML: did not find expected <document start>");
+	expect_loads(strdup("--- \ntotal: {hard: 1}\n...\n"), 1);
+	expect_loads(strdup("%YAML 1.1\n---\ntotal: {hard: 1}\n"), 1);
+}
+
 /* At most 1 MiB, to the byte (a file read in growing steps passed 1 MiB up to 2 MiB). */
 static void test_check__budget_size(void **state)
 {
@@ -497,6 +512,7 @@ int main(void)
 		cmocka_unit_test(test_check__budget_number_grammar),
 		cmocka_unit_test(test_check__budget_nesting),
 		cmocka_unit_test(test_check__budget_anchors),
+		cmocka_unit_test(test_check__budget_one_document),
 		cmocka_unit_test(test_check__budget_many_keys),
 		cmocka_unit_test(test_check__budget_size),
 		cmocka_unit_test(test_check__verdicts),

@@ -36,9 +36,13 @@ static int fail_at(struct loader *l, const yaml_node_t *n, const char *msg)
 	return diag_at_col(l->d, l->b->path, m.line, m.column, "%s", msg);
 }
 
+/* N's text, or NULL if N is no scalar, or one with a NUL byte (a double-quoted "\0"): read
+ * as a C string it would end early, and "5\0x" would be the cost 5. */
 static const char *scalar(const yaml_node_t *n)
 {
-	return n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value : NULL;
+	if (n->type != YAML_SCALAR_NODE || memchr(n->data.scalar.value, '\0', n->data.scalar.length))
+		return NULL;
+	return (const char *)n->data.scalar.value;
 }
 
 /* A key's value as a string; KEY names it in the message. */

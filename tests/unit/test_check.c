@@ -151,6 +151,10 @@ static void test_check__budget_number_grammar(void **state)
 		snprintf(text, sizeof(text), "total: {hard: '%s'}\n", bad_hard[i]);
 		expect_error(text, "1:15: 'hard' takes a cost");
 	}
+	/* a NUL byte (YAML's "\0") ends a C string early: "5\0x" was the cost 5 */
+	expect_error("total: {hard: \"5\\0x\"}\n", "1:15: 'hard' takes a cost");
+	expect_error("total: {soft: \"5\\0x\"}\n", "1:15: 'soft' takes a change in percent");
+	expect_error("functions: [{name: \"f\\0g\", hard: 1}]\n", "1:20: 'name' takes a non-empty string");
 	static const char *const bad_soft[] = {
 		"0x10", " 5", "5 ", "5 %", "1e3", "1E3", "inf", "nan", ".5", "5.", "+-5", "--5", "5%%",
 		"%", "", "5_0", "1,5", "0x1p3", "+.5%",

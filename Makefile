@@ -160,7 +160,7 @@ clean:
 # scripts/fuzz). `make fuzz-merge` minimizes stored + new inputs back into
 # tests/fuzz/corpus/<target>. `make fuzz-replay` replays every corpus and
 # tests/fuzz/crashes/<target>-* with $(CC) and the library in $(B) (part of `check`).
-FUZZ_TARGETS := callgrind perfmap jitdump augment profile budget
+FUZZ_TARGETS := callgrind perfmap jitdump augment profile budget reports
 FUZZ_SECONDS ?= 60
 FUZZ_CC      ?= clang
 FUZZ_B       := build-fuzz

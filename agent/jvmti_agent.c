@@ -49,6 +49,8 @@ static struct {
 	uint64_t methods, stubs, unloads, rows, skipped, no_lines;
 } g = { .lock = PTHREAD_MUTEX_INITIALIZER, .fd = -1 };
 
+/* printf-checked, which also tells clang's -Wformat-nonliteral that FMT is a format */
+static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void say(const char *fmt, ...)
 {
 	va_list ap;

@@ -2,6 +2,7 @@
  * compares soft limits with a baseline profile matched as `cgjit diff` matches functions,
  * and renders the verdicts as text or Markdown (JSON and YAML: doc_out.c). */
 #include <fnmatch.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -71,9 +72,13 @@ static void judge(struct checker *c, json_t *r, const struct budget_limit *lim, 
 	int soft = lim->has_soft && has_base;
 	json_object_set_new(r, "baseline", opt_u64(has_base, basev));
 	json_object_set_new(r, "soft_percent", lim->has_soft ? json_real(lim->soft) : json_null());
-	/* in long double: a base near 2^63 times 1.05 must not round the limit down */
+	/* in long double: a base near 2^63 times 1.05 must not round the limit down. A limit
+	 * past INT64_MAX is shown as INT64_MAX, as doc_u64() shows every cost: converting a
+	 * value past UINT64_MAX to an integer is undefined (x86 gave 0, printed beside
+	 * "held"). The verdict compares in long double and needs no clamp. */
 	long double allowed = (long double)basev * (1.0L + (long double)lim->soft / 100.0L);
-	json_object_set_new(r, "soft_limit", soft ? doc_u64((uint64_t)allowed) : json_null());
+	uint64_t soft_limit = allowed >= 0x1p63L ? (uint64_t)INT64_MAX : (uint64_t)allowed;
+	json_object_set_new(r, "soft_limit", soft ? doc_u64(soft_limit) : json_null());
 	json_object_set_new(r, "change_rel", has_base && basev ? json_real(((double)v - (double)basev) / (double)basev)
 			    : json_null());
 	if (soft) {

@@ -1,6 +1,7 @@
 /* prof_diff.c - `cgjit diff`: matches the functions of two profiles by kcachegrind's key
  * (object file name, file, name), computes the change of self and inclusive cost of one
  * event, and renders the result as text or Markdown (JSON and YAML: doc_out.c). */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -38,6 +39,8 @@ static size_t object_key(const char *base, char *out)
 	return k + strlen(rest);
 }
 
+/* FN's key (object key, file, name, NUL-separated) into *BUF, which grows and so may move:
+ * read *BUF only after the call. Returns its length. */
 static size_t match_key(char **buf, size_t *cap, const struct prof_fn *fn)
 {
 	const char *base = strrchr(fn->obj, '/');
@@ -85,17 +88,28 @@ static json_t *rel(uint64_t from, uint64_t to)
 	return json_real(((double)to - (double)from) / (double)from);
 }
 
+/* TO - FROM as a JSON integer. Costs go up to 2^64 - 1 (the readers bound their sums at 64
+ * bits), so the difference can pass what 64 signed bits hold: it is clamped to them, where
+ * subtracting the two as json_int_t overflowed (undefined, and the wrong sign). */
+static json_t *change(uint64_t from, uint64_t to)
+{
+	if (to >= from)
+		return json_integer(to - from > INT64_MAX ? INT64_MAX : (json_int_t)(to - from));
+	uint64_t down = from - to;   /* -down, of which -2^63 still fits */
+	return json_integer(down > (uint64_t)INT64_MAX ? INT64_MIN : -(json_int_t)down);
+}
+
 static json_t *change_entry(const struct profile *A, const struct profile *B, const struct change *c)
 {
 	json_t *o = c->b != SIZE_MAX ? prof_report_fn_ident(B, c->b) : prof_report_fn_ident(A, c->a);
 	json_object_set_new(o, "status", json_string(c->a == SIZE_MAX ? "added" : c->b == SIZE_MAX ? "removed" : "both"));
 	json_object_set_new(o, "self_base", doc_u64(c->sa));
 	json_object_set_new(o, "self_new", doc_u64(c->sb));
-	json_object_set_new(o, "self_change", json_integer((json_int_t)c->sb - (json_int_t)c->sa));
+	json_object_set_new(o, "self_change", change(c->sa, c->sb));
 	json_object_set_new(o, "self_change_rel", rel(c->sa, c->sb));
 	json_object_set_new(o, "inclusive_base", doc_u64(c->ia));
 	json_object_set_new(o, "inclusive_new", doc_u64(c->ib));
-	json_object_set_new(o, "inclusive_change", json_integer((json_int_t)c->ib - (json_int_t)c->ia));
+	json_object_set_new(o, "inclusive_change", change(c->ia, c->ib));
 	json_object_set_new(o, "inclusive_change_rel", rel(c->ia, c->ib));
 	return o;
 }
@@ -158,14 +172,19 @@ size_t *prof_diff_match(const struct profile *A, const struct profile *B)
 	/* B's keys first: their indices are B's function indices (keys are distinct there
 	 * unless two objects share a file name, and then the first one matches) */
 	uint32_t *b_of_key = xmalloc((B->nfns + 1) * sizeof(*b_of_key));
+	/* match_key() may move BUF: it is called on a line of its own, because the order in
+	 * which a call's arguments are evaluated is unspecified (clang read BUF before the
+	 * call that grew it, and passed a freed pointer or NULL) */
 	for (size_t j = 0; j < B->nfns; j++) {
 		int added;
-		uint32_t k = strtab_intern(&keys, buf, match_key(&buf, &cap, &B->fns[j]), &added);
+		size_t len = match_key(&buf, &cap, &B->fns[j]);
+		uint32_t k = strtab_intern(&keys, buf, len, &added);
 		if (added)
 			b_of_key[k] = (uint32_t)j;
 	}
 	for (size_t i = 0; i < A->nfns; i++) {
-		uint32_t k = strtab_find(&keys, buf, match_key(&buf, &cap, &A->fns[i]));
+		size_t len = match_key(&buf, &cap, &A->fns[i]);
+		uint32_t k = strtab_find(&keys, buf, len);
 		size_t j = k == UINT32_MAX ? SIZE_MAX : b_of_key[k];
 		if (j != SIZE_MAX && in_a[j] == SIZE_MAX)   /* else matched already (two objects with one file name) */
 			in_a[j] = i;
@@ -237,7 +256,7 @@ json_t *prof_diff_build(const struct profile *A, const struct profile *B, const 
 		json_t *t = json_object();
 		json_object_set_new(t, "base", doc_u64(A->totals[e]));
 		json_object_set_new(t, "new", doc_u64(B->totals[k]));
-		json_object_set_new(t, "change", json_integer((json_int_t)B->totals[k] - (json_int_t)A->totals[e]));
+		json_object_set_new(t, "change", change(A->totals[e], B->totals[k]));
 		json_object_set_new(t, "change_rel", rel(A->totals[e], B->totals[k]));
 		doc_set_key(tot, A->events[e], t);
 	}

@@ -119,4 +119,10 @@ fi
 CGJIT_PROGRESS_MIN_BYTES=1000 "$CGJIT" augment "$tmp/nd.in" "$tmp/perf-8698.map" -o "$tmp/p4.out" 2>"$tmp/err"
 expect '! grep -q "reading" "$tmp/err" && grep -q "cgjit: wrote" "$tmp/err"' "stderr not a terminal: no progress line"
 
+echo "# the test command: CI runs the README's, which includes the clang build"
+readme_cmd=$(sed -n '/^Run the whole test suite/,/^    /{s/^    //p}' "$top/README.md")
+ci_cmd=$(grep -v '^#\|^set \|^cd ' "$top/.ci/run")
+expect '[ -n "$readme_cmd" ] && [ "$readme_cmd" = "$ci_cmd" ] && case $ci_cmd in *" check-clang"*) true ;; *) false ;; esac && grep -q "^check-clang:" "$top/Makefile"' \
+	".ci/run runs exactly the README's test command ('$readme_cmd'), check-clang included"
+
 finish

@@ -173,6 +173,39 @@ expect '[ $rc = 2 ] && [ ! -s "$tmp/out" ] && grep -q "node-diff-base.out: this 
 rc=$?
 expect '[ $rc = 2 ] && grep -q "check needs a budget file: --budget FILE" "$tmp/err"' "check without --budget: exit 2 (exit $rc)"
 
+echo "# check: budget files refused before the profile is read (exit 2, FILE:LINE:COLUMN, no output)"
+refused() {   # BUDGET-TEXT MESSAGE-REGEX WHAT
+	local text=$1 want=$2 what=$3
+	printf '%s' "$text" >"$tmp/hostile.yaml"
+	"$CGJIT" check -b "$tmp/hostile.yaml" "$tmp/node-diff-base.out" >"$tmp/out" 2>"$tmp/err"
+	local rc=$?
+	expect '[ $rc = 2 ] && [ ! -s "$tmp/out" ] && grep -q "^cgjit: $tmp/hostile.yaml:$want" "$tmp/err"' "$what (exit $rc)"
+}
+refused $'total:\n  hard: 1_\n' "2:9: 'hard' takes a cost" "hard: 1_ (a '_' not between two digits)"
+refused $'total:\n  soft: 0x10\n' "2:9: 'soft' takes a change in percent" "soft: 0x10 (percentages are decimal; strtod read 16)"
+refused $'total: {soft: " 5"}\n' "1:15: 'soft' takes a change in percent" "soft: \" 5\" (no spaces)"
+refused $'total:\n  soft: 100000000000000000000%\n' "2:9: 'soft' takes a change in percent above -100 and at most 1000000" \
+	"soft: 1e20 % (past 2^64 %, the limit was converted out of range and printed as 0)"
+# libyaml's scanner is quadratic in the flow depth: 1 MiB of '[' took about 20 minutes
+head -c 1048000 /dev/zero | tr '\0' '[' >"$tmp/deep.yaml"
+"$CGJIT" check -b "$tmp/deep.yaml" "$tmp/node-diff-base.out" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+expect '[ $rc = 2 ] && [ ! -s "$tmp/out" ] && grep -q "^cgjit: $tmp/deep.yaml:1:33: nested deeper than 32 levels of lists and mappings: not a budget file$" "$tmp/err"' \
+	"a generated budget of 1048000 '[': refused at the 33rd, exit 2 (exit $rc)"
+{ printf 'total: {hard: 1G}  # '; head -c 1000000 /dev/zero | tr '\0' '['; printf '\nfunctions: [{name: "['; head -c 1000 /dev/zero | tr '\0' '{'; printf '", hard: 1, required: false}]\n'; } >"$tmp/text.yaml"
+"$CGJIT" check -b "$tmp/text.yaml" "$tmp/node-diff-base.out" >"$tmp/out" 2>"$tmp/err"
+expect '[ $? = 0 ] && grep -q "^result    passed: 1 held, 0 exceeded, 0 missing, 1 skipped" "$tmp/out"' \
+	"brackets in a comment and in a quoted name are text, not nesting: the budget is read"
+refused "$(for i in $(seq 0 64); do printf -- '- &a%d 1\n' "$i"; done)" "65:3: more than 64 anchors" \
+	"65 anchors (libyaml's loader compares each with every earlier one)"
+refused $'total: {hard: 1G}\n---\ntotal: {hard: 1}\n' "2:1: a budget file is one YAML document, and a second one starts here" \
+	"a second YAML document (its limits were ignored, and the check passed)"
+refused $'total: {hard: 1G}\n--- [\n' "2:1: a budget file is one YAML document" "a second YAML document that is not valid YAML"
+"$CGJIT" check -b <(printf 'total: {soft: 1000000}\n') -B "$tmp/node-diff-base.out" -f json "$tmp/node-diff-slow.out" >"$tmp/c.json" 2>"$tmp/err"
+rc=$?
+soft_limit=$(perl -MJSON::PP -e 'local $/; print decode_json(<STDIN>)->{results}[0]{soft_limit}' <"$tmp/c.json")
+expect '[ $rc = 0 ] && [ "$soft_limit" = $((653829435 * 10001)) ]' "soft: 1000000, the largest: 10001 times the baseline, held (exit $rc)"
+
 echo "# names that are not UTF-8 (callgrind names are bytes; JSON strings are UTF-8)"
 printf 'version: 1\ncreator: x\npositions: line\nevents: I\377r\nfl=a.c\nfn=f\377\376oo\n1 10\nfn=main\n2 5\ncfn=f\377\376oo\ncalls=1 1\n3 10\ntotals: 15\n' >"$tmp/utf8.cg"
 "$CGJIT" report -f json "$tmp/utf8.cg" >"$tmp/u.json" 2>"$tmp/err"

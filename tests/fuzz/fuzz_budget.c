@@ -21,7 +21,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		const struct budget_limit *l = &b.limits[i];
 		FUZZ_CHECK(l->has_hard || l->has_soft);
 		FUZZ_CHECK(l->kind == BUDGET_TOTAL ? !l->name && !l->glob : !l->name != !l->glob);
-		FUZZ_CHECK(!l->has_soft || l->soft > -100);
+		FUZZ_CHECK(!l->has_soft || (l->soft > -100 && l->soft <= 1000000));
 		FUZZ_CHECK(l->at.line >= 1 && l->at.column >= 1);
 	}
 	budget_free(&b);

@@ -39,7 +39,7 @@ static void expect_error(const char *text, const char *where_and_what)
 	struct diag d = { 0 };
 	assert_int_equal(load_budget(&b, text, &d), -1);
 	if (!strstr(msg_after_path(&d), where_and_what))
-		fail_msg("for\n%s\nexpected '%s' in '%s'", text, where_and_what, d.msg);
+		fail_msg("for\n%.300s\nexpected '%s' in '%s'", text, where_and_what, d.msg);
 	budget_free(&b);
 }
 
@@ -131,6 +131,53 @@ static void test_check__budget_errors(void **state)
 	expect_error("total: {hard: 9223372036854775808}\n", "1:15: 'hard' takes a cost");
 	expect_error("total: {hard: 9300000000G}\n", "1:15: 'hard' takes a cost");
 	expect_error("total: {soft: -100%}\n", "1:15: 'soft' takes a change in percent");
+	/* above a 10001-fold growth: no meaning, and past 2^64 % (1e17, 1e20) the limit used
+	 * to be converted out of range */
+	expect_error("total: {soft: 1000000.001}\n", "1:15: 'soft' takes a change in percent");
+	expect_error("total: {soft: 100000000000000000000%}\n", "1:15: 'soft' takes a change in percent");
+}
+
+/* The grammar of docs/reports.md section 4, no looser: '_' only between two digits,
+ * percentages in decimal (strtod() alone took " 5", 0x10 as 16 and 1e3). */
+static void test_check__budget_number_grammar(void **state)
+{
+	(void)state;
+	static const char *const bad_hard[] = {
+		"1_", "_1", "1__0", "1_.5M", "1._5M", "1.5_M", ".5M", "5.M", "_", "1 000", " 1", "1 ",
+		"+1", "0x10", "1e3", "1.5m", "1Mk", "M", "1_k",
+	};
+	for (size_t i = 0; i < sizeof(bad_hard) / sizeof(bad_hard[0]); i++) {
+		char text[96];
+		snprintf(text, sizeof(text), "total: {hard: '%s'}\n", bad_hard[i]);
+		expect_error(text, "1:15: 'hard' takes a cost");
+	}
+	/* a NUL byte (YAML's "\0") ends a C string early: "5\0x" was the cost 5 */
+	expect_error("total: {hard: \"5\\0x\"}\n", "1:15: 'hard' takes a cost");
+	expect_error("total: {soft: \"5\\0x\"}\n", "1:15: 'soft' takes a change in percent");
+	expect_error("functions: [{name: \"f\\0g\", hard: 1}]\n", "1:20: 'name' takes a non-empty string");
+	static const char *const bad_soft[] = {
+		"0x10", " 5", "5 ", "5 %", "1e3", "1E3", "inf", "nan", ".5", "5.", "+-5", "--5", "5%%",
+		"%", "", "5_0", "1,5", "0x1p3", "+.5%",
+	};
+	for (size_t i = 0; i < sizeof(bad_soft) / sizeof(bad_soft[0]); i++) {
+		char text[96];
+		snprintf(text, sizeof(text), "total: {soft: '%s'}\n", bad_soft[i]);
+		expect_error(text, "1:15: 'soft' takes a change in percent");
+	}
+	static const struct { const char *text; double want; } good_soft[] = {
+		{ "5", 5 }, { "5%", 5 }, { "+5%", 5 }, { "-2.5%", -2.5 }, { "0.25", 0.25 },
+		{ "-99.999%", -99.999 }, { "007", 7 }, { "0", 0 }, { "1000000%", 1000000 },
+	};
+	for (size_t i = 0; i < sizeof(good_soft) / sizeof(good_soft[0]); i++) {
+		char text[96];
+		snprintf(text, sizeof(text), "total: {soft: '%s'}\n", good_soft[i].text);
+		struct budget b;
+		struct diag d = { 0 };
+		if (load_budget(&b, text, &d) != 0)
+			fail_msg("'%s': %s", good_soft[i].text, d.msg);
+		assert_true(b.limits[0].soft == good_soft[i].want);
+		budget_free(&b);
+	}
 	expect_error("total:\n  hardd: 1\n", "2:3: unknown key 'hardd' in a total limit");
 	expect_error("total:\n  name: x\n  hard: 1\n", "2:3: unknown key 'name' in a total limit");
 	expect_error("functions:\n  - {name: a, glob: b, hard: 1}\n", "2:5: a function limit takes name or glob, not both");
@@ -147,6 +194,113 @@ static void test_check__budget_errors(void **state)
 	expect_error("total: [\n", "2:1: not valid YAML");
 	expect_error("", "empty");
 	expect_error("event: ''\ntotal: {hard: 1}\n", "1:8: 'event' takes a non-empty string");
+}
+
+/* A budget of PREFIX, N copies of PIECE (an '@' in it replaced by the copy's number) and
+ * SUFFIX, malloc'd. */
+static char *repeat(const char *prefix, const char *piece, int n, const char *suffix)
+{
+	size_t cap = strlen(prefix) + (size_t)n * (strlen(piece) + 12) + strlen(suffix) + 1, k;
+	char *text = malloc(cap);
+	assert_non_null(text);
+	const char *at = strchr(piece, '@');
+	int head = at ? (int)(at - piece) : (int)strlen(piece);
+	k = (size_t)snprintf(text, cap, "%s", prefix);
+	for (int i = 0; i < n; i++)
+		k += (size_t)(at ? snprintf(text + k, cap - k, "%.*s%d%s", head, piece, i, at + 1)
+			      : snprintf(text + k, cap - k, "%s", piece));
+	snprintf(text + k, cap - k, "%s", suffix);
+	return text;
+}
+
+static void expect_error_free(char *text, const char *where_and_what)
+{
+	expect_error(text, where_and_what);
+	free(text);
+}
+
+static void expect_loads(char *text, size_t limits)
+{
+	struct budget b;
+	struct diag d = { 0 };
+	if (load_budget(&b, text, &d) != 0)
+		fail_msg("for\n%.300s\nunexpected: %s", text, d.msg);
+	assert_int_equal(b.n, limits);
+	budget_free(&b);
+	free(text);
+}
+
+/* Budgets made to be slow for libyaml. Its scanner works in proportion to the flow depth
+ * for every token (1 MiB of '[' took about 20 minutes): the depth is bounded before the
+ * loader runs, on libyaml's own events, so quotes, comments and block scalars count as
+ * libyaml reads them. */
+static void test_check__budget_nesting(void **state)
+{
+	(void)state;
+	/* 32 levels are read (and then refused for what they are), 33 are not */
+	expect_error_free(repeat("", "[", 32, "]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]\n"), "1:1: a budget file is a mapping");
+	expect_error_free(repeat("", "[", 33, "]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]\n"), "1:33: nested deeper than 32 levels");
+	expect_error_free(repeat("total: ", "{a: ", 40, ""), "1:132: nested deeper than 32 levels");
+	/* block collections count as well: sequences in sequences, mappings by indentation */
+	expect_error_free(repeat("", "- ", 40, "x\n"), "1:65: nested deeper than 32 levels");
+	char indented[2048];
+	size_t k = 0;
+	for (int i = 0; i < 40; i++)
+		k += (size_t)snprintf(indented + k, sizeof(indented) - k, "%*sa:\n", i, "");
+	expect_error(indented, "33:33: nested deeper than 32 levels");
+	/* brackets in quotes, comments and block scalars are text */
+	expect_loads(repeat("functions:\n  - name: '", "[", 100, "'\n    hard: 1\n"), 1);
+	expect_loads(repeat("functions:\n  - name: \"", "{", 100, "\"\n    hard: 1\n"), 1);
+	expect_loads(repeat("total: {hard: 1}  # ", "[", 1 << 19, "\n"), 1);
+	expect_loads(repeat("functions:\n  - hard: 1\n    name: |\n      ", "[", 100, "\n"), 1);
+}
+
+/* libyaml's loader compares every anchor with every earlier one (1 MiB of anchors took 20
+ * s): 64 are read, the 65th is refused where it is. */
+static void test_check__budget_anchors(void **state)
+{
+	(void)state;
+	expect_loads(repeat("functions:\n", "  - &a@ {name: f, hard: 1}\n", 64, ""), 64);
+	expect_error_free(repeat("functions:\n", "  - &a@ {name: f, hard: 1}\n", 65, ""),
+			  "66:5: more than 64 anchors");
+}
+
+/* One document: a second one is refused where it starts, whatever it holds (libyaml's
+ * loader reads one document per call, and the rest went unread: limits in it, even YAML
+ * errors, were ignored). */
+static void test_check__budget_one_document(void **state)
+{
+	(void)state;
+	expect_error("total: {hard: 1}\n---\ntotal: {hard: 0}\n", "2:1: a budget file is one YAML document");
+	expect_error("total: {hard: 1}\n--- [\n", "2:1: a budget file is one YAML document");
+	expect_error("total: {hard: 1}\n---\n", "2:1: a budget file is one YAML document");
+	/* after '...' libyaml wants '---': the syntax error of the second document is reported */
+	expect_error("total: {hard: 1}\n...\ntotal: {hard: 0}\n", "3:1: not valid YAML: did not find expected <document start>");
+	expect_loads(strdup("--- \ntotal: {hard: 1}\n...\n"), 1);
+	expect_loads(strdup("%YAML 1.1\n---\ntotal: {hard: 1}\n"), 1);
+}
+
+/* At most 1 MiB, to the byte (a file read in growing steps passed 1 MiB up to 2 MiB). */
+static void test_check__budget_size(void **state)
+{
+	(void)state;
+	const char *head = "total: {hard: 1}\n#";
+	char *text = repeat(head, "x", (1 << 20) - (int)strlen(head) - 1, "\n");
+	assert_int_equal(strlen(text), 1 << 20);
+	expect_loads(text, 1);
+	text = repeat(head, "x", (1 << 20) - (int)strlen(head), "\n");
+	expect_error_free(text, " larger than 1048576 bytes: not a budget file");
+}
+
+/* Keys are checked one by one: the first unknown key is reported without comparing every
+ * pair of 100000 keys first (that took minutes; the repeat at the end is never reached). */
+static void test_check__budget_many_keys(void **state)
+{
+	(void)state;
+	expect_error_free(repeat("", "k@: 1\n", 100000, "k0: 1\n"), "1:1: unknown key 'k0'");
+	expect_error_free(repeat("total:\n  hard: 1\n", "  k@: 1\n", 80000, ""),
+			  "3:3: unknown key 'k0' in a total limit");
+	expect_error("total: {hardd: 1, hardd: 2}\n", "1:9: unknown key 'hardd'");
 }
 
 static uint32_t fn(struct profile_builder *b, const char *obj, const char *name)
@@ -291,6 +445,44 @@ static void test_check__verdicts(void **state)
 	profile_free(&slow);
 }
 
+/* The largest soft limit on the largest baseline: a limit past what a cost can be is
+ * shown as the largest (INT64_MAX, as every cost is), in JSON and in the text alike. The
+ * long double used to be converted to uint64_t out of range (undefined; it gave 0). */
+static void test_check__soft_limit_out_of_range(void **state)
+{
+	(void)state;
+	static const char *const ev[] = { "Ir" };
+	struct profile base, p;
+	const uint64_t huge = (uint64_t)1 << 62, small = 1000;
+	const uint64_t *const costs[] = { &huge, &small };
+	struct profile *const profs[] = { &base, &p };
+	for (int i = 0; i < 2; i++) {
+		memset(profs[i], 0, sizeof(*profs[i]));
+		struct profile_builder *b = profile_builder_new(profs[i], 1, ev);
+		profs[i]->path = strdup(i ? "p.out" : "base.out");
+		profile_builder_self(b, fn(b, "/bin/x", "main"), costs[i]);
+		profile_builder_finish(b);
+	}
+	struct diag d = { 0 };
+	int bad = -1;
+	json_t *doc = check("total: {soft: 1000000%}\nfunctions:\n  - {name: main, soft: 0}\n", &p, &base, &bad, &d);
+	assert_non_null(doc);
+	expect_result(doc, 0, "held", 1000, "");
+	assert_int_equal(json_integer_value(json_object_get(result(doc, 0), "soft_limit")), INT64_MAX);
+	expect_result(doc, 1, "held", 1000, "");
+	assert_int_equal(json_integer_value(json_object_get(result(doc, 1), "soft_limit")), huge);
+	char *text;
+	size_t len;
+	FILE *f = open_memstream(&text, &len);
+	prof_check_render(doc, f, 0);
+	fclose(f);
+	assert_non_null(strstr(text, "9,223,372,036,854,775,807 (+1e+06%)"));
+	free(text);
+	json_decref(doc);
+	profile_free(&base);
+	profile_free(&p);
+}
+
 static void test_check__mismatch(void **state)
 {
 	(void)state;
@@ -321,7 +513,14 @@ int main(void)
 		cmocka_unit_test(test_check__budget_file),
 		cmocka_unit_test(test_check__budget_costs),
 		cmocka_unit_test(test_check__budget_errors),
+		cmocka_unit_test(test_check__budget_number_grammar),
+		cmocka_unit_test(test_check__budget_nesting),
+		cmocka_unit_test(test_check__budget_anchors),
+		cmocka_unit_test(test_check__budget_one_document),
+		cmocka_unit_test(test_check__budget_many_keys),
+		cmocka_unit_test(test_check__budget_size),
 		cmocka_unit_test(test_check__verdicts),
+		cmocka_unit_test(test_check__soft_limit_out_of_range),
 		cmocka_unit_test(test_check__mismatch),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -349,6 +349,52 @@ static void test_profile__diff_map_against_dump(void **state)
 	profile_free(&b);
 }
 
+/* Costs up to 2^64 - 1 load (the readers bound sums at 64 bits), so a change can be
+ * -2^63 or +2^63: subtracted as json_int_t it overflowed (undefined; the second case
+ * came out as -2^63, the wrong sign). It is now exact, or clamped to the JSON integer's
+ * range. */
+static void test_profile__diff_costs_past_2_63(void **state)
+{
+	(void)state;
+	static const char *const costs[] = { "9223372036854775807", "18446744073709551615" };
+	struct profile p[2];
+	for (int i = 0; i < 2; i++) {
+		char text[256], *path;
+		snprintf(text, sizeof(text), "# callgrind format\nversion: 1\npositions: line\nevents: Ir\n"
+			 "fl=a.c\nfn=f\n1 %s\ntotals: %s\n", costs[i], costs[i]);
+		path = tmp_file(text);
+		struct profile_opts o = { 0 };
+		struct diag d = { 0 };
+		if (profile_load(&p[i], path, &o, &d) < 0)
+			fail_msg("%s", d.msg);
+		unlink(path);
+		free(path);
+	}
+	struct diag d = { 0 };
+	json_t *doc = prof_diff_build(&p[1], &p[0], NULL, 10, 0, &d);   /* 2^64 - 1 -> 2^63 - 1 */
+	assert_non_null(doc);
+	const json_t *c = json_array_get(json_object_get(doc, "changes"), 0);
+	assert_true(json_integer_value(json_object_get(c, "self_change")) == INT64_MIN);
+	assert_true(json_integer_value(json_object_get(c, "inclusive_change")) == INT64_MIN);
+	assert_true(json_integer_value(json_object_get(json_object_get(json_object_get(doc, "totals"), "Ir"), "change")) == INT64_MIN);
+	char *text;
+	size_t len;
+	FILE *f = open_memstream(&text, &len);
+	prof_diff_render(doc, f, 0);
+	fclose(f);
+	assert_non_null(strstr(text, "-9,223,372,036,854,775,808"));
+	free(text);
+	json_decref(doc);
+	doc = prof_diff_build(&p[0], &p[1], NULL, 10, 0, &d);   /* 2^63 - 1 -> 2^64 - 1: +2^63, clamped */
+	assert_non_null(doc);
+	c = json_array_get(json_object_get(doc, "changes"), 0);
+	assert_true(json_integer_value(json_object_get(c, "self_change")) == INT64_MAX);
+	assert_true(json_integer_value(json_object_get(json_object_get(json_object_get(doc, "totals"), "Ir"), "change")) == INT64_MAX);
+	json_decref(doc);
+	profile_free(&p[0]);
+	profile_free(&p[1]);
+}
+
 static void test_profile__diff(void **state)
 {
 	(void)state;
@@ -416,6 +462,7 @@ int main(void)
 		cmocka_unit_test(test_profile__errors),
 		cmocka_unit_test(test_profile__report_formats),
 		cmocka_unit_test(test_profile__diff),
+		cmocka_unit_test(test_profile__diff_costs_past_2_63),
 		cmocka_unit_test(test_profile__diff_map_against_dump),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -152,7 +152,10 @@ static int64_t self_change(const struct svg *v, size_t fn)
 {
 	uint64_t now = v->p->fns[fn].self[v->ev];
 	uint64_t was = v->base_of[fn] == SIZE_MAX ? 0 : v->base->fns[v->base_of[fn]].self[v->base_ev];
-	return (int64_t)now - (int64_t)was;
+	/* clamped as cgjit diff clamps: costs may pass 2^63, a difference in int64_t may not */
+	if (now >= was)
+		return now - was > INT64_MAX ? INT64_MAX : (int64_t)(now - was);
+	return was - now > INT64_MAX ? -INT64_MAX : -(int64_t)(was - now);
 }
 
 static uint32_t name_hash(const char *s)

@@ -563,6 +563,37 @@ static void test_flamegraph__svg_diff(void **state)
 	profile_free(&base);
 }
 
+/* Self costs past 2^63: the change is clamped to INT64_MAX (as cgjit diff clamps it), not
+ * an overflow (UBSan in check-asan) with the wrong sign. */
+static void test_flamegraph__svg_diff_past_2_63(void **state)
+{
+	(void)state;
+	static const char *const ev[] = { "Ir" };
+	struct profile p, base;
+	memset(&p, 0, sizeof(p));
+	struct profile_builder *b = profile_builder_new(&p, 1, ev);
+	uint32_t m = fn(b, "main"), a = fn(b, "a");
+	self(b, m, 5);
+	self(b, a, ((uint64_t)1 << 63) + 10);
+	call(b, m, a, ((uint64_t)1 << 63) + 10);
+	profile_builder_finish(b);
+	memset(&base, 0, sizeof(base));
+	b = profile_builder_new(&base, 1, ev);
+	m = fn(b, "main");
+	a = fn(b, "a");
+	self(b, m, ((uint64_t)1 << 63) + 20);
+	self(b, a, 5);
+	call(b, m, a, 5);
+	profile_builder_finish(b);
+	struct flamegraph_opts o = { 0, 0.0, 64, 0 };
+	char *s = render(&p, &o, 1, &base);
+	assert_non_null(strstr(s, "self 5 -> 9,223,372,036,854,775,818 (+9,223,372,036,854,775,807"));
+	assert_non_null(strstr(s, "self 9,223,372,036,854,775,828 -> 5 (-9,223,372,036,854,775,807"));
+	free(s);
+	profile_free(&p);
+	profile_free(&base);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -580,6 +611,7 @@ int main(void)
 		cmocka_unit_test(test_flamegraph__names),
 		cmocka_unit_test(test_flamegraph__control_bytes),
 		cmocka_unit_test(test_flamegraph__svg_diff),
+		cmocka_unit_test(test_flamegraph__svg_diff_past_2_63),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -14,6 +14,7 @@
 #include "augment.h"
 #include "cmd.h"
 #include "diag.h"
+#include "io.h"
 #include "record.h"
 #include "record_run.h"
 #include "report.h"
@@ -51,6 +52,13 @@ static char *out_dir_path(const char *dir)
 {
 	if (mkdir(dir, 0777) < 0 && errno != EEXIST) {
 		fprintf(stderr, "cgjit: cannot create the output directory '%s': %s\n", dir, strerror(errno));
+		return NULL;
+	}
+	/* valgrind and the moves use the real path: no link another user planted in a shared
+	 * directory may choose it (after mkdir(), which never follows a final link) */
+	struct diag d = { 0 };
+	if (output_check_links(dir, &d) < 0) {
+		fprintf(stderr, "cgjit: output directory %s\n", d.msg);
 		return NULL;
 	}
 	char *abs = realpath(dir, NULL);

@@ -4,7 +4,9 @@
 # java (perf map at exit, exit status 3) and CPython 3.13 (jitdump in /tmp, moved across
 # file systems to /dev/shm; python3 through the version probe). Each run must leave an
 # augmented profile with named JIT functions and the maps and dumps beside it, none in
-# /tmp or the current directory. Then the errors: valgrind missing, runtime missing,
+# /tmp or the current directory. With root: a shared (sticky) -d DIR where another user
+# planted links under the names augment writes (a program that waits on a FIFO until they
+# are there). Then the errors: valgrind missing, runtime missing,
 # unknown command, unknown runtime, no map written, usage. Runs are small (about a minute
 # and a half in all). Maps and dumps of this test's processes left in /tmp are a failure,
 # and removed (by the pids of the profiles, so that other runs' files are left alone).
@@ -207,6 +209,62 @@ chmod +x "$tmp/py311/python3"
 PATH=$tmp/py311:$PATH run py311 "$tmp" -- python3 -c pass
 expect '[ $rc = 1 ] && grep -q "^cgjit: python3: CPython 3.11 cannot write a perf map: -X perf needs 3.12 or later" "$tmp/py311.err" && ! ls "$tmp"/callgrind.out.* >/dev/null 2>&1 && ! [ -e "$tmp/py311/ran" ]' \
 	"python3 that is 3.11: exit 1, says -X perf needs 3.12, runs nothing"
+
+echo "# a shared (sticky) output directory: another user's links under the names augment writes"
+if [ "$(id -u)" = 0 ] && setpriv --reuid=nobody --regid=nogroup --clear-groups true 2>/dev/null; then
+	chmod 755 "$tmp"   # for nobody
+	sd=$tmp/shared
+	mkdir -p "$sd/out"
+	chmod 1777 "$sd/out"
+	for f in secret secret2; do echo "root only" >"$tmp/$f"; chmod 600 "$tmp/$f"; done
+	secrets() { cat "$tmp/secret" "$tmp/secret2" | md5sum; stat -c %a%U "$tmp/secret" "$tmp/secret2"; }
+	sbefore=$(secrets)
+	# The program tells its pid through a FIFO and waits on another until the links are
+	# planted; then it leaves a jitdump of its pid in the current directory, which record
+	# collects: augment then writes out/callgrind.out.jit.PID and out/jit-PID.dump.elf.
+	cat >"$sd/plant.sh" <<'EOS'
+echo $$ >pid.fifo
+read go <go.fifo
+cp "$1" "jit-$$.dump"
+EOS
+	# planted NAME LINK-TEMPLATE...: record with nobody's links (PID in the template
+	# replaced) to the root-only files; sets rc and rpid
+	planted() {
+		local name=$1 i=0 l
+		shift
+		rm -f "$sd/pid.fifo" "$sd/go.fifo"
+		mkfifo "$sd/pid.fifo" "$sd/go.fifo"
+		exec 7<>"$sd/pid.fifo" 8<>"$sd/go.fifo"   # read-write: opening never blocks
+		(cd "$sd" && exec "$CGJIT" record -q -d out --runtime none -- sh plant.sh "$top/tests/bad/good.dump" \
+			>"$tmp/$name.out" 2>"$tmp/$name.err") &
+		local cg=$!
+		rpid=""
+		read -t 300 -r rpid <&7
+		for l in "$@"; do
+			i=$((i + 1))
+			setpriv --reuid=nobody --regid=nogroup --clear-groups ln -s "$tmp/secret$([ $i = 2 ] && echo 2)" "$sd/out/${l//PID/$rpid}"
+		done
+		echo go >&8
+		wait "$cg"
+		rc=$?
+		exec 7<&- 8<&-
+	}
+	planted planted-elf jit-PID.dump.elf
+	expect '[ -n "$rpid" ] && [ $rc = 1 ] && grep -q "^cgjit: augmenting out/callgrind.out.$rpid failed: .*out/jit-$rpid.dump.elf: is a symbolic link of another user (uid [0-9]*) in the shared directory .*: not followed" "$tmp/planted-elf.err" && [ "$(secrets)" = "$sbefore" ]' \
+		"record -d DIR (mode 1777): another user's link as jit-PID.dump.elf: exit $rc, not followed, the root-only file untouched ($(grep -m1 augmenting "$tmp/planted-elf.err" | head -c 250))"
+	expect '[ -L "$sd/out/jit-$rpid.dump.elf" ] && [ ! -e "$sd/out/callgrind.out.jit.$rpid" ] && [ -s "$sd/out/callgrind.out.$rpid" ] && [ -s "$sd/out/jit-$rpid.dump" ] && ! ls -A "$sd/out" | grep -q cgjit-tmp' \
+		"... the link stays, no augmented profile and no temporary; the profile and the dump were collected"
+	planted planted-prof callgrind.out.jit.PID jit-PID.dump.elf
+	expect '[ -n "$rpid" ] && [ $rc = 1 ] && grep -q "out/callgrind.out.jit.$rpid: is a symbolic link of another user" "$tmp/planted-prof.err" && [ "$(secrets)" = "$sbefore" ] && [ -L "$sd/out/callgrind.out.jit.$rpid" ] && ! ls -A "$sd/out" | grep -q cgjit-tmp' \
+		"record -d DIR (mode 1777): another user's link as callgrind.out.jit.PID: exit $rc, not followed, the root-only files untouched"
+	setpriv --reuid=nobody --regid=nogroup --clear-groups ln -s "$tmp" "$sd/out/elsewhere"
+	(cd "$sd" && "$CGJIT" record -q -d out/elsewhere --runtime none -- sh -c 'exit 0' 2>"$tmp/planted-dir.err")
+	rc=$?
+	expect '[ $rc = 1 ] && grep -q "^cgjit: output directory out/elsewhere: is a symbolic link of another user" "$tmp/planted-dir.err" && ! ls "$tmp" | grep -q "^callgrind.out"' \
+		"record -d naming another user's link in a shared directory: exit $rc before anything runs"
+else
+	skip "a shared output directory: planting another user's links needs root and setpriv"
+fi
 
 echo "# errors"
 mkdir -p "$tmp/nodeonly" "$tmp/vgonly"

@@ -459,10 +459,15 @@ static int open_dump(const char *dir)
 	return 0;
 }
 
-static int start(JavaVM *vm, const char *opts)
+/* Starts the agent: options, the dump, the capabilities and events. *STARTED is 1 only
+ * when this call began writing a dump (the caller may then ask for earlier code). */
+static int start(JavaVM *vm, const char *opts, int *started)
 {
-	/* a second -agentpath or an attach to a JVM that has us already: one dump is enough,
-	 * and a second start would reset the writer under the threads using it */
+	*started = 0;
+	/* a second -agentpath or an attach to a JVM that has us already: the JVM loads the
+	 * library once, so this is the same agent; one dump is enough, and a second start
+	 * would reset the writer under the threads using it. This copy takes no JVMTI
+	 * environment, enables no event and asks for none. */
 	if (state != OFF) {
 		say("already loaded; this copy writes nothing");
 		return JNI_OK;
@@ -516,6 +521,7 @@ static int start(JavaVM *vm, const char *opts)
 		if ((*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, events[i], NULL) !=
 		    JVMTI_ERROR_NONE)
 			say("cannot enable JVMTI event %d; the dump may miss code", (int)events[i]);
+	*started = 1;
 	return JNI_OK;
 }
 
@@ -526,15 +532,19 @@ JNIEXPORT void JNICALL Agent_OnUnload(JavaVM *vm);
 JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved)
 {
 	(void)reserved;
-	return start(vm, options);
+	int started;
+	return start(vm, options, &started);
 }
 
-/* Attached to a running JVM: VMInit has passed, so the code so far is asked for here. */
+/* Attached to a running JVM: VMInit has passed, so the code so far is asked for here, only
+ * by the copy that started the dump (asked again, an agent already writing would write
+ * every compiled method a second time). */
 JNIEXPORT jint JNICALL Agent_OnAttach(JavaVM *vm, char *options, void *reserved)
 {
 	(void)reserved;
-	jint rc = start(vm, options);
-	if (rc == JNI_OK && state == WRITING) {
+	int started;
+	jint rc = start(vm, options, &started);
+	if (rc == JNI_OK && started && state == WRITING) {
 		(*jvmti)->GenerateEvents(jvmti, JVMTI_EVENT_DYNAMIC_CODE_GENERATED);
 		(*jvmti)->GenerateEvents(jvmti, JVMTI_EVENT_COMPILED_METHOD_LOAD);
 	}

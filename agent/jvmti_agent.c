@@ -7,8 +7,9 @@
  * DynamicCodeGenerated (CODE_LOAD), CompiledMethodUnload (counted only: the jitdump format
  * has no unload record; a later CODE_LOAD at the same addresses replaces the freed code for
  * every reader), VMInit (GenerateEvents: code that existed before the events were
- * enabled), VMDeath (CODE_CLOSE, flush). Events come on many threads: one mutex guards the
- * writer, and the JVMTI look-ups happen before it is taken.
+ * enabled), VMDeath (CODE_CLOSE). Each event's records are written to the file when the
+ * event ends, so that a JVM killed by SIGKILL loses none. Events come on many threads: one
+ * mutex guards the writer, and the JVMTI look-ups happen before it is taken.
  *
  * Never harms the JVM: no signal handlers, no executable mapping of the dump (perf's
  * agents map it for `perf record` to notice; valgrind runs do not need that), no abort. On
@@ -94,6 +95,17 @@ static void check(int rc)
 		state = FAILED;
 		say("writing %s failed: %s; no more records are written", g.path, strerror(g.w.err));
 	}
+}
+
+/* With the lock held, at the end of every event that wrote records: they go to the file
+ * now, one write() per event (a DEBUG_INFO with its CODE_LOAD together). A JVM killed
+ * by SIGKILL, or one that crashes, then loses nothing it reported, however long it runs
+ * after its last compilation; the hot methods of a long run are compiled early. The cost
+ * is a system call per compiled method or stub (docs/jvmti.md, "Buffering"). */
+static void flush_event(void)
+{
+	if (state == WRITING)
+		check(jd_flush(&g.w));
 }
 
 static uint32_t tid(void)
@@ -277,6 +289,7 @@ static void JNICALL on_compiled_load(jvmtiEnv *env, jmethodID method, jint code_
 			}
 			check(jd_code_load(&g.w, t, (uint32_t)getpid(), tid(), addr, code_addr, size, name));
 			g.methods++;
+			flush_event();
 		}
 	}
 	pthread_mutex_unlock(&g.lock);
@@ -359,6 +372,7 @@ static void JNICALL on_dynamic_code(jvmtiEnv *env, const char *name, const void 
 		check(jd_code_load(&g.w, now(), (uint32_t)getpid(), tid(), addr, address,
 				   (uint64_t)length, name));
 		g.stubs++;
+		flush_event();
 	}
 	pthread_mutex_unlock(&g.lock);
 }

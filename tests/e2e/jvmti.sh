@@ -11,7 +11,8 @@
 #    $JITDUMPDIR, the current directory, an unknown option), a directory it cannot write
 #    and a write error (ulimit -f): the program runs on and one line says so; with a live
 #    JVM held through FIFOs (Hold): jcmd JVMTI.agent_load into a JVM without the agent and
-#    of a second copy (which writes nothing).
+#    of a second copy (which writes nothing), and kill -9 after the hot method compiled
+#    (the method is in the dump).
 # Prints "ok"/"not ok" per check ("skip" for those this machine cannot run) and
 # "N passed, N failed, N skipped" last; exits 1 on any failure.
 . "$(dirname "$0")/harness.sh"
@@ -288,6 +289,17 @@ else
 	skip "no jcmd in this JDK: loading the agent into a running JVM"
 fi
 
+# kill -9 once the hot method is compiled: every record the agent wrote is in the file
+hold kill9
+kill -KILL "$hpid"
+wait "$hpid" 2>/dev/null
+rc=$?
+exec 3>&- 4<&-
+perl "$tmp/loads_ts.pl" "$h"/jit-*.dump >"$h/loads" 2>/dev/null
+"$CGJIT" timeline -n 0 "$h"/jit-*.dump >"$h/tl" 2>&1
+trc=$?
+expect '[ $rc = 137 ] && [ "$ready" = 5994000 ] && grep -q " int Hold\.work(int)$" "$h/loads" && [ $trc = 0 ]' \
+	"a JVM killed by SIGKILL after its hot method was compiled: the method is in the dump ($(grep -c " int Hold\.work(int)$" "$h/loads") loads of it, $(wc -l <"$h/loads") in all), cgjit timeline reads it"
 
 # A fresh run under valgrind, with the JVM's own perf map of the same run.
 if ! command -v valgrind >/dev/null; then

@@ -8,7 +8,9 @@
 # augmented profile with named JIT functions and the maps and dumps beside it, none in
 # /tmp or the current directory. With root: a shared (sticky) -d DIR where another user
 # planted links under the names augment writes (a program that waits on a FIFO until they
-# are there). Then the errors: valgrind missing, runtime missing,
+# are there). A process of the run killed by SIGKILL (its profile stays empty: said, not
+# collected) and --separate-threads=yes (its empty base file dropped). Then the errors:
+# valgrind missing, runtime missing,
 # unknown command, unknown runtime, no map written, usage. Runs are small (about a minute
 # and a half in all). Maps and dumps of this test's processes left in /tmp are a failure,
 # and removed (by the pids of the profiles, so that other runs' files are left alone).
@@ -436,6 +438,26 @@ expect '[ $rc = 1 ] && grep -q "^cgjit: node wrote no perf map or jitdump: expec
 run nomap-fail "$tmp/nomap" -q --runtime none -- sh -c 'exit 5'
 expect '[ $rc = 5 ] && grep -q "^cgjit: no process of the run wrote a perf map or jitdump" "$tmp/nomap-fail.err"' \
 	"no map and the program exits 5: the program's status wins (5), the missing map is still said"
+# a process of the run killed by SIGKILL from another one (valgrind turns a process's own
+# kill -9 into an orderly exit): callgrind never writes its profile, left with 0 bytes
+mkdir -p "$tmp/killed"
+mkfifo "$tmp/killed/pid.fifo" "$tmp/killed/hold.fifo"
+cat >"$tmp/killed/killed.sh" <<'EOF'
+sh -c 'echo $$ >pid.fifo; read x <hold.fifo' &
+read k <pid.fifo
+echo "$k" >killed.pid
+kill -KILL "$k"
+wait
+exit 0
+EOF
+run killed "$tmp/killed" -d out --runtime none -- sh killed.sh
+kpid=$(cat "$tmp/killed/killed.pid" 2>/dev/null)
+expect '[ -n "$kpid" ] && grep -q "^cgjit: process $kpid left an empty profile (it was killed before callgrind could write it, by SIGKILL?): nothing to collect or augment$" "$tmp/killed.err" && ! grep -q "process $kpid wrote no perf map" "$tmp/killed.err" && ! ls -A "$tmp/killed/out" | grep -q "callgrind.out.$kpid" && [ "$(ls "$tmp/killed/out" | grep -c "^callgrind.out")" = 1 ]' \
+	"a process of the run killed by SIGKILL: its empty profile is said, neither moved nor reported as not augmented (exit $rc)"
+mkdir -p "$tmp/threads"
+run threads "$tmp/threads" -d out --separate-threads=yes --runtime none -- sh -c 'exit 0'
+expect '[ "$(ls "$tmp/threads/out" | grep -c "^callgrind\.out\.[0-9]*-01$")" = 1 ] && ! ls "$tmp/threads/out" | grep -q "^callgrind\.out\.[0-9]*$" && ! grep -q "empty profile" "$tmp/threads.err"' \
+	"--separate-threads=yes: the profile is callgrind.out.PID-01; the empty callgrind.out.PID beside it is dropped without a word"
 run usage "$tmp" --tool=memcheck -- node x.js
 expect '[ $rc = 2 ] && grep -q "^usage: cgjit record" "$tmp/usage.err"' "--tool=memcheck: usage error (2)"
 # (a stand-in java on PATH: the option is refused before anything runs, JDK or not)

@@ -394,6 +394,23 @@ static int refuse_link(struct diag *d, const char *path, const char *link, const
 		       (unsigned long)st->st_uid, dir);
 }
 
+/* Returns -1 with D set when ST, the name LINK_OR_FILE reached on the way to PATH in the
+ * directory DIR (stat DS), is another user's link, file or FIFO in a shared directory;
+ * 0 otherwise (a directory there fails elsewhere, as any directory would). */
+static int refuse_foreign(struct diag *d, const char *path, const char *name, const struct stat *ds,
+			  const struct stat *st, const char *dir)
+{
+	if (!foreign_in(ds, st) || S_ISDIR(st->st_mode))
+		return 0;
+	if (S_ISLNK(st->st_mode))
+		return refuse_link(d, path, name, st, dir);
+	int self = !strcmp(path, name);
+	return diag_at(d, path, 0, "%s%s%sbelongs to another user (uid %lu) in the shared directory "
+		       "'%s' (sticky, world-writable): not %s; remove it or choose another name",
+		       self ? "" : "'", self ? "" : name, self ? "" : "' ", (unsigned long)st->st_uid,
+		       dir, S_ISREG(st->st_mode) ? "replaced" : "written to");
+}
+
 static char *join(const char *dir, const char *name);
 
 /* Checks each symbolic link that resolving PATH follows, component by component, and in
@@ -515,13 +532,9 @@ static int resolve(const char *path, struct target *t, struct diag *d)
 		if (!e && !why) {
 			dir = slash ? xstrndup(cur, slash == cur ? 1 : (size_t)(slash - cur)) : xstrndup(".", 1);
 			/* the links on the way to the directory, before realpath() follows them */
-			if (check_links(path, dir, &links, d) < 0) {
-				free(cur);
-				free(dir);
-				return -1;
-			}
-			rdir = realpath(dir, NULL);
-			if (!rdir) {
+			if (check_links(path, dir, &links, d) < 0)
+				why = "";   /* D says why */
+			else if (!(rdir = realpath(dir, NULL))) {
 				e = errno;
 				why = "cannot create a temporary file in its directory";
 			} else if (stat(rdir, &ds) < 0) {
@@ -558,12 +571,8 @@ static int resolve(const char *path, struct target *t, struct diag *d)
 				free(rdir);
 				return 0;
 			}
-		} else if (!e && !why && S_ISLNK(st.st_mode) && foreign_in(&ds, &st)) {
-			refuse_link(d, path, cur, &st, rdir);
-			free(cur);
-			free(dir);
-			free(rdir);
-			return -1;
+		} else if (!e && !why && refuse_foreign(d, path, cur, &ds, &st, rdir) < 0) {
+			why = "";   /* D says why */
 		} else if (!e && !why && S_ISLNK(st.st_mode)) {
 			char link[4096];
 			ssize_t n = readlink(cur, link, sizeof(link) - 1);
@@ -580,15 +589,6 @@ static int resolve(const char *path, struct target *t, struct diag *d)
 			}
 		} else if (!e && !why && S_ISDIR(st.st_mode)) {
 			why = "is a directory, expected a file";
-		} else if (!e && !why && foreign_in(&ds, &st)) {
-			diag_at(d, path, 0, "%s%s%sbelongs to another user (uid %lu) in the shared directory "
-				"'%s' (sticky, world-writable): not %s; remove it or choose another name",
-				hop ? "'" : "", hop ? cur : "", hop ? "' " : "", (unsigned long)st.st_uid,
-				rdir, S_ISREG(st.st_mode) ? "replaced" : "written to");
-			free(cur);
-			free(dir);
-			free(rdir);
-			return -1;
 		} else if (!e && !why) {
 			t->kind = S_ISREG(st.st_mode) ? OUT_FILE : OUT_DEVICE;
 			t->exists = S_ISREG(st.st_mode);
@@ -603,6 +603,8 @@ static int resolve(const char *path, struct target *t, struct diag *d)
 		free(cur);
 		free(dir);
 		free(rdir);
+		if (why && !*why)
+			return -1;
 		if (why && e)
 			return diag_at(d, path, 0, "%s: %s", why, strerror(e));
 		if (why)

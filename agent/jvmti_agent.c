@@ -7,8 +7,9 @@
  * DynamicCodeGenerated (CODE_LOAD), CompiledMethodUnload (counted only: the jitdump format
  * has no unload record; a later CODE_LOAD at the same addresses replaces the freed code for
  * every reader), VMInit (GenerateEvents: code that existed before the events were
- * enabled), VMDeath (CODE_CLOSE, flush). Events come on many threads: one mutex guards the
- * writer, and the JVMTI look-ups happen before it is taken.
+ * enabled), VMDeath (CODE_CLOSE). Each event's records are written to the file when the
+ * event ends, so that a JVM killed by SIGKILL loses none. Events come on many threads: one
+ * mutex guards the writer, and the JVMTI look-ups happen before it is taken.
  *
  * Never harms the JVM: no signal handlers, no executable mapping of the dump (perf's
  * agents map it for `perf record` to notice; valgrind runs do not need that), no abort. On
@@ -96,6 +97,17 @@ static void check(int rc)
 		state = FAILED;
 		say("writing %s failed: %s; no more records are written", g.path, strerror(g.w.err));
 	}
+}
+
+/* With the lock held, at the end of every event that wrote records: they go to the file
+ * now, one write() per event (a DEBUG_INFO with its CODE_LOAD together). A JVM killed
+ * by SIGKILL, or one that crashes, then loses nothing it reported, however long it runs
+ * after its last compilation; the hot methods of a long run are compiled early. The cost
+ * is a system call per compiled method or stub (docs/jvmti.md, "Buffering"). */
+static void flush_event(void)
+{
+	if (state == WRITING)
+		check(jd_flush(&g.w));
 }
 
 static uint32_t tid(void)
@@ -279,6 +291,7 @@ static void JNICALL on_compiled_load(jvmtiEnv *env, jmethodID method, jint code_
 			}
 			check(jd_code_load(&g.w, t, (uint32_t)getpid(), tid(), addr, code_addr, size, name));
 			g.methods++;
+			flush_event();
 		}
 	}
 	pthread_mutex_unlock(&g.lock);
@@ -361,6 +374,7 @@ static void JNICALL on_dynamic_code(jvmtiEnv *env, const char *name, const void 
 		check(jd_code_load(&g.w, now(), (uint32_t)getpid(), tid(), addr, address,
 				   (uint64_t)length, name));
 		g.stubs++;
+		flush_event();
 	}
 	pthread_mutex_unlock(&g.lock);
 }
@@ -461,10 +475,15 @@ static int open_dump(const char *dir)
 	return 0;
 }
 
-static int start(JavaVM *vm, const char *opts)
+/* Starts the agent: options, the dump, the capabilities and events. *STARTED is 1 only
+ * when this call began writing a dump (the caller may then ask for earlier code). */
+static int start(JavaVM *vm, const char *opts, int *started)
 {
-	/* a second -agentpath or an attach to a JVM that has us already: one dump is enough,
-	 * and a second start would reset the writer under the threads using it */
+	*started = 0;
+	/* a second -agentpath or an attach to a JVM that has us already: the JVM loads the
+	 * library once, so this is the same agent; one dump is enough, and a second start
+	 * would reset the writer under the threads using it. This copy takes no JVMTI
+	 * environment, enables no event and asks for none. */
 	if (state != OFF) {
 		say("already loaded; this copy writes nothing");
 		return JNI_OK;
@@ -518,6 +537,7 @@ static int start(JavaVM *vm, const char *opts)
 		if ((*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, events[i], NULL) !=
 		    JVMTI_ERROR_NONE)
 			say("cannot enable JVMTI event %d; the dump may miss code", (int)events[i]);
+	*started = 1;
 	return JNI_OK;
 }
 
@@ -528,15 +548,19 @@ JNIEXPORT void JNICALL Agent_OnUnload(JavaVM *vm);
 JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved)
 {
 	(void)reserved;
-	return start(vm, options);
+	int started;
+	return start(vm, options, &started);
 }
 
-/* Attached to a running JVM: VMInit has passed, so the code so far is asked for here. */
+/* Attached to a running JVM: VMInit has passed, so the code so far is asked for here, only
+ * by the copy that started the dump (asked again, an agent already writing would write
+ * every compiled method a second time). */
 JNIEXPORT jint JNICALL Agent_OnAttach(JavaVM *vm, char *options, void *reserved)
 {
 	(void)reserved;
-	jint rc = start(vm, options);
-	if (rc == JNI_OK && state == WRITING) {
+	int started;
+	jint rc = start(vm, options, &started);
+	if (rc == JNI_OK && started && state == WRITING) {
 		(*jvmti)->GenerateEvents(jvmti, JVMTI_EVENT_DYNAMIC_CODE_GENERATED);
 		(*jvmti)->GenerateEvents(jvmti, JVMTI_EVENT_COMPILED_METHOD_LOAD);
 	}

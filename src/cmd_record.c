@@ -14,6 +14,7 @@
 #include "augment.h"
 #include "cmd.h"
 #include "diag.h"
+#include "io.h"
 #include "record.h"
 #include "record_run.h"
 #include "report.h"
@@ -51,6 +52,13 @@ static char *out_dir_path(const char *dir)
 {
 	if (mkdir(dir, 0777) < 0 && errno != EEXIST) {
 		fprintf(stderr, "cgjit: cannot create the output directory '%s': %s\n", dir, strerror(errno));
+		return NULL;
+	}
+	/* valgrind and the moves use the real path: no link another user planted in a shared
+	 * directory may choose it (after mkdir(), which never follows a final link) */
+	struct diag d = { 0 };
+	if (output_check_links(dir, &d) < 0) {
+		fprintf(stderr, "cgjit: output directory %s\n", d.msg);
 		return NULL;
 	}
 	char *abs = realpath(dir, NULL);
@@ -155,6 +163,22 @@ static int prepare(const struct record_args *a, struct record_plan *plan)
 	return 0;
 }
 
+/* record_spawn_wait()'s note that the program's own process has ended and others of the
+ * run still run: said, since cgjit then waits for them (their profiles are written when
+ * they end). CTX is the struct record_args. */
+static void say_waiting(void *ctx, const long *pids, size_t n)
+{
+	const struct record_args *a = ctx;
+	if (a->quiet)
+		return;
+	fprintf(stderr, "cgjit: '%s' has ended; waiting for the processes it started that still "
+		"run", a->cmd[0]);
+	for (size_t i = 0; i < n && i < 10; i++)
+		fprintf(stderr, "%s%ld", i ? ", " : " (pid ", pids[i]);
+	fprintf(stderr, "%s: callgrind writes their profiles when they end (SIGTERM or SIGINT to "
+		"cgjit passes it on to them)\n", n > 10 ? ", ...)" : n ? ")" : "");
+}
+
 /* Collects and augments after the run. Returns 0, or 1 after a message. */
 static int finish(const struct record_args *a, const struct record_plan *plan,
 		  const char *stage, const char *dir, const struct timespec *since, long pid)
@@ -173,6 +197,10 @@ static int finish(const struct record_args *a, const struct record_plan *plan,
 	}
 	for (size_t i = 0; !a->quiet && i < f.nmoved; i++)
 		fprintf(stderr, "cgjit: %s\n", f.moved[i]);
+	for (size_t i = 0; i < f.nempty; i++)
+		fprintf(stderr, "cgjit: process %ld left an empty profile (it was killed before "
+			"callgrind could write it, by SIGKILL?): nothing to collect or augment\n",
+			f.empty[i]);
 	if (augment_all(a, plan, &f, pid) < 0)
 		rc = 1;
 	record_found_free(&f);
@@ -206,7 +234,7 @@ static int run(const struct record_args *a, const struct record_plan *plan)
 	long pid = 0;
 	int status = 0, rc;
 	struct diag d = { 0 };
-	if (record_spawn_wait(vargv, plan->env, &pid, &status, &d) < 0) {
+	if (record_spawn_wait(vargv, plan->env, say_waiting, (void *)a, &pid, &status, &d) < 0) {
 		fprintf(stderr, "cgjit: %s\n", d.msg);
 		rc = 1;
 	} else {

@@ -80,6 +80,9 @@ static int elf_path(const struct elf_files *ef, const char *dump, uint32_t gen, 
 			snprintf(outdir, sizeof(outdir), "%.*s", slash == o ? 1 : (int)(slash - o), o);
 		want = outdir;
 	}
+	/* realpath() follows links itself: first the shared-directory rule (io.h) */
+	if (output_check_links(want, d) < 0)
+		return -1;
 	if (!realpath(want, dir))
 		return diag_at(d, want, 0, "cannot use as the directory for ELF files: %s", strerror(errno));
 	const char *base = strrchr(dump, '/');

@@ -360,6 +360,105 @@ static void remove_stale(const char *dir)
 	closedir(dp);
 }
 
+/* ---- shared directories ----
+ * In a sticky world-writable directory (/tmp, /var/tmp, /dev/shm, `record -d` with mode
+ * 1777) anyone may create a name, but only its owner may remove or rename it. A link
+ * planted there by another user would make cgjit write wherever the link leads (a root
+ * run replacing a root-only file), and a file or FIFO planted there would get the
+ * profile. cgjit resolves output paths itself (lstat, readlink, realpath), so the kernel's
+ * own checks for open() (fs.protected_symlinks, protected_regular, protected_fifos, off
+ * on some systems) never see these steps: the same rule is applied here, always, to
+ * every output and every link on its way. A name in such a directory is another user's
+ * when its owner is neither this process's effective user nor the directory's owner (who
+ * could replace it anyway), as the kernel decides. README "Bad input", shared directories. */
+
+static int shared_dir(const struct stat *dir)
+{
+	return S_ISDIR(dir->st_mode) && (dir->st_mode & S_ISVTX) && (dir->st_mode & S_IWOTH);
+}
+
+/* 1 if ST, a name in the directory DIR, is another user's in a shared directory. */
+static int foreign_in(const struct stat *dir, const struct stat *st)
+{
+	return shared_dir(dir) && st->st_uid != geteuid() && st->st_uid != dir->st_uid;
+}
+
+/* The message for the link LINK (in the directory DIR) on the way to PATH. */
+static int refuse_link(struct diag *d, const char *path, const char *link, const struct stat *st,
+		       const char *dir)
+{
+	int self = !strcmp(path, link);
+	return diag_at(d, path, 0, "%s%s%sis a symbolic link of another user (uid %lu) in the shared "
+		       "directory '%s' (sticky, world-writable): not followed; remove it or choose "
+		       "another name", self ? "" : "'", self ? "" : link, self ? "" : "' ",
+		       (unsigned long)st->st_uid, dir);
+}
+
+/* Returns -1 with D set when ST, the name LINK_OR_FILE reached on the way to PATH in the
+ * directory DIR (stat DS), is another user's link, file or FIFO in a shared directory;
+ * 0 otherwise (a directory there fails elsewhere, as any directory would). */
+static int refuse_foreign(struct diag *d, const char *path, const char *name, const struct stat *ds,
+			  const struct stat *st, const char *dir)
+{
+	if (!foreign_in(ds, st) || S_ISDIR(st->st_mode))
+		return 0;
+	if (S_ISLNK(st->st_mode))
+		return refuse_link(d, path, name, st, dir);
+	int self = !strcmp(path, name);
+	return diag_at(d, path, 0, "%s%s%sbelongs to another user (uid %lu) in the shared directory "
+		       "'%s' (sticky, world-writable): not %s; remove it or choose another name",
+		       self ? "" : "'", self ? "" : name, self ? "" : "' ", (unsigned long)st->st_uid,
+		       dir, S_ISREG(st->st_mode) ? "replaced" : "written to");
+}
+
+static char *join(const char *dir, const char *name);
+
+/* Checks each symbolic link that resolving PATH follows, component by component, and in
+ * turn the links in their targets: none may be another user's in a shared directory.
+ * *LINKS counts the links seen (past 40 the check stops: resolving the path fails with
+ * ELOOP anyway). NAME is the output's name for messages. Returns 0, or -1 with D set. */
+static int check_links(const char *name, const char *path, int *links, struct diag *d)
+{
+	size_t len = strlen(path);
+	char *p = xstrndup(path, len);
+	int rc = 0;
+	for (size_t i = 1; i <= len && rc == 0; i++) {
+		if ((i < len && p[i] != '/') || p[i - 1] == '/')
+			continue;
+		char save = p[i];
+		p[i] = '\0';
+		struct stat st, ds;
+		if (lstat(p, &st) < 0) {
+			p[i] = save;
+			break;   /* what follows fails where the path is used, with its own message */
+		}
+		if (S_ISLNK(st.st_mode) && ++*links <= 40) {
+			char *slash = strrchr(p, '/');
+			char *parent = slash ? xstrndup(p, slash == p ? 1 : (size_t)(slash - p)) : xstrndup(".", 1);
+			char target[4096];
+			ssize_t n;
+			if (stat(parent, &ds) == 0 && foreign_in(&ds, &st)) {
+				rc = refuse_link(d, name, p, &st, parent);
+			} else if ((n = readlink(p, target, sizeof(target) - 1)) > 0) {
+				target[n] = '\0';
+				char *next = target[0] == '/' ? xstrndup(target, (size_t)n) : join(parent, target);
+				rc = check_links(name, next, links, d);
+				free(next);
+			}
+			free(parent);
+		}
+		p[i] = save;
+	}
+	free(p);
+	return rc;
+}
+
+int output_check_links(const char *path, struct diag *d)
+{
+	int links = 0;
+	return check_links(path, path, &links, d);
+}
+
 /* ---- where a path leads ---- */
 
 struct target {
@@ -417,6 +516,7 @@ static int resolve(const char *path, struct target *t, struct diag *d)
 		return 0;
 	}
 	char *cur = xstrndup(path, strlen(path));
+	int links = 0;
 	for (int hop = 0;; hop++) {
 		int e = 0;
 		const char *why = NULL;
@@ -428,12 +528,17 @@ static int resolve(const char *path, struct target *t, struct diag *d)
 			why = "names a directory, expected a file";
 		}
 		char *dir = NULL, *rdir = NULL;
+		struct stat ds;
 		if (!e && !why) {
 			dir = slash ? xstrndup(cur, slash == cur ? 1 : (size_t)(slash - cur)) : xstrndup(".", 1);
-			rdir = realpath(dir, NULL);
-			if (!rdir) {
+			/* the links on the way to the directory, before realpath() follows them */
+			if (check_links(path, dir, &links, d) < 0)
+				why = "";   /* D says why */
+			else if (!(rdir = realpath(dir, NULL))) {
 				e = errno;
 				why = "cannot create a temporary file in its directory";
+			} else if (stat(rdir, &ds) < 0) {
+				memset(&ds, 0, sizeof(ds));
 			}
 		}
 		long pid;
@@ -466,6 +571,8 @@ static int resolve(const char *path, struct target *t, struct diag *d)
 				free(rdir);
 				return 0;
 			}
+		} else if (!e && !why && refuse_foreign(d, path, cur, &ds, &st, rdir) < 0) {
+			why = "";   /* D says why */
 		} else if (!e && !why && S_ISLNK(st.st_mode)) {
 			char link[4096];
 			ssize_t n = readlink(cur, link, sizeof(link) - 1);
@@ -496,6 +603,8 @@ static int resolve(const char *path, struct target *t, struct diag *d)
 		free(cur);
 		free(dir);
 		free(rdir);
+		if (why && !*why)
+			return -1;
 		if (why && e)
 			return diag_at(d, path, 0, "%s: %s", why, strerror(e));
 		if (why)
@@ -630,8 +739,9 @@ struct output *output_open(const char *path, struct diag *d)
 			rc = diag_at(d, path, 0, "cannot open for writing: %s", strerror(errno));
 		break;
 	case OUT_DEVICE:
-		/* A device or FIFO (/dev/null, /dev/full): written in place, never replaced. */
-		o->fd = open(t.path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+		/* A device or FIFO (/dev/null, /dev/full): written in place, never replaced.
+		 * resolve() found no link under this name: one put there since is not followed. */
+		o->fd = open(t.path, O_WRONLY | O_NOCTTY | O_NOFOLLOW | O_CLOEXEC);
 		o->own_fd = 1;
 		if (o->fd < 0)
 			rc = diag_at(d, path, 0, "cannot open for writing: %s", strerror(errno));

@@ -12,7 +12,10 @@
  * ignored or handled) remove it. No file that this process did not create is ever removed,
  * and a destination is replaced only by output_commit_all(). A temporary left by a killed
  * process is removed by the next output_open() in the same directory (io.c, "stale
- * temporaries"). Single-threaded. */
+ * temporaries"). In a shared directory (sticky and world-writable, as /tmp) a symbolic
+ * link, file or FIFO of another user (neither this user nor the directory's owner) is
+ * never followed, replaced or written to: output_open() refuses the path (io.c, "shared
+ * directories"). Single-threaded. */
 #ifndef CGJIT_IO_H
 #define CGJIT_IO_H
 
@@ -49,6 +52,13 @@ enum { INPUT_PEEK_MAX = 4 };
  * before the first input_read(). Returns the count (less only when the input is shorter),
  * or -1 with D set. */
 ssize_t input_peek(struct input *in, void *buf, size_t n, struct diag *d);
+
+/* Returns -1 with D set ("PATH: '/tmp/d' is a symbolic link of another user (uid 65534) in
+ * the shared directory '/tmp' ...") when resolving PATH would follow a symbolic link that
+ * another user put in a shared directory, in any component or in a link's target; else 0.
+ * output_open() checks this itself; for directories that other programs write into
+ * (`cgjit record -d DIR`). */
+int output_check_links(const char *path, struct diag *d);
 
 /* Opens the output for PATH (see above; "" is an error). Compresses with zstd when PATH ends
  * in ".zst". Returns NULL with D set (e.g. "PATH: is a directory, expected a file"). */

@@ -1,7 +1,8 @@
 /* record_run.c - the side effects of `cgjit record` (docs/record.md): PATH lookup, the
- * CPython version probe, valgrind run with fork/execvp (never a shell) while signals are
- * passed on, and the collection of the run's profiles, perf maps and jitdumps. Owns the
- * struct record_found it fills; prints nothing. */
+ * CPython version probe, valgrind run with fork/execvp (never a shell) and every process of
+ * the run waited for (as their subreaper) while signals are passed on to them, and the
+ * collection of the run's profiles, perf maps and jitdumps. Owns the struct record_found
+ * it fills; prints nothing. */
 #define _GNU_SOURCE   /* renameat2(RENAME_NOREPLACE) */
 #include <dirent.h>
 #include <errno.h>
@@ -10,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -138,46 +140,227 @@ int record_probe_version(void *ctx, const char *command, char *out, size_t outsz
 	return 0;
 }
 
-static volatile sig_atomic_t child_pid;
+/* ---- the run: every process valgrind starts, waited for ----
+ * cgjit is a child subreaper while the program runs (prctl(PR_SET_CHILD_SUBREAPER)): a
+ * process of the run whose parent ends (a background child of a shell, a daemon) becomes
+ * cgjit's child rather than init's, so cgjit can wait for it; callgrind writes a process's
+ * profile only when that process ends. SIGINT, SIGTERM and SIGHUP are blocked except in
+ * sigsuspend(): the handler only notes the signal, and the wait loop passes it on to the
+ * processes of the run, found in /proc as this process's descendants. */
 
-static void forward(int sig, siginfo_t *si, void *uc)
+static long leading_number(const char *s);
+
+static volatile sig_atomic_t from_process;   /* signals to pass on, as bits 1 << sig */
+static volatile sig_atomic_t from_tty;
+
+static void note_signal(int sig, siginfo_t *si, void *uc)
 {
 	(void)uc;
-	/* A terminal's ^C (si_code SI_KERNEL, > 0) reaches the whole foreground process group,
-	 * the program included: passing it on would deliver it twice. A signal sent to this
-	 * process alone (kill, timeout, a CI runner: si_code <= 0) must be passed on, or the
-	 * program would run on after cgjit is asked to stop. */
-	if (child_pid > 0 && si && si->si_code <= 0)
-		kill((pid_t)child_pid, sig);
+	/* A terminal's ^C (si_code SI_KERNEL, > 0) reaches its whole foreground process
+	 * group, the program included: passing it on there would deliver it twice. A signal
+	 * sent to this process alone (kill, timeout, a CI runner: si_code <= 0) must be
+	 * passed on to every process of the run, or the run would go on after cgjit is
+	 * asked to stop. */
+	if (si && si->si_code <= 0)
+		from_process |= 1 << sig;
+	else
+		from_tty |= 1 << sig;
+}
+
+static void on_child(int sig)
+{
+	(void)sig;   /* only to end sigsuspend() */
 }
 
 static const int forwarded[] = { SIGINT, SIGTERM, SIGHUP };
 enum { NFORWARDED = sizeof(forwarded) / sizeof(forwarded[0]) };
 
-/* Installs forward() for the signals not ignored (a signal ignored here, as in a
- * background job, stays ignored in the program, which inherits that). */
-static void forward_signals(struct sigaction *old)
+/* The saved dispositions: forwarded[] and then SIGCHLD. */
+struct saved_signals {
+	struct sigaction act[NFORWARDED + 1];
+	sigset_t mask;
+};
+
+/* Installs note_signal() for the signals not ignored (a signal ignored here, as in a
+ * background job, stays ignored in the program, which inherits that) and on_child() for
+ * SIGCHLD, with all of them blocked; S gets what was there. */
+static void catch_signals(struct saved_signals *s)
 {
+	sigset_t block;
+	sigemptyset(&block);
+	for (int i = 0; i < NFORWARDED; i++)
+		sigaddset(&block, forwarded[i]);
+	sigaddset(&block, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &block, &s->mask);
 	struct sigaction sa;
 	memset(&sa, 0, sizeof(sa));
-	sa.sa_sigaction = forward;
-	sa.sa_flags = SA_SIGINFO | SA_RESTART;
-	sigemptyset(&sa.sa_mask);
+	sa.sa_sigaction = note_signal;
+	sa.sa_flags = SA_SIGINFO;
+	sa.sa_mask = block;
 	for (int i = 0; i < NFORWARDED; i++) {
-		sigaction(forwarded[i], NULL, &old[i]);
-		if (old[i].sa_handler != SIG_IGN)
+		sigaction(forwarded[i], NULL, &s->act[i]);
+		if (s->act[i].sa_handler != SIG_IGN)
 			sigaction(forwarded[i], &sa, NULL);
 	}
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_child;
+	sa.sa_flags = SA_NOCLDSTOP;
+	sa.sa_mask = block;
+	sigaction(SIGCHLD, &sa, &s->act[NFORWARDED]);
+	from_process = from_tty = 0;
 }
 
-static void restore_signals(const struct sigaction *old)
+static void restore_signals(const struct saved_signals *s)
 {
 	for (int i = 0; i < NFORWARDED; i++)
-		sigaction(forwarded[i], &old[i], NULL);
+		sigaction(forwarded[i], &s->act[i], NULL);
+	sigaction(SIGCHLD, &s->act[NFORWARDED], NULL);
+	sigprocmask(SIG_SETMASK, &s->mask, NULL);
 }
 
-int record_spawn_wait(char *const *argv, const char *const *env, long *pid, int *status,
-		      struct diag *d)
+/* A process in /proc: its parent and process group. */
+struct proc {
+	long pid, ppid, pgrp;
+};
+
+/* The processes that descend from this one (the run: cgjit is its subreaper), from /proc.
+ * Returns their number with *OUT malloc'd, or -1 when /proc cannot be read. */
+static long run_processes(struct proc **out)
+{
+	DIR *dir = opendir("/proc");
+	if (!dir)
+		return -1;
+	struct proc *all = NULL;
+	size_t n = 0, cap = 0;
+	struct dirent *e;
+	while ((e = readdir(dir))) {
+		if (e->d_name[0] < '1' || e->d_name[0] > '9')
+			continue;
+		char path[64], buf[512];
+		snprintf(path, sizeof(path), "/proc/%.20s/stat", e->d_name);
+		int fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;   /* gone meanwhile */
+		ssize_t k = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (k <= 0)
+			continue;
+		buf[k] = '\0';
+		/* "PID (COMM) STATE PPID PGRP ...": COMM may hold anything, ')' included */
+		char *p = strrchr(buf, ')');
+		long v[3] = { 0 };
+		if (!p || p[1] != ' ' || !p[2] || p[3] != ' ')
+			continue;
+		p += 4;
+		for (int f = 0; f < 2; f++, p++) {
+			for (; *p >= '0' && *p <= '9'; p++)
+				v[f + 1] = v[f + 1] * 10 + (*p - '0');
+			if (*p != ' ')
+				break;
+		}
+		v[0] = leading_number(e->d_name);
+		XGROW(all, cap, n + 1);
+		all[n++] = (struct proc){ v[0], v[1], v[2] };
+	}
+	closedir(dir);
+	/* the descendants: breadth first from this process, in place at the front */
+	size_t found = 0;
+	long self = (long)getpid();
+	for (size_t i = 0; i < n; i++)
+		if (all[i].ppid == self) {
+			struct proc t = all[found];
+			all[found++] = all[i];
+			all[i] = t;
+		}
+	for (size_t q = 0; q < found; q++)
+		for (size_t i = found; i < n; i++)
+			if (all[i].ppid == all[q].pid) {
+				struct proc t = all[found];
+				all[found++] = all[i];
+				all[i] = t;
+			}
+	*out = all;
+	return (long)found;
+}
+
+/* Passes the signals noted by note_signal() on to the processes of the run: one sent to
+ * cgjit alone to all of them, one from the terminal only to those outside cgjit's process
+ * group (a process that left the terminal's group did not get it). MAIN is the program's
+ * own process while it runs (0 after), the one to signal when /proc cannot be read. */
+static void pass_on(pid_t main)
+{
+	int proc_bits = from_process, tty_bits = from_tty;
+	from_process = from_tty = 0;
+	struct proc *run = NULL;
+	long n = run_processes(&run);
+	long own = (long)getpgrp();
+	for (int i = 0; i < NFORWARDED; i++) {
+		int sig = forwarded[i];
+		if (!((proc_bits | tty_bits) & (1 << sig)))
+			continue;
+		if (n < 0 && main > 0 && (proc_bits & (1 << sig)))
+			kill(main, sig);
+		for (long k = 0; k < n; k++)
+			if ((proc_bits & (1 << sig)) || run[k].pgrp != own)
+				kill((pid_t)run[k].pid, sig);
+	}
+	free(run);
+}
+
+/* Waits for MAIN (its status into *STATUS) and for every other process of the run, passing
+ * signals on; WAITING is told once when MAIN has ended and others still run. Returns 0, or
+ * -1 (errno set) when MAIN could not be waited for. */
+static int wait_run(pid_t main, int *status, const struct saved_signals *s,
+		    record_waiting_fn waiting, void *ctx)
+{
+	sigset_t open_mask = s->mask;   /* in sigsuspend(): ours unblocked */
+	for (int i = 0; i < NFORWARDED; i++)
+		sigdelset(&open_mask, forwarded[i]);
+	sigdelset(&open_mask, SIGCHLD);
+	int main_done = 0, told = 0;
+	pid_t alive = main;
+	for (;;) {
+		int st;
+		pid_t w = waitpid(-1, &st, WNOHANG);
+		if (w > 0) {
+			if (w == main) {
+				*status = st;
+				main_done = 1;
+				alive = 0;
+			}
+			continue;
+		}
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			break;   /* ECHILD: no process of the run is left */
+		if (from_process || from_tty) {
+			pass_on(alive);
+			continue;
+		}
+		if (main_done && !told) {
+			told = 1;
+			struct proc *run = NULL;
+			long n = run_processes(&run);
+			long *pids = xmalloc((n > 0 ? (size_t)n : 1) * sizeof(*pids));
+			for (long k = 0; k < n; k++)
+				pids[k] = run[k].pid;
+			if (waiting)
+				waiting(ctx, pids, n > 0 ? (size_t)n : 0);
+			free(pids);
+			free(run);
+		}
+		sigsuspend(&open_mask);
+	}
+	if (!main_done) {
+		errno = ECHILD;
+		return -1;
+	}
+	return 0;
+}
+
+int record_spawn_wait(char *const *argv, const char *const *env, record_waiting_fn waiting,
+		      void *ctx, long *pid, int *status, struct diag *d)
 {
 	for (size_t i = 0; env && env[i]; i++) {
 		const char *eq = strchr(env[i], '=');
@@ -186,37 +369,32 @@ int record_spawn_wait(char *const *argv, const char *const *env, long *pid, int 
 		free(name);
 	}
 	fflush(NULL);   /* or the child would flush our buffered output again */
-	/* The signals stay blocked from before fork() until child_pid is set (parent) or the
-	 * old dispositions are back (child): one arriving in between is delivered then, to
-	 * the right handler, not lost. */
-	sigset_t block, old_mask;
-	sigemptyset(&block);
-	for (int i = 0; i < NFORWARDED; i++)
-		sigaddset(&block, forwarded[i]);
-	sigprocmask(SIG_BLOCK, &block, &old_mask);
-	struct sigaction old[NFORWARDED];
-	forward_signals(old);
+	/* From before fork() the signals are blocked: one arriving before the wait is noted
+	 * and passed on then (parent), or delivered to the old disposition once it is back
+	 * (child). */
+	struct saved_signals saved;
+	catch_signals(&saved);
+	int reaper = prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0;
 	pid_t p = fork();
 	if (p < 0) {
 		int e = errno;
-		restore_signals(old);
-		sigprocmask(SIG_SETMASK, &old_mask, NULL);
+		if (reaper)
+			prctl(PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0);
+		restore_signals(&saved);
 		return diag_at(d, argv[0], 0, "cannot start: %s", strerror(e));
 	}
 	if (p == 0) {
-		restore_signals(old);
-		sigprocmask(SIG_SETMASK, &old_mask, NULL);
+		restore_signals(&saved);
 		execvp(argv[0], argv);
 		dprintf(2, "cgjit: cannot run '%s': %s\n", argv[0], strerror(errno));
 		_exit(errno == ENOENT ? 127 : 126);
 	}
-	child_pid = p;
-	sigprocmask(SIG_SETMASK, &old_mask, NULL);
 	*pid = p;
-	int rc = wait_for(p, status);
+	int rc = wait_run(p, status, &saved, waiting, ctx);
 	int e = errno;
-	child_pid = 0;
-	restore_signals(old);
+	if (reaper)
+		prctl(PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0);
+	restore_signals(&saved);
 	if (rc < 0)
 		return diag_at(d, argv[0], 0, "cannot wait for pid %ld: %s", (long)p, strerror(e));
 	return 0;
@@ -306,7 +484,7 @@ static int find_profiles(const char *out_dir, const struct timespec *since,
 	DIR *dir = opendir(out_dir);
 	if (!dir)
 		return diag_at(d, out_dir, 0, "cannot read the directory: %s", strerror(errno));
-	size_t cap = 0;
+	size_t cap = 0, ecap = 0;
 	struct dirent *e;
 	while ((e = readdir(dir))) {
 		if (!is_profile_name(e->d_name))
@@ -315,6 +493,17 @@ static int find_profiles(const char *out_dir, const struct timespec *since,
 		sprintf(path, "%s/%s", out_dir, e->d_name);
 		struct stat st;
 		if (lstat(path, &st) < 0 || !is_ours(&st, since)) {
+			free(path);
+			continue;
+		}
+		if (st.st_size == 0) {
+			/* callgrind creates the file when the process starts and writes it when it
+			 * ends; every process of the run has ended (record_spawn_wait), so this one
+			 * never will: killed by SIGKILL. Nothing to move or augment; the empty file
+			 * is this run's own, in its own directory. */
+			XGROW(f->empty, ecap, f->nempty + 1);
+			f->empty[f->nempty++] = leading_number(e->d_name + strlen("callgrind.out."));
+			unlink(path);
 			free(path);
 			continue;
 		}
@@ -329,6 +518,19 @@ static int find_profiles(const char *out_dir, const struct timespec *since,
 	closedir(dir);
 	if (f->nprofiles)
 		qsort(f->profiles, f->nprofiles, sizeof(*f->profiles), cmp_profile);
+	/* With --separate-threads=yes the data is in callgrind.out.PID-01, -02...: the file
+	 * without a suffix stays empty. That is no lost profile. */
+	size_t keep = 0;
+	for (size_t i = 0; i < f->nempty; i++) {
+		int has = 0;
+		for (size_t k = 0; k < f->nprofiles && !has; k++)
+			has = f->profiles[k].pid == f->empty[i];
+		for (size_t k = 0; k < keep && !has; k++)
+			has = f->empty[k] == f->empty[i];
+		if (!has)
+			f->empty[keep++] = f->empty[i];
+	}
+	f->nempty = keep;
 	return 0;
 }
 
@@ -506,9 +708,11 @@ int record_collect(const char *stage, const char *out_dir, const struct timespec
 		free(p->path);
 		p->path = to;
 	}
-	for (size_t i = 0; i < f->nprofiles; i++) {
-		long pid = f->profiles[i].pid;
-		if (i > 0 && f->profiles[i - 1].pid == pid)
+	/* the maps and dumps of every process, also of one whose profile was empty: files of
+	 * the run, moved out of /tmp all the same */
+	for (size_t i = 0; i < f->nprofiles + f->nempty; i++) {
+		long pid = i < f->nprofiles ? f->profiles[i].pid : f->empty[i - f->nprofiles];
+		if (i > 0 && i < f->nprofiles && f->profiles[i - 1].pid == pid)
 			continue;   /* one process, several profiles (threads, parts) */
 		if (collect_pid(".", out_dir, pid, since, f, &cap, d) < 0)
 			rc = -1;
@@ -526,6 +730,7 @@ void record_found_free(struct record_found *f)
 			free(f->profiles[i].symfiles[k]);
 	}
 	free(f->profiles);
+	free(f->empty);
 	for (size_t i = 0; i < f->nmoved; i++)
 		free(f->moved[i]);
 	free(f->moved);

@@ -1,6 +1,7 @@
 /* record_run.h - what `cgjit record` does to the system: finds programs on PATH, asks CPython
- * its version, runs valgrind (signals forwarded, no shell, no zombie), and collects the
- * profiles and the perf maps and jitdumps the run's processes wrote. Prints nothing. */
+ * its version, runs valgrind (signals forwarded, no shell, no zombie, every process of the
+ * run waited for), and collects the profiles and the perf maps and jitdumps the run's
+ * processes wrote. Prints nothing. */
 #ifndef CGJIT_RECORD_RUN_H
 #define CGJIT_RECORD_RUN_H
 
@@ -23,12 +24,20 @@ int record_find_jvmti_agent(char *out, size_t outsz);
  * not be run or failed. */
 int record_probe_version(void *ctx, const char *command, char *out, size_t outsz);
 
+/* Told by record_spawn_wait() that the program's own process has ended while N other
+ * processes of the run (PIDS; N is 0 when /proc cannot be read) are still running. */
+typedef void (*record_waiting_fn)(void *ctx, const long *pids, size_t n);
+
 /* Sets each of ENV's "NAME=VALUE" (NULL-terminated) that is not set already, runs ARGV
- * (execvp: ARGV[0] from $PATH), and waits for it. While it runs, SIGINT, SIGTERM and SIGHUP
- * sent to this process are passed on to it. *PID is its pid; *STATUS waitpid()'s status.
- * Returns 0, or -1 with D set when it could not be started. */
-int record_spawn_wait(char *const *argv, const char *const *env, long *pid, int *status,
-		      struct diag *d);
+ * (execvp: ARGV[0] from $PATH), and waits for it and for every process it starts, also
+ * those that outlive it (this process is their subreaper meanwhile: callgrind writes a
+ * process's profile when it ends). WAITING (with CTX; may be NULL) is called once when
+ * ARGV's process has ended and others still run. SIGINT, SIGTERM and SIGHUP sent to this
+ * process are passed on to every process of the run (from a terminal, only to those
+ * outside this process group, which did not get it). *PID is ARGV's pid; *STATUS its
+ * waitpid() status. Returns 0, or -1 with D set when it could not be started. */
+int record_spawn_wait(char *const *argv, const char *const *env, record_waiting_fn waiting,
+		      void *ctx, long *pid, int *status, struct diag *d);
 
 /* The exit status a shell would give for waitpid() STATUS: the code, or 128 + signal. */
 int record_exit_code(int status);
@@ -45,6 +54,10 @@ struct record_profile {
 struct record_found {
 	struct record_profile *profiles;   /* sorted by pid */
 	size_t nprofiles;
+	long *empty;                       /* pids whose profile was empty (0 bytes: the process
+	                                      was killed before callgrind wrote it); removed,
+	                                      neither moved nor augmented */
+	size_t nempty;
 	char **moved;                      /* "moved FROM -> TO" or "kept FROM where it is: ...",
 	                                      one per file */
 	size_t nmoved;
@@ -54,7 +67,8 @@ struct record_found {
  * kernel stamps files with (a precise clock can be ahead of a file written after it). */
 void record_now(struct timespec *t);
 
-/* Collects the run started at SINCE (record_now()): every profile callgrind.out.<digits>...
+/* Collects the run started at SINCE (record_now()), after record_spawn_wait() (every process
+ * of the run has ended): every profile callgrind.out.<digits>...
  * in STAGE (the run's own directory, so that runs into one OUT_DIR at the same time do not
  * take each other's profiles), moved into OUT_DIR, and for each of their pids the files
  * perf-PID.map and
@@ -62,6 +76,8 @@ void record_now(struct timespec *t);
  * the current directory, that are regular files owned by this user and modified since
  * SINCE. Those are moved into OUT_DIR (across file systems: copied, then removed), never
  * over a file already there (then the file is used where it is, and F->moved says so).
+ * An empty profile (0 bytes) is never complete: it is removed and its pid listed in
+ * F->empty; that process's maps and dumps are still moved.
  * Nothing else is touched. Fills F (record_found_free() frees it). Returns 0, or -1 with D set
  * when a file could not be moved (the rest are still moved; that one is used where it is). */
 int record_collect(const char *stage, const char *out_dir, const struct timespec *since,

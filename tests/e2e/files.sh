@@ -3,7 +3,9 @@
 # 3, 6, 7, 8, 9, 11): failed runs restore what they replaced and delete nothing they did not
 # create, /dev/stdout and other descriptor paths are written in place, short output names,
 # out of memory, signals and stale temporaries, permissions, ELF files of an output that is
-# a device, outputs that name an input. Takes CGJIT and CGCHECK like run.sh.
+# a device, outputs that name an input; and (issue 19, item 1) shared sticky directories,
+# where another user's links, files and FIFOs are neither followed nor replaced. Takes CGJIT
+# and CGCHECK like run.sh.
 # Prints "ok"/"not ok" per check ("skip" for those this machine cannot run) and
 # "N passed, N failed, N skipped" last; exits 1 on any failure.
 # Cases that need root (a tmpfs, mknod, another user through setpriv) say "skip" and
@@ -448,6 +450,86 @@ if command -v strace >/dev/null 2>&1 && strace -f -qq -e trace=fsync true 2>/dev
 		"a new output is not fsync()ed, one that replaces a file is"
 else
 	skip "fsync check (no working strace)"
+fi
+
+echo "# 12. shared (sticky, world-writable) directories: another user's links and files"
+if [ ${#as_nobody[@]} -gt 0 ]; then
+	# As /tmp: mode 1777, owned by root. Another user (nobody) plants links named as cgjit's
+	# default outputs, to root-only files; root runs cgjit.
+	sh12=$tmp/shared12
+	mkdir -p "$sh12"
+	chmod 1777 "$sh12"
+	for f in secret secret2; do echo "root only" >"$tmp/$f"; chmod 600 "$tmp/$f"; done
+	secrets() { cat "$tmp/secret" "$tmp/secret2" | md5sum; stat -c %a%U "$tmp/secret" "$tmp/secret2"; }
+	sbefore=$(secrets)
+	cp "$P" "$sh12/callgrind.out.4242"
+	plant() { "${as_nobody[@]}" ln -sfn "$1" "$2"; }
+	plant "$tmp/secret" "$sh12/callgrind.out.jit.4242"
+	plant "$tmp/secret2" "$sh12/good.dump.elf"
+	n_before=$(ls -A "$sh12" | wc -l)
+	"$CGJIT" augment -q "$sh12/callgrind.out.4242" "$in/good.dump" 2>"$tmp/err"
+	rc=$?
+	expect '[ $rc = 1 ] && grep -q "^cgjit: $sh12/callgrind.out.jit.4242: is a symbolic link of another user (uid [0-9]*) in the shared directory .$sh12. (sticky, world-writable): not followed" "$tmp/err" && [ "$(secrets)" = "$sbefore" ]' \
+		"default output name (callgrind.out.jit.PID) a link of another user in a sticky directory: exit 1, not followed, its target untouched ($(head -c 220 "$tmp/err"))"
+	expect '[ -L "$sh12/callgrind.out.jit.4242" ] && [ -L "$sh12/good.dump.elf" ] && [ "$(ls -A "$sh12" | wc -l)" = "$n_before" ]' \
+		"... the links stay, no file or temporary is left"
+	rm -f "$sh12/callgrind.out.jit.4242"   # root may remove it (sticky: as its owner could)
+	"$CGJIT" augment -q "$sh12/callgrind.out.4242" "$in/good.dump" 2>"$tmp/err"
+	rc=$?
+	expect '[ $rc = 1 ] && grep -q "good.dump.elf: is a symbolic link of another user" "$tmp/err" && [ "$(secrets)" = "$sbefore" ] && [ ! -e "$sh12/callgrind.out.jit.4242" ] && no_tmp "$sh12"' \
+		"the ELF file's name (DUMP.elf, here good.dump.elf) such a link: exit 1, no profile written either, the target untouched"
+	"$CGJIT" augment -q "$sh12/callgrind.out.4242" "$in/good.map" -o "$tmp/o12.out" --stats "$sh12/good.dump.elf" 2>"$tmp/err"
+	rc=$?
+	expect '[ $rc = 1 ] && grep -q "good.dump.elf: is a symbolic link of another user" "$tmp/err" && [ "$(secrets)" = "$sbefore" ] && [ ! -e "$tmp/o12.out" ]' \
+		"--stats naming such a link explicitly: refused too (exit $rc), no profile written"
+	plant "$tmp/secret" "$sh12/named.out"
+	"$CGJIT" augment -q "$sh12/callgrind.out.4242" "$in/good.map" -o "$sh12/named.out" 2>"$tmp/err"
+	rc=$?
+	expect '[ $rc = 1 ] && grep -q "named.out: is a symbolic link of another user" "$tmp/err" && [ "$(secrets)" = "$sbefore" ]' \
+		"-o naming such a link explicitly: refused (exit $rc), as the kernel's protected_symlinks refuses open()"
+	plant "$tmp" "$sh12/dir"
+	"$CGJIT" augment -q "$sh12/callgrind.out.4242" "$in/good.map" -o "$sh12/dir/secret" 2>"$tmp/err"
+	rc=$?
+	expect '[ $rc = 1 ] && grep -q "dir/secret: .$sh12/dir. is a symbolic link of another user" "$tmp/err" && [ "$(secrets)" = "$sbefore" ]' \
+		"a directory on the way that is such a link: refused (exit $rc)"
+	elf_before=$(md5sum <"$tmp/good.dump.elf")
+	"$CGJIT" augment -q "$sh12/callgrind.out.4242" "$in/good.dump" -o "$tmp/o12.out" --elf "$sh12/dir" 2>"$tmp/err"
+	rc=$?
+	expect '[ $rc = 1 ] && grep -q "dir: is a symbolic link of another user" "$tmp/err" && [ ! -e "$tmp/o12.out" ] && [ "$(md5sum <"$tmp/good.dump.elf")" = "$elf_before" ] && no_tmp "$tmp"' \
+		"--elf naming such a link: refused (exit $rc)"
+	# another user's regular file or FIFO under the output's name: not replaced, not written to
+	rm -f "$sh12/named.out"
+	"${as_nobody[@]}" sh -c "echo theirs >'$sh12/named.out'; mkfifo '$sh12/fifo'"
+	"$CGJIT" augment -q "$sh12/callgrind.out.4242" "$in/good.map" -o "$sh12/named.out" 2>"$tmp/err"
+	rc=$?
+	expect '[ $rc = 1 ] && grep -q "named.out: belongs to another user (uid [0-9]*) in the shared directory .*not replaced" "$tmp/err" && [ "$(cat "$sh12/named.out")" = theirs ] && [ "$(stat -c %U "$sh12/named.out")" = nobody ]' \
+		"another user's regular file under the output's name: exit $rc, left as it was"
+	# (a cgjit that opens the FIFO would wait there for a reader: timeout ends it)
+	timeout 60 "$CGJIT" augment -q "$sh12/callgrind.out.4242" "$in/good.map" -o "$sh12/fifo" 2>"$tmp/err"
+	rc=$?
+	expect '[ $rc = 1 ] && grep -q "fifo: belongs to another user .*not written to" "$tmp/err"' \
+		"another user's FIFO as the output: exit $rc, not opened"
+	# this user's own link in the shared directory is followed (README: a link to a regular
+	# file is followed), and so is one of the directory's owner
+	echo old >"$tmp/mine"
+	ln -s "$tmp/mine" "$sh12/mylink"
+	"$CGJIT" augment -q "$sh12/callgrind.out.4242" "$in/good.map" -o "$sh12/mylink" 2>"$tmp/err"
+	rc=$?
+	expect '[ $rc = 0 ] && [ -L "$sh12/mylink" ] && cmp -s "$tmp/mine" "$tmp/ref.out"' \
+		"this user's own link there: followed, the file replaced, the link stays (exit $rc)"
+	own=$tmp/owned12
+	mkdir -p "$own"
+	chmod 1777 "$own"
+	chown nobody "$own"
+	echo old >"$tmp/mine"
+	"${as_nobody[@]}" ln -s "$tmp/mine" "$own/link"
+	"$CGJIT" augment -q "$sh12/callgrind.out.4242" "$in/good.map" -o "$own/link" 2>"$tmp/err"
+	rc=$?
+	expect '[ $rc = 0 ] && [ -L "$own/link" ] && cmp -s "$tmp/mine" "$tmp/ref.out"' \
+		"a link of the directory's owner (a sticky directory owned by nobody): followed, as the kernel allows (exit $rc)"
+	expect '[ "$(secrets)" = "$sbefore" ]' "... and the root-only files are unchanged after all of it"
+else
+	skip "shared directories: planting another user's links needs root and setpriv (to run as nobody)"
 fi
 
 finish

@@ -9,7 +9,10 @@
 #  - where javac is found: the same from a fresh run of java under valgrind with the agent
 #    ($JVMTI_AGENT, built by make), and without valgrind the agent's options (dir=,
 #    $JITDUMPDIR, the current directory, an unknown option), a directory it cannot write
-#    and a write error (ulimit -f): the program runs on and one line says so.
+#    and a write error (ulimit -f): the program runs on and one line says so; with a live
+#    JVM held through FIFOs (Hold): jcmd JVMTI.agent_load into a JVM without the agent and
+#    of a second copy (which writes nothing), and kill -9 after the hot method compiled
+#    (the method is in the dump).
 # Prints "ok"/"not ok" per check ("skip" for those this machine cannot run) and
 # "N passed, N failed, N skipped" last; exits 1 on any failure.
 . "$(dirname "$0")/harness.sh"
@@ -191,6 +194,112 @@ $JAVA -agentpath:"$AGENT"=colour=red com.acme.Inventory 20 >"$o/out6" 2>"$o/err6
 rc=$?
 expect '[ $rc != 0 ] && grep -q "unknown option .colour=red." "$o/err6"' \
 	"an unknown option stops the JVM before it runs (exit $rc): $(head -n 1 "$o/err6")"
+
+# A live JVM held at a point the test chooses: Hold compiles work() (-Xbatch: in the
+# foreground), prints its result, and waits for a line on stdin, through FIFOs (no sleeps).
+# The output path is used once before, and the result is printed without string
+# concatenation (no invokedynamic linkage): little code is generated after work(), so that
+# its records are the last ones, those an agent that buffers would lose.
+cat >"$tmp/Hold.java" <<'EOF'
+public class Hold {
+    static int work(int n) { int s = 0; for (int i = 0; i < n; i++) s += i % 7; return s; }
+    public static void main(String[] a) throws Exception {
+        System.out.println("start");
+        long t = 0;
+        for (int k = 0; k < 2000; k++) t += work(1000);
+        System.out.println(t);
+        System.out.flush();
+        System.in.read();
+        System.out.println("done");
+    }
+}
+EOF
+javac -d "$cls" "$tmp/Hold.java"
+# loads_ts.pl DUMP: "TIMESTAMP ADDR SIZE NAME" per CODE_LOAD (a record cut off at the end
+# of the file ends the list)
+cat >"$tmp/loads_ts.pl" <<'EOF'
+use strict;
+use warnings;
+open(my $f, '<:raw', $ARGV[0]) or die;
+local $/;
+my $d = <$f>;
+my $off = unpack('V', substr($d, 8, 4));
+while ($off + 16 <= length $d) {
+	my ($id, $size, $ts) = unpack('VVQ<', substr($d, $off, 16));
+	last if $size < 16 || $off + $size > length $d;
+	if ($id == 0) {
+		my ($addr, $csize) = unpack('Q<Q<', substr($d, $off + 32, 16));
+		my $nul = index($d, "\0", $off + 56);
+		printf "%d %x %x %s\n", $ts, $addr, $csize, substr($d, $off + 56, $nul - $off - 56);
+	}
+	$off += $size;
+}
+EOF
+# hold NAME [JVM-OPTION]: Hold in $tmp/NAME (with the agent, or only JVM-OPTION), its stdin
+# on fd 3 and stdout on fd 4; waits for its result (in $ready: 5994000); its pid in $hpid
+hold() {
+	h=$tmp/$1
+	mkdir -p "$h"
+	mkfifo "$h/in" "$h/out"
+	(cd "$h" && exec $JAVA -Xbatch "${2:--agentpath:$AGENT}" Hold <in >out 2>err) &
+	hpid=$!
+	exec 3>"$h/in" 4<"$h/out"
+	ready=""
+	read -t 300 -r ready <&4 && read -t 300 -r ready <&4
+}
+monotonic_ns() { perl -MTime::HiRes=clock_gettime,CLOCK_MONOTONIC -e 'printf "%.0f\n", clock_gettime(CLOCK_MONOTONIC) * 1e9'; }
+
+if command -v jcmd >/dev/null; then
+	# A second copy loaded into the running JVM (jcmd JVMTI.agent_load): it says so and
+	# writes nothing; the dump's timestamps (CLOCK_MONOTONIC, as the test's clock) show
+	# whether code loaded before the attach was written again after it.
+	hold attach
+	t0=$(monotonic_ns)
+	jcmd "$hpid" JVMTI.agent_load "$AGENT" >"$h/jcmd.out" 2>&1
+	echo go >&3
+	exec 3>&-
+	cat <&4 >"$h/rest"
+	exec 4<&-
+	wait "$hpid"
+	rc=$?
+	perl "$tmp/loads_ts.pl" "$h"/jit-*.dump >"$h/loads" 2>/dev/null
+	awk -v t0="$t0" '{ k = $2 " " $3 " " substr($0, index($0, $4)) }
+		$1 < t0 { before[k] = 1; n++; if ($0 ~ / int Hold\.work\(int\)$/) hot = 1; next }
+		{ after++; if (k in before) again++ }
+		END { printf "%d %d %d %d\n", n, hot, after, again }' "$h/loads" >"$h/counts"
+	read -r nbefore hotbefore nafter again <"$h/counts"
+	expect '[ $rc = 0 ] && [ "$ready" = 5994000 ] && [ "$(cat "$h/rest")" = done ] && grep -q "return code: 0" "$h/jcmd.out" && [ "$(grep -c "already loaded; this copy writes nothing" "$h/err")" = 1 ]' \
+		"jcmd JVMTI.agent_load of a second copy into a JVM running the agent: loaded (return code 0), says it writes nothing, the program goes on (exit $rc)"
+	expect '[ "$hotbefore" = 1 ] && [ "$again" = 0 ]' \
+		"... and writes nothing: none of the $nbefore code loads written before the attach (the hot method among them) is written again after it ($again of $nafter loads after it repeat one)"
+
+	# the first copy loaded into a running JVM: the code compiled before is asked for
+	hold attach1 -Xshare:auto   # (the default: the option stands in for -agentpath)
+	jcmd "$hpid" JVMTI.agent_load "$AGENT" >"$h/jcmd.out" 2>&1
+	echo go >&3
+	exec 3>&-
+	cat <&4 >"$h/rest"
+	exec 4<&-
+	wait "$hpid"
+	rc=$?
+	perl "$tmp/loads_ts.pl" "$h"/jit-*.dump >"$h/loads" 2>/dev/null
+	expect '[ $rc = 0 ] && grep -q "return code: 0" "$h/jcmd.out" && ! [ -s "$h/err" ] && grep -q " int Hold\.work(int)$" "$h/loads" && "$CGJIT" timeline -n 0 "$h"/jit-*.dump >/dev/null' \
+		"jcmd JVMTI.agent_load into a JVM without the agent: jit-PID.dump written, with the hot method compiled before the attach ($(wc -l <"$h/loads") code loads)"
+else
+	skip "no jcmd in this JDK: loading the agent into a running JVM"
+fi
+
+# kill -9 once the hot method is compiled: every record the agent wrote is in the file
+hold kill9
+kill -KILL "$hpid"
+wait "$hpid" 2>/dev/null
+rc=$?
+exec 3>&- 4<&-
+perl "$tmp/loads_ts.pl" "$h"/jit-*.dump >"$h/loads" 2>/dev/null
+"$CGJIT" timeline -n 0 "$h"/jit-*.dump >"$h/tl" 2>&1
+trc=$?
+expect '[ $rc = 137 ] && [ "$ready" = 5994000 ] && grep -q " int Hold\.work(int)$" "$h/loads" && [ $trc = 0 ]' \
+	"a JVM killed by SIGKILL after its hot method was compiled: the method is in the dump ($(grep -c " int Hold\.work(int)$" "$h/loads") loads of it, $(wc -l <"$h/loads") in all), cgjit timeline reads it"
 
 # A fresh run under valgrind, with the JVM's own perf map of the same run.
 if ! command -v valgrind >/dev/null; then

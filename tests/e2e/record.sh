@@ -1,10 +1,16 @@
 #!/bin/bash
 # End-to-end tests of `cgjit record` with real runtimes under real valgrind: node (jitdump
-# in the current directory, perf map in /tmp, a child process, exit status 3, SIGTERM),
+# in the current directory, perf map in /tmp, a child process, exit status 3, SIGTERM; a
+# background child that outlives the shell that started it, SIGTERM and a terminal's
+# Ctrl-C while such a process runs, sequenced through FIFOs),
 # java (perf map at exit, exit status 3) and CPython 3.13 (jitdump in /tmp, moved across
 # file systems to /dev/shm; python3 through the version probe). Each run must leave an
 # augmented profile with named JIT functions and the maps and dumps beside it, none in
-# /tmp or the current directory. Then the errors: valgrind missing, runtime missing,
+# /tmp or the current directory. With root: a shared (sticky) -d DIR where another user
+# planted links under the names augment writes (a program that waits on a FIFO until they
+# are there). A process of the run killed by SIGKILL (its profile stays empty: said, not
+# collected) and --separate-threads=yes (its empty base file dropped). Then the errors:
+# valgrind missing, runtime missing,
 # unknown command, unknown runtime, no map written, usage. Runs are small (about a minute
 # and a half in all). Maps and dumps of this test's processes left in /tmp are a failure,
 # and removed (by the pids of the profiles, so that other runs' files are left alone).
@@ -123,6 +129,147 @@ if command -v node >/dev/null; then
 	expect '[ $rc = 143 ] && [ -n "$pid" ] && [ -s "$d/sig/$p" ] && ! kill -0 "$pid" 2>/dev/null && [ -e "$d/sig/jit-$pid.dump" ] && [ -s "$d/sig/callgrind.out.jit.$pid" ]' \
 		"SIGTERM: exit 143 (128 + 15), the profile written, valgrind gone, the dump beside it, the profile augmented"
 	expect '[ -z "$(ls -A "$d/sig" | grep "^\.cgjit-record")" ]' "the run's own profile directory is gone"
+
+	# guard PIDFILE: kills that process of the run after 10 minutes, so that a cgjit that
+	# waits for it without passing a signal on cannot hang the test (the check then fails;
+	# nothing is timed). unguard: the guard is not needed any more.
+	guard() {
+		(trap 'kill "$s" 2>/dev/null; exit 0' TERM; sleep 600 & s=$!; wait "$s"
+		 kill -KILL "$(cat "$1" 2>/dev/null)" 2>/dev/null) &
+		guard_pid=$!
+	}
+	unguard() { kill "$guard_pid" 2>/dev/null; wait "$guard_pid" 2>/dev/null; }
+
+	echo "# a background child that outlives the program's own process: waited for, collected"
+	cat >"$d/bg.sh" <<'EOF'
+node --perf-basic-prof bg.js 2>bg-node.err &
+echo $! >bg.pid
+exit 0
+EOF
+	cat >"$d/bg.js" <<'EOF'
+// runs on after the shell that started it has ended: first waits for the test's go
+const fs = require('fs');
+fs.readFileSync('go.fifo');
+function work(n) { let s = 0; for (let i = 0; i < n; i++) s += i % 7; return s; }
+let t = 0;
+for (let k = 0; k < 200; k++) t += work(2000);
+console.log('background ' + t);
+EOF
+	rm -f "$d/go.fifo" "$tmp/bg.errfifo" "$tmp/bg.err"
+	mkfifo "$d/go.fifo" "$tmp/bg.errfifo"
+	(cd "$d" && exec "$CGJIT" record -d bg --runtime none -- sh bg.sh >"$tmp/bg.out" 2>"$tmp/bg.errfifo") &
+	cg=$!
+	# cgjit's stderr, line by line, until it says that it waits (or ends: one that does not
+	# wait; node writes its stderr elsewhere, so that the end is seen); only then may node
+	# go on, so it surely outlives the shell
+	exec 9<"$tmp/bg.errfifo"
+	saw=0
+	while IFS= read -r line <&9; do
+		printf '%s\n' "$line" >>"$tmp/bg.err"
+		case $line in "cgjit: 'sh' has ended; waiting for the processes it started that still run (pid "*) saw=1; break ;; esac
+	done
+	cat <&9 >>"$tmp/bg.err" &
+	drain=$!
+	timeout 600 sh -c 'echo go >"$1"' sh "$d/go.fifo"
+	wait "$cg"
+	rc=$?
+	wait "$drain"
+	exec 9<&-
+	kid=$(cat "$d/bg.pid" 2>/dev/null)
+	expect '[ $rc = 0 ] && [ $saw = 1 ] && grep -q "waiting for .* (pid $kid)" "$tmp/bg.err" && grep -q "^background 1199000$" "$tmp/bg.out"' \
+		"background child: record says it waits for pid $kid after sh ended, node finishes its work, exit $rc"
+	expect '[ -n "$kid" ] && [ -s "$d/bg/callgrind.out.$kid" ] && [ "$(jit_functions "$d/bg/callgrind.out.jit.$kid")" -gt 0 ] && ! grep -q "process $kid wrote no perf map" "$tmp/bg.err"' \
+		"background child: its profile is complete and augmented ($(jit_functions "$d/bg/callgrind.out.jit.$kid") JIT functions)"
+	expect '[ -s "$d/bg/perf-$kid.map" ] && ! [ -e "/tmp/perf-$kid.map" ] && [ -z "$(ls -A "$d/bg" | grep "^\.cgjit-record")" ]' \
+		"background child: its perf map moved out of /tmp beside the profile, the run's directory removed"
+
+	echo "# SIGTERM to cgjit while a grandchild runs: passed on to every process of the run"
+	cat >"$d/bg2.sh" <<'EOF'
+node --perf-basic-prof wait2.js &
+echo $! >bg2.pid
+wait
+EOF
+	cat >"$d/wait2.js" <<'EOF'
+const fs = require('fs');
+process.on('SIGTERM', () => { console.log('node got SIGTERM'); process.exit(0); });
+function work(n) { let s = 0; for (let i = 0; i < n; i++) s += i % 7; return s; }
+let t = 0;
+for (let k = 0; k < 200; k++) t += work(2000);
+fs.writeFileSync('started.fifo', t + '\n');   // the test reads it: compiled and running
+setInterval(() => {}, 1000);
+EOF
+	rm -f "$d/started.fifo"
+	mkfifo "$d/started.fifo"
+	exec 9<>"$d/started.fifo"   # read-write: node's open for writing never waits
+	(cd "$d" && exec "$CGJIT" record -q -d bg2 --runtime none -- sh bg2.sh >"$tmp/bg2.out" 2>"$tmp/bg2.err") &
+	cg=$!
+	read -t 600 -r started <&9
+	kill -TERM "$cg"
+	guard "$d/bg2.pid"
+	wait "$cg"
+	rc=$?
+	unguard
+	exec 9<&-
+	kid=$(cat "$d/bg2.pid" 2>/dev/null)
+	alive=0
+	[ -n "$kid" ] && kill -0 "$kid" 2>/dev/null && alive=1 && kill -KILL "$kid"
+	expect '[ $rc = 143 ] && [ "$started" = 1199000 ] && [ $alive = 0 ] && grep -q "^node got SIGTERM$" "$tmp/bg2.out"' \
+		"SIGTERM with a grandchild running: exit $rc (the shell's 128 + 15), node got SIGTERM too and has ended"
+	expect '[ -n "$kid" ] && [ -s "$d/bg2/callgrind.out.$kid" ] && [ "$(jit_functions "$d/bg2/callgrind.out.jit.$kid")" -gt 0 ] && [ -s "$d/bg2/perf-$kid.map" ] && ! [ -e "/tmp/perf-$kid.map" ]' \
+		"SIGTERM with a grandchild running: its profile collected and augmented, its map moved"
+
+	echo "# Ctrl-C on the terminal with a process of the run outside its process group (setsid)"
+	# (a background job starts with SIGINT ignored, and cgjit keeps an ignored signal
+	# ignored: env --default-signal gives script and cgjit the default action back)
+	if command -v script >/dev/null && command -v setsid >/dev/null && env --default-signal=INT true 2>/dev/null; then
+		cat >"$d/tty.sh" <<'EOF'
+setsid node --perf-basic-prof daemon.js 2>daemon.err &
+exit 0
+EOF
+		cat >"$d/daemon.js" <<'EOF'
+// a daemon: its own session, so the terminal's Ctrl-C does not reach it
+const fs = require('fs');
+process.on('SIGINT', () => { fs.writeFileSync('daemon.log', 'daemon got SIGINT\n'); process.exit(0); });
+fs.writeFileSync('daemon.pid', String(process.pid));
+function work(n) { let s = 0; for (let i = 0; i < n; i++) s += i % 7; return s; }
+let t = 0;
+for (let k = 0; k < 200; k++) t += work(2000);
+fs.writeFileSync('ready.fifo', t + '\n');
+setInterval(() => {}, 1000);
+EOF
+		rm -f "$d/ready.fifo" "$tmp/tty.in" "$tmp/tty.outfifo" "$tmp/tty.out" "$d/daemon.log"
+		mkfifo "$d/ready.fifo" "$tmp/tty.in" "$tmp/tty.outfifo"
+		# script(1) gives cgjit a terminal; what the test writes to script's input is typed there
+		env --default-signal=INT script -qec "cd '$d' && exec '$CGJIT' record -d tty --runtime none -- sh tty.sh" /dev/null \
+			<"$tmp/tty.in" >"$tmp/tty.outfifo" 2>&1 &
+		sc=$!
+		exec 6>"$tmp/tty.in" 7<"$tmp/tty.outfifo" 9<>"$d/ready.fifo"
+		saw=0
+		while IFS= read -r line <&7; do
+			printf '%s\n' "$line" >>"$tmp/tty.out"
+			case $line in "cgjit: 'sh' has ended; waiting for"*) saw=1; break ;; esac
+		done
+		cat <&7 >>"$tmp/tty.out" &
+		drain=$!
+		ready=""
+		[ $saw = 1 ] && read -t 600 -r ready <&9
+		(printf '\003' >&6) 2>/dev/null   # Ctrl-C: SIGINT to the terminal's foreground group
+		guard "$d/daemon.pid"
+		wait "$sc"
+		rc=$?
+		unguard
+		wait "$drain"
+		exec 6>&- 7<&- 9<&-
+		kid=$(cat "$d/daemon.pid" 2>/dev/null)
+		alive=0
+		[ -n "$kid" ] && kill -0 "$kid" 2>/dev/null && alive=1 && kill -KILL "$kid"
+		expect '[ $saw = 1 ] && [ $rc = 0 ] && [ $alive = 0 ] && [ "$(cat "$d/daemon.log" 2>/dev/null)" = "daemon got SIGINT" ]' \
+			"Ctrl-C while record waits for a process in another session: cgjit passes SIGINT on to it, exit $rc"
+		expect '[ -n "$kid" ] && [ -s "$d/tty/callgrind.out.$kid" ] && [ "$(jit_functions "$d/tty/callgrind.out.jit.$kid")" -gt 0 ] && ! [ -e "/tmp/perf-$kid.map" ]' \
+			"... its profile collected and augmented, its map moved"
+	else
+		skip "Ctrl-C on a terminal needs script(1), setsid(1) and env --default-signal"
+	fi
 else
 	notok "node is needed for the node runs (nodejs)"
 fi
@@ -208,6 +355,62 @@ PATH=$tmp/py311:$PATH run py311 "$tmp" -- python3 -c pass
 expect '[ $rc = 1 ] && grep -q "^cgjit: python3: CPython 3.11 cannot write a perf map: -X perf needs 3.12 or later" "$tmp/py311.err" && ! ls "$tmp"/callgrind.out.* >/dev/null 2>&1 && ! [ -e "$tmp/py311/ran" ]' \
 	"python3 that is 3.11: exit 1, says -X perf needs 3.12, runs nothing"
 
+echo "# a shared (sticky) output directory: another user's links under the names augment writes"
+if [ "$(id -u)" = 0 ] && setpriv --reuid=nobody --regid=nogroup --clear-groups true 2>/dev/null; then
+	chmod 755 "$tmp"   # for nobody
+	sd=$tmp/shared
+	mkdir -p "$sd/out"
+	chmod 1777 "$sd/out"
+	for f in secret secret2; do echo "root only" >"$tmp/$f"; chmod 600 "$tmp/$f"; done
+	secrets() { cat "$tmp/secret" "$tmp/secret2" | md5sum; stat -c %a%U "$tmp/secret" "$tmp/secret2"; }
+	sbefore=$(secrets)
+	# The program tells its pid through a FIFO and waits on another until the links are
+	# planted; then it leaves a jitdump of its pid in the current directory, which record
+	# collects: augment then writes out/callgrind.out.jit.PID and out/jit-PID.dump.elf.
+	cat >"$sd/plant.sh" <<'EOS'
+echo $$ >pid.fifo
+read go <go.fifo
+cp "$1" "jit-$$.dump"
+EOS
+	# planted NAME LINK-TEMPLATE...: record with nobody's links (PID in the template
+	# replaced) to the root-only files; sets rc and rpid
+	planted() {
+		local name=$1 i=0 l
+		shift
+		rm -f "$sd/pid.fifo" "$sd/go.fifo"
+		mkfifo "$sd/pid.fifo" "$sd/go.fifo"
+		exec 7<>"$sd/pid.fifo" 8<>"$sd/go.fifo"   # read-write: opening never blocks
+		(cd "$sd" && exec "$CGJIT" record -q -d out --runtime none -- sh plant.sh "$top/tests/bad/good.dump" \
+			>"$tmp/$name.out" 2>"$tmp/$name.err") &
+		local cg=$!
+		rpid=""
+		read -t 300 -r rpid <&7
+		for l in "$@"; do
+			i=$((i + 1))
+			setpriv --reuid=nobody --regid=nogroup --clear-groups ln -s "$tmp/secret$([ $i = 2 ] && echo 2)" "$sd/out/${l//PID/$rpid}"
+		done
+		echo go >&8
+		wait "$cg"
+		rc=$?
+		exec 7<&- 8<&-
+	}
+	planted planted-elf jit-PID.dump.elf
+	expect '[ -n "$rpid" ] && [ $rc = 1 ] && grep -q "^cgjit: augmenting out/callgrind.out.$rpid failed: .*out/jit-$rpid.dump.elf: is a symbolic link of another user (uid [0-9]*) in the shared directory .*: not followed" "$tmp/planted-elf.err" && [ "$(secrets)" = "$sbefore" ]' \
+		"record -d DIR (mode 1777): another user's link as jit-PID.dump.elf: exit $rc, not followed, the root-only file untouched ($(grep -m1 augmenting "$tmp/planted-elf.err" | head -c 250))"
+	expect '[ -L "$sd/out/jit-$rpid.dump.elf" ] && [ ! -e "$sd/out/callgrind.out.jit.$rpid" ] && [ -s "$sd/out/callgrind.out.$rpid" ] && [ -s "$sd/out/jit-$rpid.dump" ] && ! ls -A "$sd/out" | grep -q cgjit-tmp' \
+		"... the link stays, no augmented profile and no temporary; the profile and the dump were collected"
+	planted planted-prof callgrind.out.jit.PID jit-PID.dump.elf
+	expect '[ -n "$rpid" ] && [ $rc = 1 ] && grep -q "out/callgrind.out.jit.$rpid: is a symbolic link of another user" "$tmp/planted-prof.err" && [ "$(secrets)" = "$sbefore" ] && [ -L "$sd/out/callgrind.out.jit.$rpid" ] && ! ls -A "$sd/out" | grep -q cgjit-tmp' \
+		"record -d DIR (mode 1777): another user's link as callgrind.out.jit.PID: exit $rc, not followed, the root-only files untouched"
+	setpriv --reuid=nobody --regid=nogroup --clear-groups ln -s "$tmp" "$sd/out/elsewhere"
+	(cd "$sd" && "$CGJIT" record -q -d out/elsewhere --runtime none -- sh -c 'exit 0' 2>"$tmp/planted-dir.err")
+	rc=$?
+	expect '[ $rc = 1 ] && grep -q "^cgjit: output directory out/elsewhere: is a symbolic link of another user" "$tmp/planted-dir.err" && ! ls "$tmp" | grep -q "^callgrind.out"' \
+		"record -d naming another user's link in a shared directory: exit $rc before anything runs"
+else
+	skip "a shared output directory: planting another user's links needs root and setpriv"
+fi
+
 echo "# errors"
 mkdir -p "$tmp/nodeonly" "$tmp/vgonly"
 command -v node >/dev/null && ln -s "$(command -v node)" "$tmp/nodeonly/node"
@@ -235,6 +438,26 @@ expect '[ $rc = 1 ] && grep -q "^cgjit: node wrote no perf map or jitdump: expec
 run nomap-fail "$tmp/nomap" -q --runtime none -- sh -c 'exit 5'
 expect '[ $rc = 5 ] && grep -q "^cgjit: no process of the run wrote a perf map or jitdump" "$tmp/nomap-fail.err"' \
 	"no map and the program exits 5: the program's status wins (5), the missing map is still said"
+# a process of the run killed by SIGKILL from another one (valgrind turns a process's own
+# kill -9 into an orderly exit): callgrind never writes its profile, left with 0 bytes
+mkdir -p "$tmp/killed"
+mkfifo "$tmp/killed/pid.fifo" "$tmp/killed/hold.fifo"
+cat >"$tmp/killed/killed.sh" <<'EOF'
+sh -c 'echo $$ >pid.fifo; read x <hold.fifo' &
+read k <pid.fifo
+echo "$k" >killed.pid
+kill -KILL "$k"
+wait
+exit 0
+EOF
+run killed "$tmp/killed" -d out --runtime none -- sh killed.sh
+kpid=$(cat "$tmp/killed/killed.pid" 2>/dev/null)
+expect '[ -n "$kpid" ] && grep -q "^cgjit: process $kpid left an empty profile (it was killed before callgrind could write it, by SIGKILL?): nothing to collect or augment$" "$tmp/killed.err" && ! grep -q "process $kpid wrote no perf map" "$tmp/killed.err" && ! ls -A "$tmp/killed/out" | grep -q "callgrind.out.$kpid" && [ "$(ls "$tmp/killed/out" | grep -c "^callgrind.out")" = 1 ]' \
+	"a process of the run killed by SIGKILL: its empty profile is said, neither moved nor reported as not augmented (exit $rc)"
+mkdir -p "$tmp/threads"
+run threads "$tmp/threads" -d out --separate-threads=yes --runtime none -- sh -c 'exit 0'
+expect '[ "$(ls "$tmp/threads/out" | grep -c "^callgrind\.out\.[0-9]*-01$")" = 1 ] && ! ls "$tmp/threads/out" | grep -q "^callgrind\.out\.[0-9]*$" && ! grep -q "empty profile" "$tmp/threads.err"' \
+	"--separate-threads=yes: the profile is callgrind.out.PID-01; the empty callgrind.out.PID beside it is dropped without a word"
 run usage "$tmp" --tool=memcheck -- node x.js
 expect '[ $rc = 2 ] && grep -q "^usage: cgjit record" "$tmp/usage.err"' "--tool=memcheck: usage error (2)"
 # (a stand-in java on PATH: the option is refused before anything runs, JDK or not)

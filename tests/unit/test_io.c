@@ -690,6 +690,88 @@ static void test_io__clashes(void **state)
 	free(dir);
 }
 
+/* #19.1: in a shared directory (sticky, world-writable) a link, file or FIFO of another user
+ * is refused, in the last component or on the way; one of this user or of the directory's
+ * owner is followed or replaced as anywhere else (the kernel's protected_symlinks rule).
+ * Needs root to give names to another user (uid 65534). */
+static void expect_refused(const char *path, const char *what)
+{
+	struct diag d = { 0 };
+	struct output *o = output_open(path, &d);
+	assert_null(o);
+	assert_non_null(strstr(d.msg, what));
+	assert_non_null(strstr(d.msg, "(uid 65534) in the shared directory"));
+}
+
+static void test_io__shared_directories(void **state)
+{
+	(void)state;
+	if (geteuid() != 0)
+		skip();
+	char *top = tmp_dir(), sh[512], secret[512], l[4200], p[4200], f[4200], q[4200];
+	snprintf(sh, sizeof(sh), "%s/shared", top);
+	snprintf(secret, sizeof(secret), "%s/secret", top);
+	assert_int_equal(mkdir(sh, 0755), 0);
+	assert_int_equal(chmod(sh, 01777), 0);
+	write_text(secret, "secret", 0600);
+	/* another user's link as the output, and as a directory on the way */
+	snprintf(l, sizeof(l), "%s/out", sh);
+	assert_int_equal(symlink(secret, l), 0);
+	assert_int_equal(lchown(l, 65534, 65534), 0);
+	expect_refused(l, "out: is a symbolic link of another user");
+	snprintf(p, sizeof(p), "%s/d", sh);
+	assert_int_equal(symlink(top, p), 0);
+	assert_int_equal(lchown(p, 65534, 65534), 0);
+	snprintf(q, sizeof(q), "%s/d/new", sh);
+	expect_refused(q, "d' is a symbolic link of another user");
+	struct diag d = { 0 };
+	assert_int_equal(output_check_links(q, &d), -1);
+	/* ... also reached through a link of this user's elsewhere */
+	snprintf(f, sizeof(f), "%s/mine", top);
+	assert_int_equal(symlink(p, f), 0);
+	snprintf(q, sizeof(q), "%s/mine/new", top);
+	expect_refused(q, "d' is a symbolic link of another user");
+	unlink(f);
+	/* another user's regular file and FIFO are neither replaced nor written to */
+	snprintf(f, sizeof(f), "%s/file", sh);
+	write_text(f, "theirs", 0666);
+	assert_int_equal(chown(f, 65534, 65534), 0);
+	expect_refused(f, "file: belongs to another user");
+	snprintf(q, sizeof(q), "%s/fifo", sh);
+	assert_int_equal(mkfifo(q, 0666), 0);
+	assert_int_equal(chown(q, 65534, 65534), 0);
+	expect_refused(q, "fifo: belongs to another user");
+	assert_file_is(secret, "secret");
+	assert_file_is(f, "theirs");
+	assert_int_equal(count_tmp(sh), 0);
+	assert_int_equal(count_tmp(top), 0);
+	/* this user's link is followed: the file it leads to is replaced, the link stays */
+	assert_int_equal(lchown(l, 0, 0), 0);
+	commit_ok(open_write(l, "mine"));
+	assert_file_is(secret, "mine");
+	/* the directory's owner's link too (it could replace anything there anyway) */
+	assert_int_equal(chown(sh, 65534, 65534), 0);
+	assert_int_equal(lchown(l, 65534, 65534), 0);
+	commit_ok(open_write(l, "owner's"));
+	assert_file_is(secret, "owner's");
+	struct stat st;
+	assert_int_equal(lstat(l, &st), 0);
+	assert_true(S_ISLNK(st.st_mode));
+	/* and not sticky, not shared: as anywhere */
+	assert_int_equal(chown(sh, 0, 0), 0);
+	assert_int_equal(chmod(sh, 0777), 0);
+	commit_ok(open_write(l, "plain"));
+	assert_file_is(secret, "plain");
+	unlink(l);
+	unlink(p);
+	unlink(f);
+	unlink(q);
+	rmdir(sh);
+	unlink(secret);
+	rmdir(top);
+	free(top);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -707,6 +789,7 @@ int main(void)
 		cmocka_unit_test(test_io__stale_temporaries),
 		cmocka_unit_test(test_io__descriptor_paths_and_links),
 		cmocka_unit_test(test_io__clashes),
+		cmocka_unit_test(test_io__shared_directories),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -495,6 +495,28 @@ static void test_record__collect(void **state)
 	free(kept);
 	assert_int_equal(unlink("/tmp/perf-9999994.map"), 0);
 
+	/* #19.3: an empty profile (a process killed before callgrind wrote it) is neither moved
+	 * nor returned: removed, its pid listed, its map moved all the same; the empty base
+	 * file of --separate-threads=yes beside its -01 file is no lost profile */
+	record_now(&since);
+	make_file("out/stage/callgrind.out.9999995", "", 0);
+	make_file("/tmp/perf-9999995.map", "3000 10 h\n", 0);
+	make_file("out/stage/callgrind.out.9999996", "", 0);
+	make_file("out/stage/callgrind.out.9999996-01", "pid: 9999996\n", 0);
+	assert_int_equal(record_collect("out/stage", "out", &since, &f, &d), 0);
+	assert_int_equal(f.nprofiles, 1);
+	assert_string_equal(f.profiles[0].path, "out/callgrind.out.9999996-01");
+	assert_int_equal(f.nempty, 1);
+	assert_int_equal(f.empty[0], 9999995);
+	assert_int_equal(f.nmoved, 2);
+	assert_string_equal(f.moved[1], "moved /tmp/perf-9999995.map -> out/perf-9999995.map");
+	record_found_free(&f);
+	assert_int_equal(access("out/stage/callgrind.out.9999995", F_OK), -1);
+	assert_int_equal(access("out/callgrind.out.9999995", F_OK), -1);
+	assert_int_equal(access("out/stage/callgrind.out.9999996", F_OK), -1);
+	assert_int_equal(unlink("out/perf-9999995.map"), 0);
+	assert_int_equal(unlink("out/callgrind.out.9999996-01"), 0);
+
 	/* out dir = cwd = the run's directory: everything stays where it is */
 	record_now(&since);
 	make_file("callgrind.out.9999993", "pid: 9999993\n", 0);
@@ -522,6 +544,64 @@ static void test_record__collect(void **state)
 	assert_int_equal(rmdir(top), 0);
 }
 
+/* #19.3: record_spawn_wait() waits for the processes the program leaves running. The
+ * program (sh) starts a child that blocks on a FIFO and ends at once; WAITING is told of
+ * the child, opens the FIFO, and only when the child has written its file and ended does
+ * record_spawn_wait() return. No sleeps: the FIFO orders it. */
+struct waited {
+	const char *fifo;
+	int calls;
+	size_t n;
+};
+
+static void on_waiting(void *ctx, const long *pids, size_t n)
+{
+	struct waited *w = ctx;
+	w->calls++;
+	w->n = n;
+	for (size_t i = 0; i < n; i++)
+		assert_true(pids[i] > 0);
+	int fd = open(w->fifo, O_WRONLY);   /* the child has it open for reading, or will */
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "go\n", 3), 3);
+	close(fd);
+}
+
+static void test_record__spawn_waits_for_the_run(void **state)
+{
+	(void)state;
+	char top[] = "/tmp/cgjit-test-spawn-XXXXXX";
+	assert_non_null(mkdtemp(top));
+	char fifo[128], done[128], script[512];
+	snprintf(fifo, sizeof(fifo), "%s/go", top);
+	snprintf(done, sizeof(done), "%s/done", top);
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	snprintf(script, sizeof(script), "(read x <'%s'; echo $x >'%s') & exit 7", fifo, done);
+	char *const argv[] = { "sh", "-c", script, NULL };
+	struct waited w = { fifo, 0, 0 };
+	struct diag d = { 0 };
+	long pid = 0;
+	int status = 0;
+	assert_int_equal(record_spawn_wait(argv, NULL, on_waiting, &w, &pid, &status, &d), 0);
+	assert_true(pid > 0);
+	assert_int_equal(record_exit_code(status), 7);    /* the program's own status */
+	assert_int_equal(w.calls, 1);
+	assert_int_equal(w.n, 1);                         /* the background subshell */
+	char *got = slurp(done);                          /* written before the return */
+	assert_non_null(got);
+	assert_string_equal(got, "go\n");
+	free(got);
+	/* a program that leaves nothing running: WAITING is not called */
+	char *const quick[] = { "sh", "-c", "exit 0", NULL };
+	w.calls = 0;
+	assert_int_equal(record_spawn_wait(quick, NULL, on_waiting, &w, &pid, &status, &d), 0);
+	assert_int_equal(record_exit_code(status), 0);
+	assert_int_equal(w.calls, 0);
+	unlink(done);
+	unlink(fifo);
+	assert_int_equal(rmdir(top), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -536,6 +616,7 @@ int main(void)
 		cmocka_unit_test(test_record__valgrind_argv),
 		cmocka_unit_test(test_record__which_and_probe),
 		cmocka_unit_test(test_record__collect),
+		cmocka_unit_test(test_record__spawn_waits_for_the_run),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

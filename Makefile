@@ -83,19 +83,14 @@ $(B)/tests/test_%: tests/unit/test_%.c $(B)/tests/test_%.d $(B)/libcgjit.a
 unit: $(UNITS)
 	@set -e; for t in $(UNITS); do echo "== $$t"; $$t; done
 
+# The scripts run two (E2E_JOBS, default: the CPUs) at a time, the longest first, each
+# script's output printed whole when it ends (tests/e2e/run-all.sh).
+E2E_SCRIPTS := tests/e2e/run.sh tests/e2e/flame.sh tests/e2e/reports.sh tests/e2e/record.sh \
+	tests/e2e/jvmti.sh tests/e2e/files.sh tests/e2e/ci-example.sh tests/e2e/install.sh \
+	tests/e2e/timeline.sh tests/e2e/inputs.sh tests/e2e/cli.sh tests/tools/cgcheck-selftest.sh
+
 e2e: $(B)/cgjit $(B)/cgcheck $(AGENT_SO)
-	@CGCHECK=$(B)/cgcheck tests/tools/cgcheck-selftest.sh
-	@CGJIT=$(B)/cgjit CGCHECK=$(B)/cgcheck tests/e2e/inputs.sh
-	@CGJIT=$(B)/cgjit CGCHECK=$(B)/cgcheck tests/e2e/cli.sh
-	@CGJIT=$(B)/cgjit CGCHECK=$(B)/cgcheck tests/e2e/run.sh
-	@CGJIT=$(B)/cgjit CGCHECK=$(B)/cgcheck tests/e2e/files.sh
-	@CGJIT=$(B)/cgjit CGCHECK=$(B)/cgcheck tests/e2e/reports.sh
-	@CGJIT=$(B)/cgjit CGCHECK=$(B)/cgcheck tests/e2e/timeline.sh
-	@CGJIT=$(B)/cgjit CGCHECK=$(B)/cgcheck tests/e2e/ci-example.sh
-	@CGJIT=$(B)/cgjit CGCHECK=$(B)/cgcheck tests/e2e/flame.sh
-	@CGJIT=$(B)/cgjit CGCHECK=$(B)/cgcheck tests/e2e/record.sh
-	@CGJIT=$(B)/cgjit CGCHECK=$(B)/cgcheck tests/e2e/install.sh
-	@CGJIT=$(B)/cgjit CGCHECK=$(B)/cgcheck JVMTI_AGENT=$(AGENT_SO) tests/e2e/jvmti.sh
+	@CGJIT=$(B)/cgjit CGCHECK=$(B)/cgcheck JVMTI_AGENT=$(AGENT_SO) tests/e2e/run-all.sh $(E2E_SCRIPTS)
 
 check: unit fuzz-replay e2e
 

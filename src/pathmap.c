@@ -2,6 +2,7 @@
  * boundary, and the path inside a JIT name located by jitname.c. Owns copies of every
  * OLD and NEW; mapped strings go into the caller's struct pathmap_buf. */
 #include <limits.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -222,15 +223,10 @@ static void put(struct pathmap_buf *b, const char *s, size_t n)
 	b->s[b->len] = '\0';
 }
 
-/* Appends PATH mapped to B. Returns 1 if it was mapped, 0 if appended as it is. */
-static int put_path(const struct pathmap *pm, struct pathmap_buf *b, const char *path, size_t len)
+/* Appends to B what entry E makes of PATH (REST: where the rest of it starts). */
+static void put_mapped(struct pathmap_buf *b, const struct entry *e, const char *path,
+		       size_t len, size_t rest)
 {
-	size_t rest;
-	const struct entry *e = pm ? match(pm, path, len, &rest) : NULL;
-	if (!e) {
-		put(b, path, len);
-		return 0;
-	}
 	put(b, e->new_, e->new_len);
 	if (rest < len) {
 		if (e->new_len && !(e->new_len == 1 && e->new_[0] == '/'))
@@ -239,34 +235,54 @@ static int put_path(const struct pathmap *pm, struct pathmap_buf *b, const char 
 	} else if (!e->new_len) {
 		put(b, ".", 1);   /* OLD itself, relative to OLD */
 	}
-	return 1;
 }
 
 const char *pathmap_path(const struct pathmap *pm, const char *path, size_t len,
 			 struct pathmap_buf *b, size_t *out_len)
 {
-	b->len = 0;
-	if (!put_path(pm, b, path, len)) {
+	size_t rest;
+	const struct entry *e = pm ? match(pm, path, len, &rest) : NULL;
+	if (!e) {
 		*out_len = len;
 		return path;
 	}
+	b->len = 0;
+	put_mapped(b, e, path, len, rest);
 	*out_len = b->len;
 	return b->s;
 }
 
-/* Appends NAME to B with its path mapped. Returns 1 if it changed. */
+/* Whether some OLD occurs in the N bytes at S: most names of a big map (a runtime's
+ * builtins, node's own modules) hold none, and are then not parsed at all. */
+static int mentions_old(const struct pathmap *pm, const char *s, size_t n)
+{
+	for (size_t i = 0; i < pm->n; i++) {
+		const char *old = pm->v[i].old, *p = s, *end = s + n;
+		size_t k = pm->v[i].old_len;
+		while ((size_t)(end - p) >= k && (p = memchr(p, old[0], (size_t)(end - p - (ptrdiff_t)k) + 1))) {
+			if (!memcmp(p, old, k))
+				return 1;
+			p++;
+		}
+	}
+	return 0;
+}
+
+/* Appends NAME with its path mapped to B and returns 1; or appends nothing and returns 0
+ * when the name has no path that an OLD covers. */
 static int put_name(const struct pathmap *pm, struct pathmap_buf *b, const char *name, size_t len)
 {
 	struct jitname jn;
-	if (!pm || !pm->n || !jitname_parse(name, len, &jn) || !jn.file) {
-		put(b, name, len);
+	size_t rest;
+	const struct entry *e;
+	if (!pm || !pm->n || !mentions_old(pm, name, len) || !jitname_parse(name, len, &jn) ||
+	    !jn.file || !(e = match(pm, jn.file, jn.file_len, &rest)))
 		return 0;
-	}
 	size_t at = (size_t)(jn.file - name);
 	put(b, name, at);
-	int mapped = put_path(pm, b, jn.file, jn.file_len);
+	put_mapped(b, e, jn.file, jn.file_len, rest);
 	put(b, jn.file + jn.file_len, len - at - jn.file_len);
-	return mapped;
+	return 1;
 }
 
 const char *pathmap_name(const struct pathmap *pm, const char *name, size_t len,
@@ -284,6 +300,10 @@ const char *pathmap_name(const struct pathmap *pm, const char *name, size_t len,
 const char *pathmap_callgrind_name(const struct pathmap *pm, const char *name, size_t len,
 				   struct pathmap_buf *b, size_t *out_len)
 {
+	if (!pm || !pm->n || !mentions_old(pm, name, len)) {
+		*out_len = len;
+		return name;
+	}
 	b->len = 0;
 	int mapped = 0;
 	for (size_t i = 0; i <= len;) {
@@ -291,7 +311,10 @@ const char *pathmap_callgrind_name(const struct pathmap *pm, const char *name, s
 		size_t j = q ? (size_t)(q - name) : len;
 		if (i)
 			put(b, "'", 1);
-		mapped |= put_name(pm, b, name + i, j - i);
+		if (put_name(pm, b, name + i, j - i))
+			mapped = 1;
+		else
+			put(b, name + i, j - i);
 		i = j + 1;
 	}
 	if (!mapped) {

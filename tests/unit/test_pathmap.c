@@ -164,6 +164,10 @@ static void test_pathmap__conventions(void **state)
 	expect_name(pm, "/ci/app/x.js", "/ci/app/x.js");            /* no convention */
 	expect_name(pm, "TRACE-9$ack$14", "TRACE-9$ack$14");
 	expect_name(pm, "JS:*g /ci/apps/x.js:3:1", "JS:*g /ci/apps/x.js:3:1");
+	expect_name(pm, "JS:*g a:1", "JS:*g a:1");                  /* shorter than OLD */
+	expect_name(pm, "JS:*g /ci/ap", "JS:*g /ci/ap");
+	expect_name(pm, "(x:1)/ci/app", "(x:1)/ci/app");             /* OLD outside the path */
+	expect_name(pm, "/ci/x(/ci/app/y.raku:1)", "/ci/x(y.raku:1)");
 	/* PHP without the root: a function name is not taken for a file */
 	expect_convention(pm, "TRACE-1$P::sq$7", "TRACE-1$P::sq$7", NULL, 7);
 	pathmap_free(pm);

@@ -954,6 +954,7 @@ int augment_run(const struct augment_opts *o, struct report *rep, struct diag *d
 		goto done;
 	}
 	u.st = symtab_new();
+	symtab_set_paths(u.st, o->paths);
 	u.r = cg_reader_new(in, o->max_line);
 	u.names = cg_reader_names(u.r);
 	u.w = cgw_new(out);

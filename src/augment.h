@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 struct diag;
+struct pathmap;
 struct report;
 
 struct augment_opts {
@@ -25,6 +26,9 @@ struct augment_opts {
 	size_t max_line;            /* longest accepted line, bytes */
 	const char *stats_path;     /* --stats FILE.yaml, committed with the profile (after the
 	                               ELF files, before the profile); NULL: none */
+	const struct pathmap *paths;/* --root, --path-map: the paths in JIT names and line-table
+	                               files mapped as the symbols are read (pathmap.h); NULL:
+	                               kept as the runtime wrote them */
 	/* Called now and then while the profile is read (a regular file only): DONE of SIZE
 	 * bytes of the file (compressed ones for zstd); DONE == SIZE once at the end. NULL:
 	 * none. The library prints nothing itself. */

@@ -10,6 +10,7 @@
 #include "cmd_util.h"
 #include "diag.h"
 #include "jitdump.h"
+#include "pathmap.h"
 #include "report.h"
 #include "report_text.h"
 
@@ -36,6 +37,11 @@ static const char usage_text[] =
 	"      --elf DIR         write the ELF files with jitdump code there (default: beside the output;\n"
 	"                        the current directory when the output is stdout or a device)\n"
 	"      --no-elf          no ELF files; JIT functions' object is the dump's path\n"
+	"      --root DIR        paths under DIR in JIT names and line tables become relative\n"
+	"                        to it (bench.js for DIR/bench.js), so that runs from two\n"
+	"                        checkouts name their JIT code alike\n"
+	"      --path-map OLD=NEW  paths under OLD begin with NEW instead (repeatable; the\n"
+	"                        longest OLD wins; --root DIR is --path-map DIR=)\n"
 	"  -h, --help            this text\n";
 
 static int parse_size(const char *s, size_t *out)
@@ -48,10 +54,11 @@ static int parse_size(const char *s, size_t *out)
 	return 0;
 }
 
-int cmd_augment(int argc, char **argv)
+/* The command with PATHS (the caller's, empty) to fill from --root and --path-map. */
+static int augment_main(int argc, char **argv, struct pathmap *paths)
 {
 	enum { OPT_STATS = 256, OPT_KEEP, OPT_MAPDIR, OPT_MAXLINE, OPT_NOVERIFY, OPT_BIAS, OPT_ELF,
-	       OPT_NOELF };
+	       OPT_NOELF, OPT_ROOT, OPT_PATHMAP };
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "quiet", no_argument, NULL, 'q' },
@@ -63,11 +70,15 @@ int cmd_augment(int argc, char **argv)
 		{ "debug-bias", required_argument, NULL, OPT_BIAS },
 		{ "elf", required_argument, NULL, OPT_ELF },
 		{ "no-elf", no_argument, NULL, OPT_NOELF },
+		{ "root", required_argument, NULL, OPT_ROOT },
+		{ "path-map", required_argument, NULL, OPT_PATHMAP },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct augment_opts o;
 	augment_opts_init(&o);
+	o.paths = paths;
+	struct diag d = { 0 };
 	int quiet = 0, c;
 	optind = 1;
 	opterr = 0;
@@ -81,6 +92,13 @@ int cmd_augment(int argc, char **argv)
 		case OPT_NOVERIFY: o.no_verify = 1; break;
 		case OPT_ELF: o.elf_dir = optarg; break;
 		case OPT_NOELF: o.no_elf = 1; break;
+		case OPT_ROOT:
+		case OPT_PATHMAP:
+			/* in the order given: of two equal OLDs the later wins */
+			if ((c == OPT_ROOT ? pathmap_add_root(paths, optarg, &d)
+					   : pathmap_add_arg(paths, optarg, &d)) < 0)
+				return cmd_util_usage_error(usage_text, "%s", d.msg);
+			break;
 		case OPT_BIAS: {
 			char *end;
 			unsigned long long v = strtoull(optarg, &end, 0);
@@ -121,7 +139,6 @@ int cmd_augment(int argc, char **argv)
 		o.progress_ctx = &prog;
 	}
 	struct report rep;
-	struct diag d = { 0 };
 	int rc = augment_run(&o, &rep, &d);
 	if (o.progress)
 		cmd_progress_end(&prog);
@@ -132,4 +149,12 @@ int cmd_augment(int argc, char **argv)
 	if (!quiet)
 		report_text_write(&rep, stderr);
 	return 0;
+}
+
+int cmd_augment(int argc, char **argv)
+{
+	struct pathmap *paths = pathmap_new();
+	int rc = augment_main(argc, argv, paths);
+	pathmap_free(paths);
+	return rc;
 }

@@ -13,6 +13,7 @@
 #include "flamegraph.h"
 #include "flamegraph_svg.h"
 #include "io.h"
+#include "pathmap.h"
 #include "profile.h"
 
 static const char usage[] =
@@ -35,6 +36,8 @@ static const char usage[] =
 	"                        width is raised until they fit, with a note on stderr\n"
 	"      --part N          only part N (from 1) of PROFILE and BASE; default: all summed\n"
 	"      --no-fold         keep callgrind's recursion copies name'N apart from name\n"
+	"      --path-map OLD=NEW  paths under OLD in names and files begin with NEW, in PROFILE\n"
+	"                        and BASE, before --diff matches them (repeatable; NEW may be empty)\n"
 	"  -h, --help            this text\n";
 
 struct fg_args {
@@ -42,12 +45,13 @@ struct fg_args {
 	int folded;
 	struct profile_opts popts;
 	struct flamegraph_opts fopts;
+	struct pathmap *paths;   /* --path-map, made on first use */
 };
 
 /* Returns -1 to go on, or an exit status. */
 static int parse(int argc, char **argv, struct fg_args *a)
 {
-	enum { OPT_PART = 256, OPT_NOFOLD, OPT_MINW, OPT_DEPTH, OPT_FRAMES };
+	enum { OPT_PART = 256, OPT_NOFOLD, OPT_MINW, OPT_DEPTH, OPT_FRAMES, OPT_PATHMAP };
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "event", required_argument, NULL, 'e' },
@@ -58,6 +62,7 @@ static int parse(int argc, char **argv, struct fg_args *a)
 		{ "max-frames", required_argument, NULL, OPT_FRAMES },
 		{ "part", required_argument, NULL, OPT_PART },
 		{ "no-fold", no_argument, NULL, OPT_NOFOLD },
+		{ "path-map", required_argument, NULL, OPT_PATHMAP },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -103,6 +108,12 @@ static int parse(int argc, char **argv, struct fg_args *a)
 			a->popts.part = (unsigned)v;
 			break;
 		case OPT_NOFOLD: a->popts.fold_recursion = 0; break;
+		case OPT_PATHMAP: {
+			int rc = cmd_util_path_map(&a->paths, &a->popts, usage, optarg);
+			if (rc >= 0)
+				return rc;
+			break;
+		}
 		case 'h':
 			fputs(usage, stdout);
 			return 0;
@@ -164,13 +175,14 @@ static int write_graph(const struct fg_args *a, const char *const *inputs, size_
 	return 0;
 }
 
-int cmd_flamegraph(int argc, char **argv)
+static int flamegraph_main(int argc, char **argv, struct pathmap **left)
 {
 	struct fg_args a = { .output = "-" };
 	a.popts.fold_recursion = 1;
 	a.fopts.min_width = 0.0001;   /* flamegraph.pl omits frames under 0.1 px of 1200 */
 	a.fopts.max_depth = 256;
 	int rc = parse(argc, argv, &a);
+	*left = a.paths;
 	if (rc >= 0)
 		return rc;
 	const char *inputs[2] = { argv[optind], a.base };
@@ -192,5 +204,13 @@ done:
 	profile_free(&p);
 	if (a.base)
 		profile_free(&base);
+	return rc;
+}
+
+int cmd_flamegraph(int argc, char **argv)
+{
+	struct pathmap *left = NULL;
+	int rc = flamegraph_main(argc, argv, &left);
+	pathmap_free(left);   /* --path-map's, on every exit */
 	return rc;
 }

@@ -15,6 +15,7 @@
 #include "cmd.h"
 #include "diag.h"
 #include "io.h"
+#include "pathmap.h"
 #include "record.h"
 #include "record_run.h"
 #include "report.h"
@@ -40,6 +41,9 @@ static const char usage_text[] =
 	"                           jitdump for node and CPython 3.13+)\n"
 	"  -q, --quiet              no summaries (valgrind gets -q too)\n"
 	"      --no-augment         record and collect only\n"
+	"      --root DIR           paths under DIR in JIT names become relative to it (default:\n"
+	"                           the current directory, where COMMAND runs)\n"
+	"      --no-root            JIT names keep the paths the runtime wrote\n"
 	"  -h, --help               this text\n"
 	"\n"
 	"Every other option before the command is valgrind's (--name=value), passed on after\n"
@@ -101,6 +105,14 @@ static int augment_all(const struct record_args *a, const struct record_plan *pl
 	int rc = 0, any = 0;
 	for (size_t i = 0; i < f->nprofiles; i++)
 		any |= f->profiles[i].nsymfiles > 0;
+	/* names the same in every checkout: relative to the command's directory (README) */
+	struct pathmap *paths = pathmap_new();
+	struct diag pd = { 0 };
+	if (!a->no_root && pathmap_add_root(paths, a->root ? a->root : ".", &pd) < 0) {
+		fprintf(stderr, "cgjit: %s\n", pd.msg);
+		pathmap_free(paths);
+		return -1;
+	}
 	for (size_t i = 0; i < f->nprofiles; i++) {
 		const struct record_profile *p = &f->profiles[i];
 		if (!p->nsymfiles) {
@@ -121,6 +133,7 @@ static int augment_all(const struct record_args *a, const struct record_plan *pl
 		o.profile = p->path;
 		o.symfiles = (const char *const *)p->symfiles;
 		o.nsymfiles = p->nsymfiles;
+		o.paths = paths;
 		struct report rep;
 		struct diag d = { 0 };
 		if (augment_run(&o, &rep, &d) < 0) {
@@ -130,6 +143,7 @@ static int augment_all(const struct record_args *a, const struct record_plan *pl
 			report_text_write(&rep, stderr);
 		}
 	}
+	pathmap_free(paths);
 	return rc;
 }
 

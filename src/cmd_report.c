@@ -11,6 +11,7 @@
 #include "cmd_util.h"
 #include "diag.h"
 #include "doc_out.h"
+#include "pathmap.h"
 #include "prof_check.h"
 #include "prof_diff.h"
 #include "prof_report.h"
@@ -27,6 +28,8 @@ static const char report_usage[] =
 	"  -f, --format FORMAT   text (default), json, markdown, yaml\n"
 	"      --part N          only part N (from 1); default: all parts summed\n"
 	"      --fold-recursion  count callgrind's recursion copies name'N as name\n"
+	"      --path-map OLD=NEW  paths under OLD in names and files begin with NEW (repeatable;\n"
+	"                        NEW may be empty: relative to OLD)\n"
 	"  -h, --help            this text\n";
 
 static const char diff_usage[] =
@@ -43,6 +46,8 @@ static const char diff_usage[] =
 	"                        PCT percent of BASE's total (default 0)\n"
 	"      --part N          only part N of both files\n"
 	"      --no-fold         keep name'N apart\n"
+	"      --path-map OLD=NEW  paths under OLD in both files' names and files begin with NEW\n"
+	"                        before matching (repeatable; NEW may be empty: relative to OLD)\n"
 	"  -h, --help            this text\n";
 
 static const char check_usage[] =
@@ -58,6 +63,8 @@ static const char check_usage[] =
 	"  -f, --format FORMAT   text (default), json, markdown, yaml\n"
 	"      --part N          only part N of the profiles\n"
 	"      --no-fold         keep callgrind's recursion copies name'N apart from name\n"
+	"      --path-map OLD=NEW  paths under OLD in names and files begin with NEW, in the\n"
+	"                        profile and the baseline (repeatable; NEW may be empty)\n"
 	"  -h, --help            this text\n";
 
 enum command { CMD_REPORT, CMD_DIFF, CMD_CHECK, };
@@ -69,6 +76,7 @@ struct common {
 	struct profile_opts popts;
 	double threshold;
 	const char *budget, *baseline;
+	struct pathmap *paths;   /* --path-map, made on first use; freed by the caller */
 };
 
 /* Options shared by report and diff. Returns -1 to go on, or an exit status. */
@@ -76,7 +84,7 @@ static int parse_common(int argc, char **argv, const char *usage, enum command c
 {
 	static const char *const shortopts[] = { ":n:e:f:h", ":n:e:f:t:h", ":b:B:f:h" };
 	int is_diff = cmd == CMD_DIFF;
-	enum { OPT_PART = 256, OPT_FOLD, OPT_NOFOLD };
+	enum { OPT_PART = 256, OPT_FOLD, OPT_NOFOLD, OPT_PATHMAP };
 	static const struct option longopts[] = {
 		{ "top", required_argument, NULL, 'n' },
 		{ "event", required_argument, NULL, 'e' },
@@ -87,6 +95,7 @@ static int parse_common(int argc, char **argv, const char *usage, enum command c
 		{ "no-fold", no_argument, NULL, OPT_NOFOLD },
 		{ "budget", required_argument, NULL, 'b' },
 		{ "baseline", required_argument, NULL, 'B' },
+		{ "path-map", required_argument, NULL, OPT_PATHMAP },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -97,7 +106,7 @@ static int parse_common(int argc, char **argv, const char *usage, enum command c
 	while ((opt = getopt_long(argc, argv, shortopts[cmd], longopts, NULL)) != -1) {
 		/* one table for the three commands: refuse what this one does not take */
 		int takes = opt < 256 ? strchr(shortopts[cmd], opt) != NULL
-			: opt == OPT_PART || (opt == OPT_NOFOLD) == (cmd != CMD_REPORT);
+			: opt == OPT_PART || opt == OPT_PATHMAP || (opt == OPT_NOFOLD) == (cmd != CMD_REPORT);
 		if (opt != ':' && opt != '?' && !takes)
 			return cmd_util_usage_error(usage, "unknown option '%s'", argv[optind - 1]);
 		switch (opt) {
@@ -131,6 +140,12 @@ static int parse_common(int argc, char **argv, const char *usage, enum command c
 		case OPT_NOFOLD:
 			c->popts.fold_recursion = 0;
 			break;
+		case OPT_PATHMAP: {
+			int rc = cmd_util_path_map(&c->paths, &c->popts, usage, optarg);
+			if (rc >= 0)
+				return rc;
+			break;
+		}
 		case 'h':
 			fputs(usage, stdout);
 			return 0;
@@ -163,10 +178,11 @@ static int write_doc(const json_t *doc, enum doc_format format,
 	return 0;
 }
 
-int cmd_report(int argc, char **argv)
+static int report_main(int argc, char **argv, struct pathmap **left)
 {
 	struct common c = { .top = 20 };
 	int rc = parse_common(argc, argv, report_usage, CMD_REPORT, &c);
+	*left = c.paths;
 	if (rc >= 0)
 		return rc;
 	if (argc - optind != 1)
@@ -186,11 +202,12 @@ int cmd_report(int argc, char **argv)
 	return rc;
 }
 
-int cmd_diff(int argc, char **argv)
+static int diff_main(int argc, char **argv, struct pathmap **left)
 {
 	struct common c = { .top = 20 };
 	c.popts.fold_recursion = 1;
 	int rc = parse_common(argc, argv, diff_usage, CMD_DIFF, &c);
+	*left = c.paths;
 	if (rc >= 0)
 		return rc;
 	if (argc - optind != 2)
@@ -216,11 +233,12 @@ int cmd_diff(int argc, char **argv)
 	return rc;
 }
 
-int cmd_check(int argc, char **argv)
+static int check_main(int argc, char **argv, struct pathmap **left)
 {
 	struct common c = { 0 };
 	c.popts.fold_recursion = 1;
 	int rc = parse_common(argc, argv, check_usage, CMD_CHECK, &c);
+	*left = c.paths;
 	if (rc >= 0)
 		return rc;
 	if (!c.budget)
@@ -262,3 +280,16 @@ int cmd_check(int argc, char **argv)
 	budget_free(&b);
 	return rc;
 }
+
+/* The commands, with what they leave in *LEFT (--path-map's map) freed on every exit. */
+static int run_freeing(int (*cmd)(int, char **, struct pathmap **), int argc, char **argv)
+{
+	struct pathmap *left = NULL;
+	int rc = cmd(argc, argv, &left);
+	pathmap_free(left);
+	return rc;
+}
+
+int cmd_report(int argc, char **argv) { return run_freeing(report_main, argc, argv); }
+int cmd_diff(int argc, char **argv) { return run_freeing(diff_main, argc, argv); }
+int cmd_check(int argc, char **argv) { return run_freeing(check_main, argc, argv); }

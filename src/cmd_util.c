@@ -8,6 +8,7 @@
 
 #include "cmd_util.h"
 #include "diag.h"
+#include "pathmap.h"
 #include "profile.h"
 
 int cmd_util_usage_error(const char *usage, const char *fmt, ...)
@@ -21,6 +22,16 @@ int cmd_util_usage_error(const char *usage, const char *fmt, ...)
 	const char *nl = strchr(usage, '\n');
 	fprintf(stderr, "%.*s\n(--help describes every option)\n", (int)(nl - usage), usage);
 	return 2;
+}
+
+int cmd_util_path_map(struct pathmap **pm, struct profile_opts *o, const char *usage,
+		      const char *arg)
+{
+	if (!*pm)
+		*pm = pathmap_new();
+	o->paths = *pm;
+	struct diag d = { 0 };
+	return pathmap_add_arg(*pm, arg, &d) < 0 ? cmd_util_usage_error(usage, "%s", d.msg) : -1;
 }
 
 int cmd_util_option_error(const char *usage, int opt, char *const *argv)

@@ -4,6 +4,7 @@
 #ifndef CGJIT_CMD_UTIL_H
 #define CGJIT_CMD_UTIL_H
 
+struct pathmap;
 struct profile;
 struct profile_opts;
 
@@ -20,6 +21,11 @@ int cmd_util_option_error(const char *usage, int opt, char *const *argv);
 int cmd_util_empty_output(const char *usage, const char *option);
 /* A decimal number from 0 to MAX (no sign). Returns 0, or -1. */
 int cmd_util_parse_count(const char *s, unsigned long long max, unsigned long long *out);
+/* --path-map ARG for the profiles O loads: adds ARG to *PM (made on first use; the caller
+ * frees it with pathmap_free()) and points O at it. Returns -1 to go on, or 2 after the
+ * usage error (a malformed OLD=NEW). */
+int cmd_util_path_map(struct pathmap **pm, struct profile_opts *o, const char *usage,
+		      const char *arg);
 /* profile_load(); prints the error. Returns 0, or -1 (P is then empty, freed or not). */
 int cmd_util_load(struct profile *p, const char *path, const struct profile_opts *o);
 /* The index of event NAME in P (NULL: the first). Returns 0, or -1 after printing which

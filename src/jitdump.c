@@ -160,7 +160,7 @@ static int rows_by_nul(struct jd *j, const struct load *l, char *reason, size_t 
 				if (name[k] < 0x20 || name[k] == 0x7f)
 					return snprintf(reason, rn, "record at byte %llu: entry %llu has a garbage file name",
 							off, (unsigned long long)i), -1;
-			file = symtab_intern_file(j->st, (const char *)name, len);
+			file = symtab_intern_path(j->st, (const char *)name, len, &len);
 		}
 		if (!in_function(l, addr))
 			return snprintf(reason, rn, "record at byte %llu: entry address 0x%llx lies outside its function",
@@ -209,8 +209,9 @@ static int rows_by_stride(struct jd *j, const struct load *l)
 				ok = 0;
 				break;
 			}
-			add_row(j, u64(j, e), u32(j, e + 8), symtab_intern_file(j->st, jn.file, jn.file_len),
-				jn.file_len);
+			size_t flen;
+			const char *file = symtab_intern_path(j->st, jn.file, jn.file_len, &flen);
+			add_row(j, u64(j, e), u32(j, e + 8), file, flen);
 		}
 		if (ok)
 			return 0;

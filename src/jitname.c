@@ -134,9 +134,17 @@ static int match_luajit(const char *s, size_t n, struct jitname *o)
 	return o->file_len > 0;
 }
 
-/* The function part of a PHP name: a file (PHP names top-level code after its file, and
- * no function or class name holds a '/'), PHP 8.4's "{closure:SCOPE:LINE}" (SCOPE is
- * the file for a closure in top-level code, else the enclosing function), or a name. */
+/* Whether the N bytes at S name a file rather than a function: PHP names top-level code
+ * after its file, and no function, class or method name holds a '/' or a '.' (PHP's
+ * identifiers do not). The '.' matters for a path --root made relative ("x.php"). */
+static int php_file(const char *s, size_t n)
+{
+	return memchr(s, '/', n) || memchr(s, '.', n);
+}
+
+/* The function part of a PHP name: a file (php_file()), PHP 8.4's "{closure:SCOPE:LINE}"
+ * (SCOPE is the file for a closure in top-level code, else the enclosing function), or a
+ * name. */
 static void php_what(const char *w, size_t n, struct jitname *o)
 {
 	static const char clo[] = "{closure:";
@@ -155,13 +163,13 @@ static void php_what(const char *w, size_t n, struct jitname *o)
 		if (!c || colon <= c + 1 || digits_to_end(colon, end - 1, &line) < 0)
 			return;
 		o->line = line;
-		if (memchr(c, '/', (size_t)(colon - 1 - c))) {
+		if (php_file(c, (size_t)(colon - 1 - c))) {
 			o->file = c;
 			o->file_len = (size_t)(colon - 1 - c);
 		}
 		return;
 	}
-	if (n > 0 && w[0] != '{' && memchr(w, '/', n)) {
+	if (n > 0 && w[0] != '{' && php_file(w, n)) {
 		o->file = w;
 		o->file_len = n;
 	}

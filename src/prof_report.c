@@ -41,7 +41,11 @@ json_t *prof_report_fn_ident(const struct profile *p, size_t i)
 	const struct prof_fn *fn = &p->fns[i];
 	json_t *o = json_object();
 	json_object_set_new(o, "name", doc_string(fn->name));
-	json_object_set_new(o, "object", doc_string(fn->obj));
+	/* the object file's name without its directory, which diff matches and budgets'
+	 * object: patterns see: the directory of a JIT object is wherever augment wrote its
+	 * output, often a temporary one, so documents of two runs would differ by it */
+	const char *base = strrchr(fn->obj, '/');
+	json_object_set_new(o, "object", doc_string(base ? base + 1 : fn->obj));
 	json_object_set_new(o, "file", doc_string(fn->file));
 	json_object_set_new(o, "jit", json_boolean(fn->jit));
 	json_object_set_new(o, "unknown", json_boolean(fn->unknown));

@@ -15,7 +15,8 @@ json_t *prof_report_build(const struct profile *p, unsigned event, size_t top);
 /* DOC as an aligned text report (MARKDOWN 0) or GitHub Markdown (1). */
 void prof_report_render(const json_t *doc, FILE *f, int markdown);
 
-/* One function's entry as the report and the diff write it (name, object, file, flags). */
+/* One function's entry as the report, the diff and the check write it: name, object (the
+ * file name without its directory), file, flags. */
 json_t *prof_report_fn_ident(const struct profile *p, size_t fn);
 
 #endif

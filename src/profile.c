@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "idmap.h"
+#include "pathmap.h"
 #include "profile.h"
 #include "xalloc.h"
 
@@ -21,6 +22,8 @@ struct profile_builder {
 	struct idmap arc_index;  /* caller << 32 | callee -> arc */
 	char *fold_buf;
 	size_t fold_cap;
+	const struct pathmap *paths;
+	struct pathmap_buf mapped_name, mapped_file;
 };
 
 void profile_free(struct profile *p)
@@ -71,6 +74,11 @@ struct profile_builder *profile_builder_new(struct profile *p, unsigned nevents,
 void profile_builder_fold(struct profile_builder *b, int fold)
 {
 	b->fold = fold;
+}
+
+void profile_builder_paths(struct profile_builder *b, const struct pathmap *pm)
+{
+	b->paths = pm;
 }
 
 /* "f'2'caller'3" -> "f'caller": callgrind's --separate-recs copies are the same function.
@@ -127,6 +135,10 @@ uint32_t profile_builder_fn(struct profile_builder *b, const char *obj, size_t o
 	struct profile *p = b->p;
 	if (b->fold)
 		nlen = fold_name(b, name, nlen, &name);
+	if (b->paths) {
+		name = pathmap_callgrind_name(b->paths, name, nlen, &b->mapped_name, &nlen);
+		file = pathmap_path(b->paths, file, flen, &b->mapped_file, &flen);
+	}
 	uint32_t o = strtab_intern(&p->objs, obj, olen, NULL);
 	uint32_t f = strtab_intern(&p->files, file, flen, NULL);
 	int added;
@@ -358,6 +370,8 @@ void profile_builder_abort(struct profile_builder *b)
 	free(b->arcs);
 	free(b->arc_costs);
 	free(b->fold_buf);
+	pathmap_buf_free(&b->mapped_name);
+	pathmap_buf_free(&b->mapped_file);
 	idmap_free(&b->arc_index);
 	free(b);
 }

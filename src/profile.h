@@ -14,6 +14,7 @@
 
 struct diag;
 struct input;
+struct pathmap;
 
 /* A call arc: CALLER called CALLEE COUNT times (summed over the file, or the part read). */
 struct prof_arc {
@@ -55,6 +56,9 @@ struct profile {
 struct profile_opts {
 	unsigned part;          /* read only this part (from 1); 0: sum all parts */
 	int fold_recursion;     /* name'N (callgrind's --separate-recs copies) counts as name */
+	const struct pathmap *paths;   /* --path-map: the paths in every name and file mapped
+	                                  as they are read (pathmap.h), so that profiles from
+	                                  two checkouts match; NULL: as written */
 	size_t max_line;        /* 0: 64 MiB */
 };
 
@@ -83,6 +87,10 @@ struct profile_builder *profile_builder_new(struct profile *p, unsigned nevents,
 					    const char *const *events);
 /* From now on name'N (a --separate-recs copy) is added as name. */
 void profile_builder_fold(struct profile_builder *b, int fold);
+/* From now on every function's name (each of its "'" parts: pathmap_callgrind_name())
+ * and file (pathmap_path()) is added with its path mapped by PM, which must outlive B;
+ * functions that then agree are one. NULL: as given. */
+void profile_builder_paths(struct profile_builder *b, const struct pathmap *pm);
 /* The function (OBJ, FILE, NAME), added if new; returns its index. */
 uint32_t profile_builder_fn(struct profile_builder *b, const char *obj, size_t olen,
 			    const char *file, size_t flen, const char *name, size_t nlen);

@@ -47,6 +47,7 @@ static int part_events(struct cg_load *L, struct cg_reader *r, struct diag *d)
 			names[i] = cg_reader_event_name(r, i);
 		L->b = profile_builder_new(L->p, cg_reader_nevents(r), names);
 		profile_builder_fold(L->b, L->o->fold_recursion);
+		profile_builder_paths(L->b, L->o->paths);
 		L->first_events = ev;
 		return 0;
 	}
@@ -131,9 +132,9 @@ static int parse_costs(const char *p, const char *end, unsigned nev, uint64_t *o
 	return 0;
 }
 
-static int cachegrind_line(struct profile *p, struct profile_builder **bp, const char *line,
-			   size_t len, uint64_t lineno, char **fl, size_t *fl_len,
-			   uint32_t *fn, int *summary, struct diag *d)
+static int cachegrind_line(struct profile *p, const struct profile_opts *o,
+			   struct profile_builder **bp, const char *line, size_t len, uint64_t lineno,
+			   char **fl, size_t *fl_len, uint32_t *fn, int *summary, struct diag *d)
 {
 	const char *end = line + len;
 	struct profile_builder *b = *bp;
@@ -157,6 +158,7 @@ static int cachegrind_line(struct profile *p, struct profile_builder **bp, const
 			return cg_error(d, p->path, lineno, "expected 'events: NAME...'", line, len);
 		}
 		*bp = profile_builder_new(p, n, names);
+		profile_builder_paths(*bp, o->paths);
 		free(copy);
 		return 0;
 	}
@@ -216,7 +218,7 @@ static int load_cachegrind(struct profile *p, const struct profile_opts *o,
 			rc = cg_error(d, p->path, lr.lineno, "expected the end of the file after "
 				      "'summary:'", line, len);
 		else
-			rc = cachegrind_line(p, bp, line, len, lr.lineno, &fl, &fl_len, &fn, &summary, d);
+			rc = cachegrind_line(p, o, bp, line, len, lr.lineno, &fl, &fl_len, &fn, &summary, d);
 		if (rc < 0)
 			break;
 	}

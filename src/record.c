@@ -294,6 +294,16 @@ static int own_option(int argc, char **argv, int *i, struct record_args *a, stru
 		return a->quiet = 1;
 	if (!strcmp(arg, "--no-augment"))
 		return a->no_augment = 1;
+	if (!strcmp(arg, "--no-root"))
+		return a->no_root = 1;
+	if ((r = opt_value(argc, argv, i, "--root", NULL, &v, d)) != 0) {
+		if (r < 0)
+			return r;
+		if (!*v)
+			return diag_at(d, "--root", 0, "'' is an empty directory name");
+		a->root = v;
+		return r;
+	}
 	if ((r = opt_value(argc, argv, i, "--out-dir", "-d", &v, d)) != 0) {
 		if (r < 0)
 			return r;

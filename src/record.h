@@ -30,6 +30,9 @@ struct record_args {
 	enum record_symbols symbols;       /* --symbols map|jitdump */
 	int quiet;                         /* -q: no summaries; also passed to valgrind */
 	int no_augment;                    /* --no-augment: record and collect only */
+	const char *root;                  /* --root DIR for augment; NULL: the current
+	                                      directory, where the command runs */
+	int no_root;                       /* --no-root: JIT names keep absolute paths */
 	int help;                          /* -h/--help: nothing else was checked */
 	const char *const *vg_opts;        /* valgrind's options, in the order given */
 	size_t nvg;

@@ -44,6 +44,8 @@ struct report {
 	uint64_t pseudo_functions;    /* distinct ??? pseudo-function names seen (per part, summed) */
 	uint64_t resolved;            /* ... of those named from a symbol */
 	uint64_t renamed_callers;     /* other names whose 'caller parts were renamed */
+	uint64_t paths_mapped;        /* symbol entries whose name's path --root/--path-map mapped */
+	uint64_t paths_mapped_files;  /* distinct line-table file names it mapped */
 	uint64_t pseudo_calls_removed;/* calls between fragments of one function, folded */
 	uint64_t lines_moved;         /* cost lines moved to the symbol owning their address */
 	uint64_t synthetic_calls;     /* calls added to account for moved lines */

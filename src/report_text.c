@@ -89,6 +89,10 @@ void report_text_write(const struct report *r, FILE *f)
 			   "function dropped (rule 6)\n", r->returns_as_calls);
 	if (r->renamed_callers)
 		fprintf(f, "  caller contexts   %" PRIu64 " names with JIT callers renamed\n", r->renamed_callers);
+	if (r->paths_mapped || r->paths_mapped_files)
+		fprintf(f, "  paths             %" PRIu64 " symbol names and %" PRIu64 " line-table files "
+			   "with their path made relative to --root or mapped by --path-map\n",
+			r->paths_mapped, r->paths_mapped_files);
 	if (r->jumps_dropped)
 		fprintf(f, "  jumps             %" PRIu64 " jump records across objects dropped (they carry no cost)\n",
 			r->jumps_dropped);

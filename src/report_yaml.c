@@ -95,6 +95,8 @@ static int emit_report(yaml_emitter_t *e, const struct report *r)
 		 kv_u64(e, "returns_as_calls", r->returns_as_calls) &&
 		 kv_u64(e, "lines_to_elf_functions", r->lines_to_elf_functions) &&
 		 kv_u64(e, "renamed_caller_contexts", r->renamed_callers) &&
+		 kv_u64(e, "paths_mapped", r->paths_mapped) &&
+		 kv_u64(e, "paths_mapped_files", r->paths_mapped_files) &&
 		 kv_u64(e, "jumps_dropped", r->jumps_dropped) &&
 		 kv_u64(e, "bytes_out", r->bytes_out) && kv_u64(e, "elf_files", r->elf_files);
 	ok = ok && scalar(e, "sources") && seq(e, 1);

@@ -237,6 +237,8 @@ int symbol_files_load(const struct augment_opts *o, uint64_t pid, struct symtab 
 	u->rep->map_conflicts = ss->shadowed_other;
 	u->rep->map_superseded = ss->superseded;
 	u->rep->map_duplicates = ss->duplicates;
+	u->rep->paths_mapped = ss->paths_mapped;
+	u->rep->paths_mapped_files = ss->paths_mapped_files;
 	*nread = u->nread;
 	return 0;
 }

@@ -17,6 +17,7 @@
 
 #include "diag.h"
 #include "jitname.h"
+#include "pathmap.h"
 #include "scan.h"
 #include "strtab.h"
 #include "symtab.h"
@@ -97,6 +98,11 @@ struct symtab {
 	struct symtab_segment *segs;   /* before symtab_finish(): one per entry, in order */
 	size_t nsegs, segs_cap;
 	struct symtab_stats stats;
+	const struct pathmap *paths;   /* --root, --path-map (borrowed), or NULL */
+	struct pathmap_buf mapped;     /* a name with its path mapped */
+	struct strtab raw_files;       /* symtab_intern_path(): each file name as read ... */
+	const char **file_as;          /* ... -> its interned mapped form, by raw index */
+	size_t file_as_cap;
 };
 
 /* How an entry's name is stored: whole; or as its head, a location word by number and
@@ -117,6 +123,7 @@ struct symtab *symtab_new(void)
 {
 	struct symtab *st = xcalloc(1, sizeof(*st));
 	strtab_init(&st->files);
+	strtab_init(&st->raw_files);
 	st->built = xcalloc(1, sizeof(*st->built));
 	strtab_init(&st->built->names);
 	return st;
@@ -132,6 +139,9 @@ void symtab_free(struct symtab *st)
 	free(st->sources);
 	free(st->segs);
 	strtab_free(&st->files);
+	strtab_free(&st->raw_files);
+	free(st->file_as);
+	pathmap_buf_free(&st->mapped);
 	free(st->locs);
 	free(st->loc_slots);
 	free(st->clean.p);
@@ -495,6 +505,12 @@ int symtab_add(struct symtab *st, uint32_t source, uint64_t start, uint64_t size
 		memcpy(st->clean.p, name, len);
 		clean_name((unsigned char *)st->clean.p, len);
 		name = st->clean.p;
+	}
+	/* after the cleaning: the map applies to the name as it is written */
+	if (st->paths) {
+		const char *m = pathmap_name(st->paths, name, len, &st->mapped, &len);
+		st->stats.paths_mapped += m != name;
+		name = m;
 	}
 	XGROW(st->data, st->cap, st->len + 8 * VARINT_MAX + len);
 	unsigned char *p = st->data + st->len;
@@ -1058,6 +1074,31 @@ void *symtab_alloc(struct symtab *st, size_t size) { return arena_alloc(&st->are
 const char *symtab_intern_file(struct symtab *st, const char *s, size_t len)
 {
 	return strtab_get(&st->files, strtab_intern(&st->files, s, len, NULL))->str;
+}
+
+void symtab_set_paths(struct symtab *st, const struct pathmap *pm)
+{
+	st->paths = pathmap_count(pm) ? pm : NULL;
+}
+
+/* A dump repeats a few file names in thousands of rows: each is mapped once. */
+const char *symtab_intern_path(struct symtab *st, const char *s, size_t len, size_t *out_len)
+{
+	if (!st->paths) {
+		*out_len = len;
+		return symtab_intern_file(st, s, len);
+	}
+	int added;
+	uint32_t k = strtab_intern(&st->raw_files, s, len, &added);
+	if (added) {
+		XGROW(st->file_as, st->file_as_cap, (size_t)k + 1);
+		size_t n;
+		const char *m = pathmap_path(st->paths, s, len, &st->mapped, &n);
+		st->stats.paths_mapped_files += m != s;
+		st->file_as[k] = symtab_intern_file(st, m, n);
+	}
+	*out_len = strlen(st->file_as[k]);
+	return st->file_as[k];
 }
 
 const struct symline *symtab_line(const struct symbol *sym, uint64_t addr)

@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 struct diag;
+struct pathmap;
 
 /* One row of a jitdump line table: from ADDR up to the next row's address, the code
  * comes from FILE:LINE. */
@@ -67,6 +68,8 @@ struct symtab_stats {
 	uint64_t duplicates;     /* entries repeated exactly (same range and name) and nothing else */
 	uint64_t segments;       /* disjoint address ranges in the index */
 	uint64_t contested;      /* segments claimed by several distinct names */
+	uint64_t paths_mapped;   /* entries whose name had its path mapped (symtab_set_paths) */
+	uint64_t paths_mapped_files;   /* distinct line-table file names mapped */
 };
 
 struct symtab_segment {
@@ -107,6 +110,15 @@ struct symbol *symtab_symbol_mut(struct symtab *st, uint32_t i);
 struct symbol *symtab_last(struct symtab *st);
 /* Copies LEN bytes of S into the symtab (file names, code bytes); returns the copy. */
 const char *symtab_intern_file(struct symtab *st, const char *s, size_t len);
+/* From now on the path in every added name (pathmap_name()) and every file name given to
+ * symtab_intern_path() is mapped by PM (--root, --path-map), which must outlive the adds;
+ * before the first add, so that every name of the table (identity, overlap policy, one
+ * file per name, ELF symbols) is the mapped one (README rule 3). NULL or an empty map:
+ * names are kept as written. */
+void symtab_set_paths(struct symtab *st, const struct pathmap *pm);
+/* A source file name of a line row (jitdump DEBUG_INFO), mapped and interned: the copy,
+ * NUL-terminated, with its length in *OUT_LEN. */
+const char *symtab_intern_path(struct symtab *st, const char *s, size_t len, size_t *out_len);
 void *symtab_alloc(struct symtab *st, size_t size);
 /* The line row covering ADDR in SYM's table, or NULL if it has none. */
 const struct symline *symtab_line(const struct symbol *sym, uint64_t addr);

@@ -3,20 +3,33 @@
 # cgjit's code: cgcheck (kcachegrind's identity rules) and callgrind_annotate read the
 # files, and the expected JIT costs are computed here from the input and the maps.
 #
-# usage: check-augment.pl [--bias N] CGCHECK IN OUT MAP-OR-JITDUMP...   (IN and OUT plain text)
-# Prints one "ok"/"not ok" line per check; exits 1 if any failed. With a jitdump it also
-# checks the line of every JIT cost line against the dump's DEBUG_INFO rows (debug
-# addresses minus --bias) and the ELF files' code against the dump's CODE_LOAD bytes.
+# usage: check-augment.pl [--bias N] [--root DIR] [--path-map OLD=NEW]... [--no-objdump] CGCHECK IN OUT MAP-OR-JITDUMP...
+# (IN and OUT plain text). Prints one "ok"/"not ok" line per check; exits 1 if any failed.
+# With a jitdump it also checks the line of every JIT cost line against the dump's
+# DEBUG_INFO rows (debug addresses minus --bias) and the ELF files' code against the dump's
+# CODE_LOAD bytes. --root (an absolute path, as the names spell it) and --path-map are
+# those OUT was augmented with: the expected names and files are mapped by PathMap.pm.
+# --no-objdump leaves out check 8 (one objdump per CODE_LOAD: a minute for node's 2,457),
+# for a dump whose code an earlier run checked.
 use strict;
 use warnings;
 use FindBin;
 use lib $FindBin::Bin;
 use JitDump;
+use PathMap;
 
-my $bias = 0;
-if (@ARGV && $ARGV[0] eq '--bias') { shift; $bias = hex(shift); }
+my ($bias, $objdump) = (0, 1);
+my @pairs;
+while (@ARGV && $ARGV[0] =~ /^--(bias|root|path-map|no-objdump)$/) {
+	if ($ARGV[0] eq '--no-objdump') { shift; $objdump = 0; next; }
+	my ($opt, $v) = (shift, shift);
+	if ($opt eq '--bias') { $bias = hex($v); }
+	elsif ($opt eq '--root') { push @pairs, [$v, '']; }
+	else { $v =~ /^([^=]+)=(.*)$/ or die "--path-map takes OLD=NEW\n"; push @pairs, [$1, $2]; }
+}
+my $pm = PathMap->new(@pairs);
 my ($cgcheck, $in, $out, @maps) = @ARGV;
-die "usage: $0 [--bias N] CGCHECK IN OUT MAP...\n" unless @maps;
+die "usage: $0 [--bias N] [--root DIR] [--path-map OLD=NEW]... CGCHECK IN OUT MAP...\n" unless @maps;
 my $failed = 0;
 my $name = $out;
 
@@ -53,6 +66,13 @@ for my $m (@maps) {
 		next unless $l =~ /^\s*(?:0[xX])?([0-9a-fA-F]+)\s+(?:0[xX])?([0-9a-fA-F]+)\s+(.*?)\s*$/;
 		my ($s, $z, $n) = (hex($1), hex($2), $3);
 		push @syms, [$s, $s + $z, $n, scalar @syms] if $z > 0;
+	}
+}
+# --root, --path-map: every name as cgjit writes it (control bytes as '_'), its path mapped
+unless ($pm->empty) {
+	for (@syms) {
+		(my $n = $_->[2]) =~ s/[\x00-\x1f\x7f]/_/g;
+		$_->[2] = $pm->name($n) if $n ne '';
 	}
 }
 my %symname = map { $_->[2] => 1 } @syms;
@@ -274,7 +294,7 @@ if (@loads && @addrs && grep { @{$_->{rows}} } @loads) {
 		if (@$rows) {
 			my $row = $rows->[0];
 			for (@$rows) { $row = $_ if $_->[0] <= hex($addr); }
-			($wfile, $wline) = ($row->[2], $row->[1]);
+			($wfile, $wline) = ($pm->path($row->[2]), $row->[1]);
 		} else {
 			$ignored{"$s->[0] $why"} = 1;
 			$n_name++;
@@ -293,7 +313,7 @@ if (@loads && @addrs && grep { @{$_->{rows}} } @loads) {
 
 # 8. with a jitdump: objdump -d of the ELF files (the ob= of the JIT functions) at each
 # load's address shows exactly the bytes of its CODE_LOAD
-if (@loads) {
+if (@loads && $objdump) {
 	my %elf;
 	for (@list_out) { my (undef, undef, undef, $obj) = split /\t/; $elf{$obj} = 1 if $obj =~ /\.elf$/; }
 	my %seen;

@@ -8,14 +8,20 @@
 
 is_zstd() { [ "$(head -c 4 "$1" | od -An -tx1 | tr -d ' \n')" = "28b52ffd" ]; }
 
-# augment_and_check [--bias N] NAME PROFILE SYMBOLFILE...: augment, then run
-# check-augment.pl on the result.
+# augment_and_check [--bias N] [--no-objdump] [--root DIR] [--path-map OLD=NEW]... NAME PROFILE
+# SYMBOLFILE...: augment (with --root and --path-map), then run check-augment.pl on the
+# result (with all of them).
 augment_and_check() {
-	local bias=()
-	if [ "$1" = --bias ]; then
-		bias=(--bias "$2")
+	local checker=() paths=()
+	while :; do
+		case $1 in
+		--bias) checker+=(--bias "$2") ;;
+		--root | --path-map) paths+=("$1" "$2") ;;
+		--no-objdump) checker+=("$1"); shift; continue ;;
+		*) break ;;
+		esac
 		shift 2
-	fi
+	done
 	local name=$1 profile=$2
 	shift 2
 	local plain=$profile out=$tmp/$name.out
@@ -23,7 +29,7 @@ augment_and_check() {
 		plain=$tmp/$name.in
 		zstd -q -dc "$profile" >"$plain"
 	fi
-	if ! "$CGJIT" augment -q -o "$out" --elf "$tmp" "$profile" "$@" 2>"$tmp/err"; then
+	if ! "$CGJIT" augment -q -o "$out" --elf "$tmp" "${paths[@]}" "$profile" "$@" 2>"$tmp/err"; then
 		notok "$name: cgjit augment failed: $(cat "$tmp/err")"
 		return
 	fi
@@ -32,7 +38,7 @@ augment_and_check() {
 		"ok - "*) ok "${line#ok - }" ;;
 		*) notok "${line#not ok - }" ;;
 		esac
-	done < <(perl "$top/tests/e2e/check-augment.pl" "${bias[@]}" "$CGCHECK" "$plain" "$out" "$@" 2>/dev/null)
+	done < <(perl "$top/tests/e2e/check-augment.pl" "${checker[@]}" "${paths[@]}" "$CGCHECK" "$plain" "$out" "$@" 2>/dev/null)
 }
 
 echo "# real profiles: tests/jitprog (every callgrind variant)"
@@ -63,6 +69,28 @@ for dir in "$top"/samples/*/; do
 	for p in "$dir"callgrind.out.*; do
 		augment_and_check "${bias[@]}" "$(basename "$dir")-$(basename "$p")" "$p" "${syms[@]}"
 	done
+done
+
+echo "# --root and --path-map: the same checks, the expected names and files mapped (PathMap.pm)"
+# The directory the samples were recorded in, from the script's path in their names; each
+# runtime's convention: V8 (map, and dump with line rows), CPython, MoarVM (its paths are
+# relative: a relative OLD), jitprog's MoarVM-style names with jitdump rows in /src.
+sample_dir() { grep -ao -m1 '/tmp/cgjit-sample\.[A-Za-z0-9]*/' "$@" | head -1 | sed 's,/$,,'; }
+s=$top/samples
+# (the ELF files' bytes are the same with a root: objdump checked them above)
+augment_and_check --bias 0x40 --no-objdump --root "$(sample_dir "$s"/node-jitdump/perf-*.map)" node-jitdump-root \
+	"$s"/node-jitdump/callgrind.out.* "$s"/node-jitdump/perf-*.map "$s"/node-jitdump/jit-*.dump.zst
+augment_and_check --root "$(sample_dir "$s"/node-instr/perf-*.map)" --path-map /tmp=/ci node-instr-root \
+	"$s"/node-instr/callgrind.out.* "$s"/node-instr/perf-*.map
+augment_and_check --root "$(sample_dir "$s"/python-jitdump/jit-*.dump)" python-jitdump-root \
+	"$s"/python-jitdump/callgrind.out.* "$s"/python-jitdump/jit-*.dump
+augment_and_check --path-map gen/moar=/opt/rakudo/gen/moar --path-map prog.raku=bench/prog.raku \
+	moarvm-callers-path-map "$s"/moarvm-callers/callgrind.out.* "$s"/moarvm-callers/perf-*.map
+j=$top/tests/jitprog/profiles/jitdump-instr
+augment_and_check --root /src jitprog-jitdump-root "$(ls "$j"/callgrind.out.* | head -1)" "$j"/perf-*.map "$j"/jit-*.dump
+for n in node-jitdump-root node-instr-root python-jitdump-root jitprog-jitdump-root; do
+	expect '[ -s "$tmp/$n.out" ] && ! grep -q "cgjit-sample\|^f[lie]=([0-9]*) /src/\|(/src/" "$tmp/$n.out"' \
+		"$n: no name or JIT file keeps the root (relative: bench.js, not /tmp/cgjit-sample.X/bench.js)"
 done
 
 echo "# real profiles: tests/jitprog/profiles/trampoline (JIT code jumping into unmapped stubs)"
@@ -150,6 +178,22 @@ expect '[ $? = 2 ]' "no profile: usage error, exit 2"
 expect '[ $? = 2 ]' "unknown option: exit 2"
 "$CGJIT" augment - "$bad/good.map" </dev/null 2>/dev/null
 expect '[ $? = 2 ]' "stdin without -o: exit 2"
+bad_path_opt() {   # OPTION VALUE: a usage error, exit 2, no output
+	"$CGJIT" augment "$1" "$2" -o "$tmp/pm.out" "$tmp/callgrind.out.4242" "$bad/good.map" 2>"$tmp/err"
+	rc=$?
+	expect '[ $rc = 2 ] && [ ! -e "$tmp/pm.out" ] && grep -q "^cgjit: --\(path-map\|root\): " "$tmp/err"' \
+		"augment $1 '$2': usage error, exit 2 ($rc: $(head -n 1 "$tmp/err"))"
+}
+bad_path_opt --path-map /src
+bad_path_opt --path-map =x
+bad_path_opt --path-map "/src=a'b"
+bad_path_opt --path-map "/src=a b"
+bad_path_opt --root ""
+for cmd in report diff check flamegraph; do
+	"$CGJIT" $cmd --path-map nothing-to-map "$tmp/callgrind.out.4242" "$tmp/callgrind.out.4242" 2>"$tmp/err" >/dev/null
+	rc=$?
+	expect '[ $rc = 2 ] && grep -q "expected OLD=NEW" "$tmp/err"' "$cmd --path-map without '=': exit 2 ($rc)"
+done
 "$CGJIT" augment -q "$tmp/callgrind.out.4242" "$bad/good.map" -o /dev/full 2>"$tmp/err"
 expect '[ $? = 1 ] && grep -q "/dev/full: write error: No space left" "$tmp/err" && [ -c /dev/full ]' \
 	"a full disk is a clear error (and a device is written in place, never replaced)"

@@ -10,11 +10,13 @@
 #include "augment.h"
 #include "diag.h"
 #include "helpers.h"
+#include "pathmap.h"
 #include "report.h"
 
 #define HDR "# callgrind format\nversion: 1\ncreator: callgrind-3.19.0\npid: 9\ncmd: x\npart: 1\n"
 
 static struct report rep;
+static const struct pathmap *paths;   /* --root/--path-map of the next augment() */
 
 /* Augments PROFILE with MAP; returns the output text (malloc'd). */
 static char *augment(const char *profile, const char *map, int keep)
@@ -29,6 +31,7 @@ static char *augment(const char *profile, const char *map, int keep)
 	o.nsymfiles = 1;
 	o.output = out;
 	o.keep_addresses = keep;
+	o.paths = paths;
 	o.max_line = 1 << 20;
 	struct diag d = { 0 };
 	if (augment_run(&o, &rep, &d) < 0)
@@ -131,6 +134,40 @@ static void test_augment__suffixes(void **state)
 	assert_non_null(strstr(s, "fn=(2) JS:*jit_B /src/b.js:3:7'jit_A(/src/a.raku:10)'main\n"));
 	assert_non_null(strstr(s, "fn=(3) memcpy'int C.c(int)'0x0000000099999999\n"));
 	assert_int_equal(rep.renamed_callers, 1);
+	free(s);
+}
+
+/* --root: the JIT names, their files and the JIT callers renamed in other names all carry
+ * the relative path; files of ELF code stay as callgrind wrote them (README rule 7). */
+static void test_augment__root(void **state)
+{
+	(void)state;
+	static const char map[] =
+		"10000000 100 jit_A(/ci/app/a.raku:10)\n"
+		"10000100 100 JS:*jit_B /ci/app/lib/b.js:3:7\n"
+		"10000200 100 JS:*jit_C /elsewhere/c.js:1:1\n";
+	struct pathmap *pm = pathmap_new();
+	struct diag d = { 0 };
+	assert_int_equal(pathmap_add_arg(pm, "/ci/app=", &d), 0);
+	paths = pm;
+	char *s = augment(HDR "positions: line\nevents: Ir\nsummary: 4\n"
+			  "ob=(1) ???\nfl=(1) ???\nfn=(1) 0x0000000010000000\n0 1\n"
+			  "fn=(2) 0x0000000010000100'0x0000000010000000'main\n0 1\n"
+			  "fn=(3) 0x0000000010000200\n0 1\n"
+			  "ob=(2) /ci/app/prog\nfl=(2) /ci/app/prog.c\nfn=(4) memcpy'0x0000000010000100\n0 1\n"
+			  "totals: 4\n", map, 0);
+	paths = NULL;
+	pathmap_free(pm);
+	assert_non_null(strstr(s, "jit_A(a.raku:10)\n"));
+	assert_non_null(strstr(s, "fl=(1) a.raku\n"));
+	assert_non_null(strstr(s, "JS:*jit_B lib/b.js:3:7'jit_A(a.raku:10)'main\n"));
+	assert_non_null(strstr(s, " lib/b.js\n"));
+	assert_non_null(strstr(s, "JS:*jit_C /elsewhere/c.js:1:1\n"));   /* not under the root */
+	assert_non_null(strstr(s, "fl=(4) /ci/app/prog.c\n"));
+	assert_non_null(strstr(s, "memcpy'JS:*jit_B lib/b.js:3:7\n"));
+	assert_null(strstr(s, "/ci/app/a.raku"));
+	assert_null(strstr(s, "/ci/app/lib"));
+	assert_int_equal(rep.paths_mapped, 2);
 	free(s);
 }
 
@@ -259,6 +296,7 @@ int main(void)
 		cmocka_unit_test(test_augment__fragments_fold),
 		cmocka_unit_test(test_augment__tail_jump_moves_with_synthetic_call),
 		cmocka_unit_test(test_augment__suffixes),
+		cmocka_unit_test(test_augment__root),
 		cmocka_unit_test(test_augment__same_name_merges_or_keeps_addresses),
 		cmocka_unit_test(test_augment__return_recorded_as_call_dropped),
 		cmocka_unit_test(test_augment__interior_call_that_is_no_return_stays),

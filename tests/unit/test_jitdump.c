@@ -15,6 +15,7 @@
 #include "dump_builder.h"
 #include "elf_files.h"
 #include "jitdump.h"
+#include "pathmap.h"
 #include "report.h"
 #include "report_text.h"
 #include "report_yaml.h"
@@ -82,12 +83,14 @@ static void simple(struct dump *d, uint32_t id, size_t body)
 static struct symtab *st;
 static struct jitdump_stats js;
 static struct diag dg;
+static const struct pathmap *paths;   /* --root/--path-map of the next read_dump() */
 
 static int read_dump(const struct dump *d, int64_t bias)
 {
 	char *p = tmp_file_n((const char *)d->b, d->n);
 	symtab_free(st);
 	st = symtab_new();
+	symtab_set_paths(st, paths);
 	memset(&dg, 0, sizeof(dg));
 	int rc = jitdump_read(st, p, "obj", bias, &js, &dg);
 	if (rc == 0)
@@ -217,6 +220,73 @@ static void test_jitdump__node_overwritten_names_recovered(void **state)
 	assert_int_equal(s->nlines, 3);
 	assert_string_equal(symtab_line(s, 0x1008)->file, path);
 	assert_int_equal(symtab_line(s, 0x1008)->line, 6);
+}
+
+/* --root: the path in every name and every row's file name mapped as they are read, the
+ * node 20 rows read at their stride included; the function's file is then the mapped one. */
+static void test_jitdump__paths_mapped(void **state)
+{
+	(void)state;
+	struct pathmap *pm = pathmap_new();
+	struct diag d = { 0 };
+	assert_int_equal(pathmap_add_arg(pm, "/ci=", &d), 0);
+	paths = pm;
+	struct dump dd;
+	header(&dd, 0, 40);
+	struct entry e[] = { { 0x1000, 10, "/ci/a.js" }, { 0x1004, 11, "/ci/lib/b.js" },
+			     { 0x1008, 12, "\xff" }, { 0x100c, 13, "/other/c.js" }, { 0x100e, 14, "/ci/a.js" } };
+	debug(&dd, 0x1000, e, 5, 0);
+	load(&dd, 0x1000, 16, 0, "JS:*f /ci/a.js:10:3");
+	load(&dd, 0x2000, 16, 1, "JS:*g /cix/a.js:1:1");
+	load(&dd, 0x3000, 16, 2, "py::h:/ci/h.py");
+	assert_int_equal(read_dump(&dd, 0), 0);
+	const struct symbol *s = sym_at(0x1000);
+	assert_string_equal(s->name, "JS:*f a.js:10:3");
+	assert_int_equal(s->file_len, 4);   /* s->file points into the name */
+	assert_memory_equal(s->file, "a.js", 4);
+	assert_int_equal(s->line, 10);
+	assert_string_equal(symtab_line(s, 0x1000)->file, "a.js");
+	assert_int_equal(symtab_line(s, 0x1000)->file_len, 4);
+	assert_string_equal(symtab_line(s, 0x1005)->file, "lib/b.js");
+	assert_string_equal(symtab_line(s, 0x1009)->file, "lib/b.js");   /* \xff repeats it */
+	assert_int_equal(symtab_line(s, 0x1009)->file_len, 8);
+	assert_string_equal(symtab_line(s, 0x100c)->file, "/other/c.js");
+	assert_ptr_equal(symtab_line(s, 0x100f)->file, symtab_line(s, 0x1000)->file);
+	assert_string_equal(sym_at(0x2000)->name, "JS:*g /cix/a.js:1:1");
+	assert_string_equal(sym_at(0x3000)->name, "py::h:h.py");
+	assert_memory_equal(sym_at(0x3000)->file, "h.py", 5);
+	assert_int_equal(symtab_stats(st)->paths_mapped, 2);
+	assert_int_equal(symtab_stats(st)->paths_mapped_files, 2);   /* a.js and lib/b.js */
+
+	/* node 20's overwritten file names: recognised by the name as written, then mapped */
+	static const char path[] = "/ci/sample.XXXXXX/prog.js";
+	header(&dd, 0, 40);
+	size_t at = dd.n;
+	put(&dd, 2, 4);
+	put(&dd, 0, 4);
+	put(&dd, 999, 8);
+	put(&dd, 0x1000, 8);
+	put(&dd, 2, 8);
+	for (int i = 0; i < 2; i++) {
+		put(&dd, 0x1040 + 8 * (uint64_t)i, 8);
+		put(&dd, 5 + (uint32_t)i, 4);
+		put(&dd, 0, 4);
+		memset(dd.b + dd.n, 0, 16);
+		dd.n += 16;
+		put_str(&dd, path + 16);
+	}
+	while ((dd.n - at) % 8)
+		dd.b[dd.n++] = 0;
+	dump_end(&dd, at);
+	load(&dd, 0x1000, 0x40, 0, "JS:*fib /ci/sample.XXXXXX/prog.js:3:13");
+	assert_int_equal(read_dump(&dd, JITDUMP_BIAS_AUTO), 0);
+	assert_int_equal(js.debug_recovered, 1);
+	s = sym_at(0x1000);
+	assert_string_equal(s->name, "JS:*fib sample.XXXXXX/prog.js:3:13");
+	assert_int_equal(s->nlines, 2);
+	assert_string_equal(symtab_line(s, 0x1008)->file, "sample.XXXXXX/prog.js");
+	paths = NULL;
+	pathmap_free(pm);
 }
 
 static void test_jitdump__lying_sizes(void **state)
@@ -633,6 +703,7 @@ int main(void)
 		cmocka_unit_test(test_jitdump__bias_detected_and_overridden),
 		cmocka_unit_test(test_jitdump__garbage_debug_dropped),
 		cmocka_unit_test(test_jitdump__node_overwritten_names_recovered),
+		cmocka_unit_test(test_jitdump__paths_mapped),
 		cmocka_unit_test(test_jitdump__lying_sizes),
 		cmocka_unit_test(test_jitdump__truncated_tail_and_headers),
 		cmocka_unit_test(test_jitdump__move_and_reuse),

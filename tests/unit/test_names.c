@@ -100,6 +100,10 @@ static void test_jitname__php(void **state)
 	expect_name("JIT${closure:/srv/a.php:5}", JN_PHP, "/srv/a.php", 5);
 	expect_name("JIT$Foo::{closure:/srv/a.php:9}", JN_PHP, "/srv/a.php", 9);
 	expect_php_line("JIT${closure:Foo::bar():5}", 5);
+	/* a path --root made relative: no '/', but a '.', which no PHP identifier holds */
+	expect_name("TRACE-5$ack.php$11", JN_PHP, "ack.php", 11);
+	expect_name("JIT$ack.php", JN_PHP, "ack.php", 1);
+	expect_name("TRACE-3${closure:a.php:5}$6", JN_PHP, "a.php", 6);
 	expect_name("JIT$ack", JN_PHP, NULL, 0);
 	expect_name("JIT$P::sq", JN_PHP, NULL, 0);
 	expect_name("JIT${closure}", JN_PHP, NULL, 0);

@@ -14,6 +14,7 @@
 #include "diag.h"
 #include "doc_out.h"
 #include "helpers.h"
+#include "pathmap.h"
 #include "prof_diff.h"
 #include "prof_report.h"
 #include "profile.h"
@@ -349,6 +350,98 @@ static void test_profile__diff_map_against_dump(void **state)
 	profile_free(&b);
 }
 
+/* A profile recorded in /w/ci1 and one in /w/ci2, augmented without --root: loaded with
+ * --path-map /w/ci1= --path-map /w/ci2=, every function matches (names with "'" parts,
+ * recursion folded, files of ELF code too), the report's objects have no directory, and
+ * a cachegrind file is mapped alike. */
+static void test_profile__path_map(void **state)
+{
+	(void)state;
+	static const char body[] =
+		"# callgrind format\nversion: 1\npositions: line\nevents: Ir\n"
+		"ob=(1) /tmp/out.%s/jit-%s.dump.elf\nfl=(1) /w/%s/a.js\n"
+		"fn=(1) JS:*f /w/%s/a.js:1:2\n1 5\n"
+		"fn=(2) JS:*f /w/%s/a.js:1:2'2\n1 3\n"
+		"fn=(3) JS:^g /w/%s/a.js:4:1'JS:*f /w/%s/a.js:1:2\n4 2\n"
+		"ob=(2) /w/%s/build/app\nfl=(2) /w/%s/src/main.c\nfn=(4) main\n9 1\n"
+		"cob=(1)\ncfl=(1)\ncfn=(1)\ncalls=1 1\n9 5\n"
+		"totals: 11\n";
+	struct pathmap *pm = pathmap_new();
+	struct diag d = { 0 };
+	assert_int_equal(pathmap_add_arg(pm, "/w/ci1=", &d), 0);
+	assert_int_equal(pathmap_add_arg(pm, "/w/ci2=", &d), 0);
+	struct profile p[2];
+	char *path[2];
+	const char *dir[2] = { "ci1", "ci2" }, *pid[2] = { "11", "22" };
+	for (int i = 0; i < 2; i++) {
+		char text[2048];
+		const char *w = dir[i];
+		snprintf(text, sizeof(text), body, pid[i], pid[i], w, w, w, w, w, w, w);
+		path[i] = tmp_file(text);
+		struct profile_opts o = { .fold_recursion = 1, .paths = pm };
+		if (profile_load(&p[i], path[i], &o, &d) < 0)
+			fail_msg("%s", d.msg);
+	}
+	assert_int_equal(p[0].nfns, 3);                    /* f'2 folded into f */
+	assert_int_equal(find(&p[0], "JS:*f a.js:1:2")->self[0], 8);
+	assert_string_equal(find(&p[0], "JS:*f a.js:1:2")->file, "a.js");
+	assert_string_equal(find(&p[0], "JS:^g a.js:4:1'JS:*f a.js:1:2")->file, "a.js");
+	assert_string_equal(find(&p[0], "main")->file, "src/main.c");
+	assert_string_equal(find(&p[0], "main")->obj, "/w/ci1/build/app");   /* objects as written */
+	size_t *m = prof_diff_match(&p[0], &p[1]);
+	for (size_t j = 0; j < p[1].nfns; j++) {
+		assert_true(m[j] != SIZE_MAX);
+		assert_string_equal(p[0].fns[m[j]].name, p[1].fns[j].name);
+	}
+	free(m);
+	json_t *doc = prof_diff_build(&p[0], &p[1], NULL, 100, 0, &d);
+	assert_int_equal(doc_get_u64(doc, "functions_added"), 0);
+	assert_int_equal(doc_get_u64(doc, "functions_removed"), 0);
+	assert_int_equal(doc_get_u64(doc, "functions_changed"), 0);
+	json_decref(doc);
+	/* the report's objects: the file name only, never the directory augment wrote to */
+	doc = prof_report_build(&p[0], 0, 10);
+	const json_t *top = json_object_get(doc, "top_self");
+	for (size_t i = 0; i < json_array_size(top); i++) {
+		const char *obj = doc_get_str(json_array_get(top, i), "object");
+		assert_null(strchr(obj, '/'));
+		assert_true(!strcmp(obj, "jit-11.dump.elf") || !strcmp(obj, "app"));
+	}
+	json_decref(doc);
+	for (int i = 0; i < 2; i++) {
+		profile_free(&p[i]);
+		unlink(path[i]);
+		free(path[i]);
+	}
+	/* without the map, the JIT functions and main are only in one file each */
+	struct profile_opts plain = { .fold_recursion = 1 };
+	for (int i = 0; i < 2; i++) {
+		char text[2048];
+		const char *w = dir[i];
+		snprintf(text, sizeof(text), body, pid[i], pid[i], w, w, w, w, w, w, w);
+		path[i] = tmp_file(text);
+		assert_int_equal(profile_load(&p[i], path[i], &plain, &d), 0);
+	}
+	doc = prof_diff_build(&p[0], &p[1], NULL, 100, 0, &d);
+	assert_int_equal(doc_get_u64(doc, "functions_added"), 3);
+	assert_int_equal(doc_get_u64(doc, "functions_removed"), 3);
+	json_decref(doc);
+	for (int i = 0; i < 2; i++) {
+		profile_free(&p[i]);
+		unlink(path[i]);
+		free(path[i]);
+	}
+	/* cachegrind: files mapped as well */
+	char *cg = tmp_file("desc: x\ncmd: ./a\nevents: Ir\nfl=/w/ci1/a.c\nfn=main\n1 5\nsummary: 5\n");
+	struct profile_opts o = { .paths = pm };
+	assert_int_equal(profile_load(&p[0], cg, &o, &d), 0);
+	assert_string_equal(find(&p[0], "main")->file, "a.c");
+	profile_free(&p[0]);
+	unlink(cg);
+	free(cg);
+	pathmap_free(pm);
+}
+
 /* Costs up to 2^64 - 1 load (the readers bound sums at 64 bits), so a change can be
  * -2^63 or +2^63: subtracted as json_int_t it overflowed (undefined; the second case
  * came out as -2^63, the wrong sign). It is now exact, or clamped to the JSON integer's
@@ -464,6 +557,7 @@ int main(void)
 		cmocka_unit_test(test_profile__diff),
 		cmocka_unit_test(test_profile__diff_costs_past_2_63),
 		cmocka_unit_test(test_profile__diff_map_against_dump),
+		cmocka_unit_test(test_profile__path_map),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -292,6 +292,15 @@ static void test_record__parse_args(void **state)
 	assert_int_equal(a.symbols, RECORD_SYMBOLS_JITDUMP);
 	assert_string_equal(a.runtime, "python");
 	assert_int_equal(a.no_augment, 1);
+	assert_null(a.root);
+	assert_int_equal(a.no_root, 0);
+
+	/* --root DIR (augment's, default: the current directory), --no-root */
+	assert_int_equal(parse((const char *[]){ "--root", "/ci", "--no-root", "--root=src", "node", NULL },
+		&a, vg, &d), 0);
+	assert_string_equal(a.root, "src");
+	assert_int_equal(a.no_root, 1);
+	assert_int_equal(a.nvg, 0);
 
 	assert_int_equal(parse((const char *[]){ "-h", "--tool=bogus", NULL }, &a, vg, &d), 0);
 	assert_int_equal(a.help, 1);
@@ -319,6 +328,8 @@ static void test_record__parse_errors(void **state)
 		{ { "--symbols", "both", "node", NULL }, "--symbols: expected 'map' or 'jitdump', got 'both'" },
 		{ { "-d", "", "node", NULL }, "--out-dir: '' is an empty directory name" },
 		{ { "-d", NULL }, "-d: needs a value" },
+		{ { "--root", "", "node", NULL }, "--root: '' is an empty directory name" },
+		{ { "--root", NULL }, "--root: needs a value" },
 		{ { "--", "--dump-line=no", "node", NULL },
 		  "--dump-line=no: is not a command: valgrind's options go before '--'" },
 	};

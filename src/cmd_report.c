@@ -26,7 +26,9 @@ static const char report_usage[] =
 	"  -e, --event NAME      the event the lists are sorted by (default: the first)\n"
 	"  -f, --format FORMAT   text (default), json, markdown, yaml\n"
 	"      --part N          only part N (from 1); default: all parts summed\n"
-	"      --fold-recursion  count callgrind's recursion copies name'N as name\n"
+	"      --no-fold         keep callgrind's recursion copies name'N apart from name\n"
+	"                        (by default they count as name, as in diff, check and\n"
+	"                        flamegraph)\n"
 	"  -h, --help            this text\n";
 
 static const char diff_usage[] =
@@ -97,7 +99,7 @@ static int parse_common(int argc, char **argv, const char *usage, enum command c
 	while ((opt = getopt_long(argc, argv, shortopts[cmd], longopts, NULL)) != -1) {
 		/* one table for the three commands: refuse what this one does not take */
 		int takes = opt < 256 ? strchr(shortopts[cmd], opt) != NULL
-			: opt == OPT_PART || (opt == OPT_NOFOLD) == (cmd != CMD_REPORT);
+			: opt != OPT_FOLD || cmd == CMD_REPORT;
 		if (opt != ':' && opt != '?' && !takes)
 			return cmd_util_usage_error(usage, "unknown option '%s'", argv[optind - 1]);
 		switch (opt) {
@@ -125,7 +127,7 @@ static int parse_common(int argc, char **argv, const char *usage, enum command c
 				return cmd_util_usage_error(usage, "--part takes a part number from 1, got '%s'", optarg);
 			c->popts.part = (unsigned)v;
 			break;
-		case OPT_FOLD:
+		case OPT_FOLD:   /* the default since folding became every command's: still accepted */
 			c->popts.fold_recursion = 1;
 			break;
 		case OPT_NOFOLD:
@@ -166,6 +168,7 @@ static int write_doc(const json_t *doc, enum doc_format format,
 int cmd_report(int argc, char **argv)
 {
 	struct common c = { .top = 20 };
+	c.popts.fold_recursion = 1;
 	int rc = parse_common(argc, argv, report_usage, CMD_REPORT, &c);
 	if (rc >= 0)
 		return rc;

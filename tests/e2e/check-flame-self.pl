@@ -2,7 +2,7 @@
 # check-flame-self.pl [options] CGJIT PROFILE FOLDED [SVG]: a function's flame graph frames
 # carry its self cost. FOLDED is `cgjit flamegraph --format folded` of the plain file
 # PROFILE, SVG the SVG made with the same options. The self cost per function comes from
-# `cgjit report --format json --fold-recursion` and from callgrind_annotate --inclusive=no
+# `cgjit report --format json` (it folds too) and from callgrind_annotate --inclusive=no
 # (cg_annotate for a cachegrind file): independent consumers of the file. Functions are
 # compared by name (the last frame of a folded stack; callgrind_annotate's "file:name"
 # split at a file the profile names; name'N recursion copies folded to name as flamegraph
@@ -70,7 +70,7 @@ close $fh;
 $sum //= 0;
 
 # self cost per name from cgjit report
-my @ropt = ("--fold-recursion", "-n", "1000000000");
+my @ropt = ("-n", "1000000000");
 push @ropt, "-e", $event if defined $event;
 push @ropt, "--part", $part if defined $part;
 my $json = do {

@@ -1,6 +1,9 @@
 #!/usr/bin/perl
-# check-report.pl CGJIT PROFILE: `cgjit report --format json` against callgrind_annotate
-# --inclusive=no and --inclusive=yes on the same plain file, for every listed function.
+# check-report.pl CGJIT PROFILE: `cgjit report --format json --no-fold` against
+# callgrind_annotate --inclusive=no and --inclusive=yes on the same plain file, for every
+# listed function; and the default report, which folds callgrind's recursion copies
+# name'N into name: each listed function's self cost against the sum of callgrind_annotate's
+# over the name and its copies.
 # callgrind_annotate keys a function by "file:name"; cgjit by (object, file, name), like
 # kcachegrind, and these differ in three documented ways (docs/reports.md):
 #  - cost lines under fi=/fe= go to "that file:name" in callgrind_annotate, to the function
@@ -40,12 +43,14 @@ sub annotate {
 	return \%cost;
 }
 
-my $json = `'$cgjit' report --format json --top 25 '$profile'`;
-if ($? != 0) {
+my $json = `'$cgjit' report --format json --no-fold --top 25 '$profile'`;
+my $folded_json = `'$cgjit' report --format json --top 25 '$profile'`;
+if ($? != 0 || !length $json) {
 	print "not ok - $name: cgjit report failed\n";
 	exit 0;
 }
 my $doc = decode_json($json);
+my $folded = decode_json($folded_json);
 my $self = annotate("no");
 my $incl = annotate("yes");
 
@@ -128,3 +133,39 @@ print $bad ? "not ok - $name: $bad of $checked functions differ from callgrind_a
 	   : "ok - $name: report equals callgrind_annotate for $checked functions (inclusive: "
 	     . ($checked - $skipped) . " compared, $recursive of them less their self-calls; $skipped on a cycle or with fi= lines"
 	     . ($zero ? "; $zero with calls=0 lines not compared" : "") . ")\n";
+
+# The default report folds name'N (a part of only digits after the first) into name: its
+# self cost is the sum of callgrind_annotate's over the name and its copies, in the file of
+# their fn= line and the fi= files callgrind_annotate splits them into.
+sub fold_name {
+	my @p = split /'/, $_[0], -1;
+	return join "'", $p[0], grep { !/^\d+$/ } @p[1 .. $#p];
+}
+my %folded_self;
+for my $k (keys %$self) {
+	my ($file, $fn) = $k =~ /^(.*?):(.*)$/ or next;
+	$folded_self{"$file:" . fold_name($fn)} += $self->{$k};
+}
+# a fi= piece "FI:name" belongs to the function "FL:name" it was written under
+for my $k (keys %fifiles) {
+	my ($file, $fn) = $k =~ /^(.*?):(.*)$/ or next;
+	for my $fi (keys %{$fifiles{$k}}) {
+		my $piece = $self->{"$fi:$fn"} // 0;
+		$folded_self{"$file:" . fold_name($fn)} += $piece;
+		$folded_self{"$fi:" . fold_name($fn)} -= $piece;
+	}
+}
+my ($fchecked, $fbad, $fcopies) = (0, 0, 0);
+for my $f (@{$folded->{top_self}}) {
+	my $k = "$f->{file}:$f->{name}";
+	next if $zero_caller{$k} || $zero_callee{$k};
+	$fchecked++;
+	$fcopies++ if grep { /^\Q$f->{file}:$f->{name}\E'\d+(?:'|$)/ } keys %$self;
+	my $want = $folded_self{$k} // 0;
+	if ($want != $f->{self}) {
+		print "not ok - $name: folded self of '$k': cgjit $f->{self}, callgrind_annotate summed over copies $want\n";
+		$fbad++;
+	}
+}
+print $fbad ? "not ok - $name: $fbad of $fchecked folded functions differ from callgrind_annotate\n"
+	    : "ok - $name: folded report equals callgrind_annotate summed over recursion copies for $fchecked functions ($fcopies with copies)\n";

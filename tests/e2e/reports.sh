@@ -206,6 +206,21 @@ rc=$?
 soft_limit=$(perl -MJSON::PP -e 'local $/; print decode_json(<STDIN>)->{results}[0]{soft_limit}' <"$tmp/c.json")
 expect '[ $rc = 0 ] && [ "$soft_limit" = $((653829435 * 10001)) ]' "soft: 1000000, the largest: 10001 times the baseline, held (exit $rc)"
 
+echo "# recursion copies f'2: folded into f by every command, kept apart by --no-fold"
+printf "# callgrind format\nversion: 1\npositions: line\nevents: Ir\nfl=a.c\nfn=main\n1 1\ncfn=f\ncalls=1 1\n1 30\nfn=f\n1 10\ncfn=f'2\ncalls=1 1\n1 20\nfn=f'2\n1 20\ntotals: 31\n" >"$tmp/rec.cg"
+self_of() {   # NAME REPORT-OPTIONS...: NAME's self cost in `cgjit report --format json`
+	local name=$1
+	shift
+	"$CGJIT" report -f json "$@" "$tmp/rec.cg" | perl -MJSON::PP -e 'local $/; my ($f) = grep { $_->{name} eq $ARGV[0] } @{decode_json(<STDIN>)->{top_self}}; print $f ? $f->{self} : "none"' "$name"
+}
+"$CGJIT" flamegraph -f folded --min-width 0 "$tmp/rec.cg" >"$tmp/rec.folded"
+printf 'functions:\n  - name: f\n    hard: 29\n' >"$tmp/rec.yaml"
+"$CGJIT" check -f json -b "$tmp/rec.yaml" "$tmp/rec.cg" >"$tmp/rec.json"
+check_value=$(perl -MJSON::PP -e 'local $/; print decode_json(<STDIN>)->{results}[0]{value}' <"$tmp/rec.json")
+expect '[ "$(self_of f)" = 30 ] && [ "$(self_of "f'"'"'2")" = none ] && [ "$(self_of f --fold-recursion)" = 30 ] && [ "$check_value" = 30 ] && grep -qx "main;f 30" "$tmp/rec.folded"' \
+	"report, check and flamegraph fold f'2 into f by default: self 30 in each"
+expect '[ "$(self_of f --no-fold)" = 10 ] && [ "$(self_of "f'"'"'2" --no-fold)" = 20 ]' "report --no-fold keeps f (10) and f'2 (20) apart"
+
 echo "# names that are not UTF-8 (callgrind names are bytes; JSON strings are UTF-8)"
 printf 'version: 1\ncreator: x\npositions: line\nevents: I\377r\nfl=a.c\nfn=f\377\376oo\n1 10\nfn=main\n2 5\ncfn=f\377\376oo\ncalls=1 1\n3 10\ntotals: 15\n' >"$tmp/utf8.cg"
 "$CGJIT" report -f json "$tmp/utf8.cg" >"$tmp/u.json" 2>"$tmp/err"

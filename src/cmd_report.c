@@ -24,7 +24,8 @@ static const char report_usage[] =
 	"\n"
 	"  -n, --top N           functions per list (default 20)\n"
 	"  -e, --event NAME      the event the lists are sorted by (default: the first)\n"
-	"  -f, --format FORMAT   text (default), json, markdown, yaml\n"
+	"  -f, --format FORMAT   text (default), json, markdown, yaml (JSON and YAML: the\n"
+	"                        schema cgjit.report/2, docs/reports.md section 3)\n"
 	"      --part N          only part N (from 1); default: all parts summed\n"
 	"      --no-fold         keep callgrind's recursion copies name'N apart from name\n"
 	"                        (by default they count as name, as in diff, check and\n"
@@ -40,7 +41,8 @@ static const char diff_usage[] =
 	"\n"
 	"  -n, --top N           functions listed (default 20; 0: all)\n"
 	"  -e, --event NAME      the event compared (default: the first of BASE; both must count it)\n"
-	"  -f, --format FORMAT   text (default), json, markdown, yaml\n"
+	"  -f, --format FORMAT   text (default), json, markdown, yaml (JSON and YAML: the\n"
+	"                        schema cgjit.diff/2, docs/reports.md section 3)\n"
 	"  -t, --threshold PCT   hide functions whose self and inclusive cost changed by less than\n"
 	"                        PCT percent of BASE's total (default 0)\n"
 	"      --part N          only part N of both files\n"
@@ -57,7 +59,8 @@ static const char check_usage[] =
 	"\n"
 	"  -b, --budget FILE     the budget file (docs/reports.md, section 4)\n"
 	"  -B, --baseline FILE   the profile soft limits are relative to (e.g. the base branch's)\n"
-	"  -f, --format FORMAT   text (default), json, markdown, yaml\n"
+	"  -f, --format FORMAT   text (default), json, markdown, yaml (JSON and YAML: the\n"
+	"                        schema cgjit.check/2, docs/reports.md section 3)\n"
 	"      --part N          only part N of the profiles\n"
 	"      --no-fold         keep callgrind's recursion copies name'N apart from name\n"
 	"  -h, --help            this text\n";
@@ -147,6 +150,14 @@ static int write_doc(const json_t *doc, enum doc_format format,
 		     void (*render)(const json_t *, FILE *, int))
 {
 	int rc = 0;
+	/* text and Markdown show the warnings in the document; JSON and YAML are read by
+	 * programs, so a person watching the job sees them on stderr */
+	if (format == DOC_JSON || format == DOC_YAML) {
+		size_t i;
+		json_t *w;
+		json_array_foreach(json_object_get(doc, "warnings"), i, w)
+			fprintf(stderr, "cgjit: warning: %s\n", json_string_value(w));
+	}
 	switch (format) {
 	case DOC_JSON: rc = doc_write_json(doc, stdout); break;
 	case DOC_YAML: rc = doc_write_yaml(doc, stdout); break;

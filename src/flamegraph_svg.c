@@ -181,7 +181,7 @@ static void kind_colour(const struct svg *v, size_t fn, unsigned rgb[3])
 	}
 	const struct prof_fn *f = &v->p->fns[fn];
 	uint32_t h = name_hash(f->name);
-	if (f->unknown) {
+	if (f->kind == PROF_UNNAMED_JIT || f->kind == PROF_NO_SYMBOL) {
 		rgb[0] = rgb[1] = rgb[2] = 175 + h % 30;
 	} else if (f->jit) {
 		rgb[0] = 70 + h % 60;

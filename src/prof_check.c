@@ -70,7 +70,7 @@ static void judge(struct checker *c, json_t *r, const struct budget_limit *lim, 
 			json_array_append_new(over, json_string("hard"));
 	}
 	int soft = lim->has_soft && has_base;
-	json_object_set_new(r, "baseline", opt_u64(has_base, basev));
+	json_object_set_new(r, "baseline_value", opt_u64(has_base, basev));
 	json_object_set_new(r, "soft_percent", lim->has_soft ? json_real(lim->soft) : json_null());
 	/* in long double: a base near 2^63 times 1.05 must not round the limit down. A limit
 	 * past INT64_MAX is shown as INT64_MAX, as doc_u64() shows every cost: converting a
@@ -94,18 +94,26 @@ static void judge(struct checker *c, json_t *r, const struct budget_limit *lim, 
 	*(json_array_size(over) ? &c->exceeded : checked ? &c->held : &c->skipped) += 1;
 }
 
+/* A result with every key of docs/reports.md ("cgjit.check/2"), in its order: what does
+ * not apply to this limit stays null, and the verdict's keys are filled by judge() or
+ * missing(). */
 static json_t *result_head(const struct budget_limit *lim, const char *event)
 {
+	static const char *const later[] = { "function", "functions", "baseline_functions", "value", "hard",
+		"baseline_value", "soft_percent", "soft_limit", "change_rel", "verdict", "exceeded", "note",
+		"suggestions" };
+	int fn = lim->kind == BUDGET_FUNCTION;
 	json_t *r = json_object();
 	json_object_set_new(r, "line", json_integer(lim->at.line));
-	json_object_set_new(r, "kind", json_string(lim->kind == BUDGET_TOTAL ? "total" : "function"));
+	json_object_set_new(r, "limit", json_string(fn ? "function" : "total"));
 	json_object_set_new(r, "event", doc_string(event));
-	if (lim->kind == BUDGET_FUNCTION) {
-		json_object_set_new(r, "cost", json_string(lim->cost == BUDGET_SELF ? "self" : "inclusive"));
-		json_object_set_new(r, "match", json_string(lim->name ? "name" : "glob"));
-		json_object_set_new(r, "sum", json_boolean(lim->sum));
-		json_object_set_new(r, "pattern", json_string(lim->name ? lim->name : lim->glob));
-	}
+	json_object_set_new(r, "cost", fn ? json_string(lim->cost == BUDGET_SELF ? "self" : "inclusive") : json_null());
+	json_object_set_new(r, "match", fn ? json_string(lim->name ? "name" : "glob") : json_null());
+	json_object_set_new(r, "pattern", fn ? doc_string(lim->name ? lim->name : lim->glob) : json_null());
+	json_object_set_new(r, "sum", json_boolean(fn && lim->sum));
+	for (size_t i = 0; i < sizeof(later) / sizeof(later[0]); i++)
+		json_object_set_new(r, later[i], json_null());
+	json_object_set_new(r, "suggestions", json_array());
 	return r;
 }
 
@@ -169,9 +177,7 @@ static void check_functions(struct checker *c, const struct budget_limit *lim, u
 			continue;
 		matched++;
 		json_t *r = result_head(lim, c->p->events[ev]);
-		json_t *id = prof_report_fn_ident(c->p, i);
-		json_object_update(r, id);
-		json_decref(id);
+		json_object_set_new(r, "function", prof_report_fn_ident(c->p, i));
 		size_t j = base_match(c, i);
 		const struct prof_fn *bf = j != SIZE_MAX ? &c->base->fns[j] : NULL;
 		judge(c, r, lim, fn_cost(fn, lim, ev), bf != NULL, bf ? fn_cost(bf, lim, (unsigned)bev) : 0,
@@ -218,10 +224,15 @@ json_t *prof_check_build(const struct budget *b, const struct profile *p,
 			break;
 	if (i == b->n) {
 		doc = json_object();
-		json_object_set_new(doc, "schema", json_string("cgjit.check/1"));
+		json_object_set_new(doc, "schema", json_string("cgjit.check/2"));
 		json_object_set_new(doc, "profile", doc_string(p->path));
 		json_object_set_new(doc, "baseline", base ? doc_string(base->path) : json_null());
 		json_object_set_new(doc, "budget", doc_string(b->path));
+		json_object_set_new(doc, "command", p->cmd ? doc_string(p->cmd) : json_null());
+		json_object_set_new(doc, "baseline_command", base && base->cmd ? doc_string(base->cmd) : json_null());
+		json_object_set_new(doc, "scope", prof_report_scope(p));
+		json_object_set_new(doc, "totals", prof_report_totals(p));
+		json_object_set_new(doc, "warnings", base ? prof_diff_warnings(base, p) : json_array());
 		json_object_set_new(doc, "passed", json_boolean(!c.exceeded && !c.missing));
 		json_object_set_new(doc, "held", doc_u64(c.held));
 		json_object_set_new(doc, "exceeded", doc_u64(c.exceeded));
@@ -268,12 +279,12 @@ static const char *change_text(char *buf, const json_t *r)
 
 static void render_what(FILE *f, const json_t *r, int md)
 {
-	const char *kind = doc_get_str(r, "kind");
-	if (!strcmp(kind, "total")) {
+	if (!strcmp(doc_get_str(r, "limit"), "total")) {
 		fputs("total", f);
 		return;
 	}
-	const char *name = json_is_string(json_object_get(r, "name")) ? doc_get_str(r, "name") : NULL;
+	const json_t *fn = json_object_get(r, "function");
+	const char *name = json_is_object(fn) ? doc_get_str(fn, "name") : NULL;
 	if (md)
 		doc_md_cell(f, name ? name : doc_get_str(r, "pattern"));
 	else
@@ -284,7 +295,7 @@ static void render_what(FILE *f, const json_t *r, int md)
 	else
 		fprintf(f, " (%s%s)", !name && !strcmp(doc_get_str(r, "match"), "glob") ? "glob, " : "",
 			doc_get_str(r, "cost"));
-	if (json_is_true(json_object_get(r, "jit")))
+	if (json_is_object(fn) && json_is_true(json_object_get(fn, "jit")))
 		fputs(md ? " **JIT**" : " JIT", f);
 }
 
@@ -300,13 +311,16 @@ void prof_check_render(const json_t *doc, FILE *f, int md)
 			doc_get_str(doc, "profile"), doc_get_str(doc, "budget"));
 		if (json_is_string(base))
 			fprintf(f, ", baseline `%s`", json_string_value(base));
-		fprintf(f, "\n\n%llu held, %llu exceeded, %llu missing, %llu skipped\n\n"
+		fputs("\n\n", f);
+		prof_diff_render_warnings(doc, f, 1);
+		fprintf(f, "%llu held, %llu exceeded, %llu missing, %llu skipped\n\n"
 			"| | limit | event | value | hard limit | baseline | soft limit | change | line |\n"
 			"|---|---|---|---:|---:|---:|---:|---:|---:|\n", held, exc, mis, skip);
 	} else {
 		fprintf(f, "profile   %s\nbudget    %s\n", doc_get_str(doc, "profile"), doc_get_str(doc, "budget"));
 		if (json_is_string(base))
 			fprintf(f, "baseline  %s\n", json_string_value(base));
+		prof_diff_render_warnings(doc, f, 0);
 		fprintf(f, "result    %s: %llu held, %llu exceeded, %llu missing, %llu skipped\n\n",
 			passed ? "passed" : "FAILED", held, exc, mis, skip);
 		fprintf(f, "%-9s %-6s %16s %16s %16s %24s %9s  %s\n", "verdict", "event", "value", "hard limit",
@@ -319,7 +333,7 @@ void prof_check_render(const json_t *doc, FILE *f, int md)
 		int bad = !strcmp(v, "exceeded") || !strcmp(v, "missing");
 		const char *val = num_or_dash(b1, json_object_get(r, "value"));
 		const char *hard = num_or_dash(b2, json_object_get(r, "hard"));
-		const char *basev = num_or_dash(b3, json_object_get(r, "baseline"));
+		const char *basev = num_or_dash(b3, json_object_get(r, "baseline_value"));
 		const char *soft = soft_text(b4, r), *change = change_text(b5, r);
 		const json_t *note = json_object_get(r, "note");
 		if (md) {

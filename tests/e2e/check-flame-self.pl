@@ -82,7 +82,7 @@ my $doc = decode_json($json);
 my $ev = $event // $doc->{event};
 my $total = $doc->{totals}{$ev};
 my (%self, %jit);
-for my $f (@{$doc->{top_self}}) {
+for my $f (@{$doc->{functions}}) {
 	my $k = folded_name($f->{name});
 	$self{$k} += $f->{self};
 	$jit{$k} = 1 if $f->{jit};

@@ -98,7 +98,7 @@ my (%selfcall, %fifiles, %zero_caller, %zero_callee);
 
 my ($checked, $bad, $skipped, $recursive, $zero) = (0, 0, 0, 0, 0);
 my %seen;
-for my $list ("top_self", "top_inclusive") {
+for my $list ("functions", "functions_by_inclusive") {
 	for my $f (@{$doc->{$list}}) {
 		my $k = "$f->{file}:$f->{name}";
 		next if $seen{$k}++;
@@ -156,7 +156,7 @@ for my $k (keys %fifiles) {
 	}
 }
 my ($fchecked, $fbad, $fcopies) = (0, 0, 0);
-for my $f (@{$folded->{top_self}}) {
+for my $f (@{$folded->{functions}}) {
 	my $k = "$f->{file}:$f->{name}";
 	next if $zero_caller{$k} || $zero_callee{$k};
 	$fchecked++;

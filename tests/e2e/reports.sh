@@ -38,20 +38,23 @@ done
 echo "# formats"
 p=$tmp/node-jitdump.out
 "$CGJIT" report -f json -n 5 "$p" >"$tmp/r.json"
-expect 'perl -MJSON::PP -e "local \$/; my \$d = decode_json(<STDIN>); exit !(\$d->{schema} eq q(cgjit.report/1) && @{\$d->{top_self}} == 5 && \$d->{jit_functions} > 0)" <"$tmp/r.json"' \
-	"report --format json: cgjit.report/1, 5 functions per list, JIT functions counted"
+expect 'perl -MJSON::PP -e "local \$/; my \$d = decode_json(<STDIN>); exit !(\$d->{schema} eq q(cgjit.report/2) && @{\$d->{functions}} == 5 && \$d->{kinds}{jit}{functions} > 0)" <"$tmp/r.json"' \
+	"report --format json: cgjit.report/2, 5 functions per list, JIT functions counted"
 "$CGJIT" report -f yaml -n 5 "$p" >"$tmp/r.yaml"
-expect 'grep -q "^schema: cgjit.report/1$" "$tmp/r.yaml" && grep -q "^top_self:" "$tmp/r.yaml" && [ "$(grep -c "^- name:" "$tmp/r.yaml")" = 10 ]' \
+expect 'grep -q "^schema: cgjit.report/2$" "$tmp/r.yaml" && grep -q "^functions:" "$tmp/r.yaml" && [ "$(grep -c "^- name:" "$tmp/r.yaml")" = 10 ]' \
 	"report --format yaml: the same document (10 entries in two lists)"
 "$CGJIT" report -f markdown -n 5 "$p" >"$tmp/r.md"
 expect 'grep -q "^| self | % | inclusive | % | calls | function | object | file |$" "$tmp/r.md" && grep -q "\*\*JIT\*\*" "$tmp/r.md"' \
 	"report --format markdown: GitHub tables, JIT functions marked"
-jit_top=$(perl -MJSON::PP -e 'local $/; my $d = decode_json(<STDIN>); for (@{$d->{top_self}}) { if ($_->{jit}) { print $_->{name}; last } }' <"$tmp/r.json")
+jit_top=$(perl -MJSON::PP -e 'local $/; my $d = decode_json(<STDIN>); for (@{$d->{functions}}) { if ($_->{jit}) { print $_->{name}; last } }' <"$tmp/r.json")
 "$CGJIT" report -n 5 "$p" >"$tmp/r.txt"
 expect '[ -n "$jit_top" ] && grep -qF "JIT $jit_top" "$tmp/r.txt"' "report text: the top JIT function ('$jit_top') is marked"
 "$CGJIT" report -n 3 "$tmp/node-jitdump.in" >"$tmp/raw.txt"
 expect 'grep -q "run cgjit augment to name JIT code" "$tmp/raw.txt"' \
-	"report on a profile not augmented: the unknown share hints at augment"
+	"report on a profile not augmented: the share of unnamed JIT code hints at augment"
+"$CGJIT" report -n 3 "$tmp/python-jitdump.out" >"$tmp/py.txt"
+expect 'grep -q "^note      JIT functions carry only 0.05% of Ir as self cost, but py::fib:.* is 84.18% inclusive: CPython.s JIT code is trampolines" "$tmp/py.txt" && ! grep -q "^note" "$tmp/r.txt"' \
+	"report of CPython 3.13 (JIT 0.05%): a note that its trampolines carry inclusive cost only; none for node"
 "$CGJIT" report -n 3 --event Ir --part 2 "$tmp/moarvm-parts.in" >"$tmp/part.txt"
 expect 'grep -q "3 parts (one read: --part)" "$tmp/part.txt"' "report --part 2 of 3"
 
@@ -69,8 +72,8 @@ my %c;
 for (split /\n/, <$a>) {
 	$c{$2} += $1 =~ tr/,//dr if /^\s*([\d,]+)\s+\(\s*[\d.]+%\)\s+(\S.*)$/;
 }
-exit 1 if $d->{inclusive} || @{$d->{top_self}} != 10;
-for (@{$d->{top_self}}) {
+exit 1 if $d->{inclusive} || @{$d->{functions}} != 10;
+for (@{$d->{functions}}) {
 	exit 1 unless ($c{"$_->{file}:$_->{name}"} // -1) == $_->{self};
 }
 exit 0;
@@ -92,20 +95,33 @@ cat >"$tmp/diff-check.pl" <<'EOF'
 use JSON::PP;
 local $/;
 my $d = decode_json(<STDIN>);
-my @c = @{$d->{changes}};
+my @c = @{$d->{functions}};
 my ($first_jit) = grep { $_->{jit} } @c;
 my ($rank) = grep { $c[$_]{name} =~ /^JS:.checksum / } 0 .. $#c;
 exit !($first_jit->{name} =~ /^JS:.checksum / && $first_jit->{status} eq "both"
-       && $first_jit->{self_change} > 0 && defined $rank && $rank < 5 && $d->{totals}{Ir}{change} > 0);
+       && $first_jit->{self_change} > 0 && defined $rank && $rank < 5 && $d->{totals_change}{Ir} > 0);
 EOF
 expect 'perl "$tmp/diff-check.pl" <"$tmp/d.json"' \
 	"diff: checksum (JIT, matched across runs: the pid in the map's name is ignored) is the first JIT function and in the top 5"
 "$CGJIT" diff -f json "$tmp/node-diff-base.out" "$tmp/node-diff-base.out" >"$tmp/same.json"
-expect 'perl -MJSON::PP -e "local \$/; my \$d = decode_json(<STDIN>); exit !(@{\$d->{changes}} == 0 && \$d->{functions_changed} == 0 && \$d->{totals}{Ir}{change} == 0)" <"$tmp/same.json"' \
+expect 'perl -MJSON::PP -e "local \$/; my \$d = decode_json(<STDIN>); exit !(@{\$d->{functions}} == 0 && \$d->{changed} == 0 && \$d->{totals_change}{Ir} == 0)" <"$tmp/same.json"' \
 	"diff of a profile with itself: no change"
-n_all=$("$CGJIT" diff -n 0 -f json "$tmp/node-diff-base.out" "$tmp/node-diff-slow.out" | perl -MJSON::PP -e 'local $/; print scalar @{decode_json(<STDIN>)->{changes}}')
-n_th=$("$CGJIT" diff -n 0 -t 1 -f json "$tmp/node-diff-base.out" "$tmp/node-diff-slow.out" | perl -MJSON::PP -e 'local $/; print scalar @{decode_json(<STDIN>)->{changes}}')
+n_all=$("$CGJIT" diff -n 0 -f json "$tmp/node-diff-base.out" "$tmp/node-diff-slow.out" | perl -MJSON::PP -e 'local $/; print scalar @{decode_json(<STDIN>)->{functions}}')
+n_th=$("$CGJIT" diff -n 0 -t 1 -f json "$tmp/node-diff-base.out" "$tmp/node-diff-slow.out" | perl -MJSON::PP -e 'local $/; print scalar @{decode_json(<STDIN>)->{functions}}')
 expect '[ "$n_th" -ge 1 ] && [ "$n_th" -lt $((n_all / 10)) ] && [ "$n_all" -gt 1000 ]' "diff --threshold 1: $n_th of $n_all changes shown"
+echo "# diff and check --baseline of two different programs: a warning (their cmd: lines differ)"
+"$CGJIT" diff -n 1 "$tmp/node-diff-base.out" "$tmp/node-diff-slow.out" >"$tmp/w.txt" 2>"$tmp/w.err"
+expect '! grep -q warning "$tmp/w.txt" "$tmp/w.err"' "diff of the same program run twice (SLOW=1 is in the environment): no warning"
+"$CGJIT" diff -n 1 "$tmp/node-diff-base.out" "$tmp/node-instr.out" >"$tmp/w.txt" 2>"$tmp/w.err"
+expect '[ $? = 0 ] && grep -qF "warning   the profiles ran different commands: the baseline '"'"'node --perf-basic-prof diff.js'"'"', this one '"'"'node --perf-basic-prof prog.js'"'"'" "$tmp/w.txt" && [ ! -s "$tmp/w.err" ]' \
+	"diff of diff.js against prog.js: the text says they ran different commands, and which"
+"$CGJIT" diff -n 1 -f json "$tmp/node-diff-base.out" "$tmp/node-instr.out" >"$tmp/w.json" 2>"$tmp/w.err"
+expect 'grep -q "^cgjit: warning: the profiles ran different commands" "$tmp/w.err" && perl -MJSON::PP -e "local \$/; exit !(decode_json(<STDIN>)->{warnings}[0] =~ /different commands/)" <"$tmp/w.json"' \
+	"diff --format json: the warning in \"warnings\" and on stderr"
+"$CGJIT" diff -n 1 -f markdown "$tmp/node-diff-base.out" "$tmp/node-instr.out" >"$tmp/w.md" 2>/dev/null
+expect 'grep -q "^> \*\*Warning:\*\* the profiles ran different commands" "$tmp/w.md"' "diff --format markdown: the warning as a quoted paragraph"
+"$CGJIT" check -b "$top/samples/src/diff-budget.yaml" -B "$tmp/node-instr.out" "$tmp/node-diff-base.out" >"$tmp/w.txt" 2>/dev/null
+expect 'grep -q "^warning   the profiles ran different commands" "$tmp/w.txt"' "check --baseline of another program: the same warning"
 "$CGJIT" diff -f markdown "$tmp/node-diff-base.out" "$tmp/node-diff-slow.out" >"$tmp/d.md"
 expect 'grep -q "^| self change | % | self new | incl. change | % | function | object | file |$" "$tmp/d.md"' "diff --format markdown"
 "$CGJIT" diff -f json "$tmp/node-diff-base.out" "$tmp/cg.out" >"$tmp/ev.json" 2>"$tmp/err"
@@ -134,11 +150,11 @@ local $/;
 my $d = decode_json(<STDIN>);
 my @r = @{$d->{results}};
 # total: over both limits; checksum (all tiers): over both; fill: within 10% of the base
-exit !($d->{schema} eq "cgjit.check/1" && !$d->{passed} && @r == 3
-       && $r[0]{kind} eq "total" && "@{$r[0]{exceeded}}" eq "hard soft"
+exit !($d->{schema} eq "cgjit.check/2" && !$d->{passed} && @r == 3
+       && $r[0]{limit} eq "total" && "@{$r[0]{exceeded}}" eq "hard soft"
        && $r[1]{pattern} eq "JS:*checksum *" && "@{$r[1]{exceeded}}" eq "hard soft"
-       && $r[1]{verdict} eq "exceeded" && $r[1]{value} > 3 * $r[1]{baseline}
-       && $r[2]{pattern} eq "JS:*fill *" && $r[2]{verdict} eq "held" && $r[2]{baseline} > 0);
+       && $r[1]{verdict} eq "exceeded" && $r[1]{value} > 3 * $r[1]{baseline_value}
+       && $r[2]{pattern} eq "JS:*fill *" && $r[2]{verdict} eq "held" && $r[2]{baseline_value} > 0);
 EOF
 expect '[ $rc = 3 ] && perl "$tmp/check-check.pl" <"$tmp/c.json"' \
 	"check of the slowed run against the base run: exit 3, total and checksum exceeded, fill held (exit $rc)"
@@ -148,7 +164,7 @@ expect '[ $? = 0 ]' "check of a run against itself: every limit holds"
 expect 'grep -q "^## Budget check: \*\*failed\*\*" "$tmp/c.md" && grep -q "^| ❌ exceeded | total | Ir |" "$tmp/c.md" && grep -q "^| ✅ held | .JS:\*fill \*. (self, sum of 1) |" "$tmp/c.md"' \
 	"check --format markdown"
 "$CGJIT" check -b "$budget" -f yaml "$tmp/node-diff-base.out" >"$tmp/c.yaml" 2>/dev/null
-expect 'grep -q "^schema: cgjit.check/1" "$tmp/c.yaml" && grep -q "^passed: true" "$tmp/c.yaml"' "check --format yaml"
+expect 'grep -q "^schema: cgjit.check/2" "$tmp/c.yaml" && grep -q "^passed: true" "$tmp/c.yaml"' "check --format yaml"
 printf 'event: Ir\ntotal:\n  hard: 12 M\n' >"$tmp/bad.yaml"
 "$CGJIT" check -b "$tmp/bad.yaml" "$tmp/node-diff-base.out" >"$tmp/out" 2>"$tmp/err"
 rc=$?
@@ -211,7 +227,7 @@ printf "# callgrind format\nversion: 1\npositions: line\nevents: Ir\nfl=a.c\nfn=
 self_of() {   # NAME REPORT-OPTIONS...: NAME's self cost in `cgjit report --format json`
 	local name=$1
 	shift
-	"$CGJIT" report -f json "$@" "$tmp/rec.cg" | perl -MJSON::PP -e 'local $/; my ($f) = grep { $_->{name} eq $ARGV[0] } @{decode_json(<STDIN>)->{top_self}}; print $f ? $f->{self} : "none"' "$name"
+	"$CGJIT" report -f json "$@" "$tmp/rec.cg" | perl -MJSON::PP -e 'local $/; my ($f) = grep { $_->{name} eq $ARGV[0] } @{decode_json(<STDIN>)->{functions}}; print $f ? $f->{self} : "none"' "$name"
 }
 "$CGJIT" flamegraph -f folded --min-width 0 "$tmp/rec.cg" >"$tmp/rec.folded"
 printf 'functions:\n  - name: f\n    hard: 29\n' >"$tmp/rec.yaml"
@@ -228,6 +244,28 @@ expect 'grep -qF "\"name\": \"f\\\\xff\\\\xfeoo\"" "$tmp/u.json" && grep -qF "\"
 	"report --format json: bytes that are not UTF-8 in names and events written as \\xNN, not dropped"
 "$CGJIT" diff -f json "$tmp/utf8.cg" "$tmp/utf8.cg" >"$tmp/u.json" 2>"$tmp/err"
 expect '[ $? = 0 ] && grep -qF "\"event\": \"I\\\\xffr\"" "$tmp/u.json"' "diff --format json of such a file"
+
+echo "# one JSON schema family: every document has exactly the keys docs/reports.md lists"
+"$CGJIT" report -f json -n 5 "$tmp/node-diff-slow.out" >"$tmp/s-report.json"
+"$CGJIT" report -f json -n 5 "$tmp/cg.out" >"$tmp/s-report-cg.json"
+"$CGJIT" diff -f json -n 5 "$tmp/node-diff-base.out" "$tmp/node-diff-slow.out" >"$tmp/s-diff.json"
+"$CGJIT" diff -f json -n 5 "$tmp/node-diff-base.out" "$tmp/cg.out" >"$tmp/s-diff-cg.json" 2>/dev/null
+printf 'total: {hard: 1G, soft: 5%%}\nfunctions:\n  - {glob: "JS:*checksum *", hard: 1}\n  - {glob: "JS:*fill *", sum: true, soft: 10%%}\n  - {name: gone, hard: 1}\n' >"$tmp/s.yaml"
+"$CGJIT" check -f json -b "$tmp/s.yaml" -B "$tmp/node-diff-base.out" "$tmp/node-diff-slow.out" >"$tmp/s-check.json"
+"$CGJIT" check -f json -b "$tmp/s.yaml" "$tmp/node-diff-slow.out" >"$tmp/s-check-nobase.json"
+perl "$top/tests/e2e/check-schema.pl" "$top/docs/reports.md" "$tmp"/s-*.json >"$tmp/schema.out" 2>&1
+expect '! grep -q "^not ok" "$tmp/schema.out" && grep -q "^ok - 6 documents of cgjit.check/2, cgjit.diff/2, cgjit.report/2" "$tmp/schema.out"' \
+	"report, diff and check JSON (callgrind and cachegrind, with and without a baseline): exactly the keys docs/reports.md lists: $(grep -v "^ok" "$tmp/schema.out" | head -n 3)"
+# the checker itself: a key too many, one too few
+perl -MJSON::PP -e 'local $/; my $d = decode_json(<STDIN>); $d->{functions}[0]{extra} = 1; delete $d->{kinds}{jit}{share}; print encode_json($d)' \
+	<"$tmp/s-report.json" >"$tmp/bad-report.json"
+perl "$top/tests/e2e/check-schema.pl" "$top/docs/reports.md" "$tmp/bad-report.json" >"$tmp/schema.out" 2>&1
+expect 'grep -q "at functions\[\], 1 objects: not documented: extra" "$tmp/schema.out" && grep -q "at kinds.\*, 1 objects: documented but missing: share" "$tmp/schema.out"' \
+	"check-schema.pl finds a key that is not documented and a documented key that is missing"
+for c in report:cgjit.report/2 diff:cgjit.diff/2 check:cgjit.check/2; do
+	"$CGJIT" "${c%%:*}" --help >"$tmp/help.txt"
+	expect 'grep -q "schema ${c#*:}, docs/reports.md section 3" "$tmp/help.txt"' "${c%%:*} --help names its schema ${c#*:} and docs/reports.md"
+done
 
 echo "# errors"
 "$CGJIT" report "$tmp/missing" >"$tmp/out" 2>"$tmp/err"

@@ -107,12 +107,12 @@ static void check_diff(const struct profile *base, const struct profile *p, cons
 	FUZZ_CHECK(doc ? !d.set : d.set);
 	if (!doc)
 		return;
-	FUZZ_CHECK(json_array_size(json_object_get(doc, "changes")) <= top);
+	FUZZ_CHECK(json_array_size(json_object_get(doc, "functions")) <= top);
 	if (base == p) {
 		/* every match is the function itself; two functions of one key (objects with one
 		 * file name in two directories) may stay unmatched, one on each side */
-		FUZZ_CHECK(doc_get_u64(doc, "functions_changed") == 0);
-		FUZZ_CHECK(doc_get_u64(doc, "functions_added") == doc_get_u64(doc, "functions_removed"));
+		FUZZ_CHECK(doc_get_u64(doc, "changed") == 0);
+		FUZZ_CHECK(doc_get_u64(doc, "added") == doc_get_u64(doc, "removed"));
 	}
 	render(doc, prof_diff_render);
 	json_decref(doc);
@@ -216,7 +216,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (p.nevents) {
 		json_t *doc = prof_report_build(&p, ev, top);
-		FUZZ_CHECK(json_array_size(json_object_get(doc, "top_self")) <= top);
+		FUZZ_CHECK(json_array_size(json_object_get(doc, "functions")) <= top);
 		render(doc, prof_report_render);
 		json_decref(doc);
 	}

@@ -391,24 +391,24 @@ static void test_check__verdicts(void **state)
 	assert_non_null(doc);
 	expect_result(doc, 0, "exceeded", 200, "soft");
 	assert_int_equal(json_integer_value(json_object_get(result(doc, 0), "soft_limit")), 187);
-	assert_int_equal(json_integer_value(json_object_get(result(doc, 0), "baseline")), 170);
+	assert_int_equal(json_integer_value(json_object_get(result(doc, 0), "baseline_value")), 170);
 	expect_result(doc, 1, "exceeded", 10, "hard");
 	assert_string_equal(json_string_value(json_object_get(result(doc, 1), "event")), "Dr");
 	expect_result(doc, 2, "held", 130, "");     /* matched across perf-100 / perf-200 */
-	assert_int_equal(json_integer_value(json_object_get(result(doc, 2), "baseline")), 100);
+	assert_int_equal(json_integer_value(json_object_get(result(doc, 2), "baseline_value")), 100);
 	expect_result(doc, 3, "exceeded", 130, "soft");
 	expect_result(doc, 4, "exceeded", 60, "hard");
-	assert_string_equal(json_string_value(json_object_get(result(doc, 4), "name")), "g1");
-	assert_true(json_is_true(json_object_get(result(doc, 4), "jit")));
+	assert_string_equal(json_string_value(json_object_get(json_object_get(result(doc, 4), "function"), "name")), "g1");
+	assert_true(json_is_true(json_object_get(json_object_get(result(doc, 4), "function"), "jit")));
 	expect_result(doc, 5, "held", 20, "");
-	assert_string_equal(json_string_value(json_object_get(result(doc, 5), "name")), "g2");
+	assert_string_equal(json_string_value(json_object_get(json_object_get(result(doc, 5), "function"), "name")), "g2");
 	expect_result(doc, 6, "missing", -1, "");
 	expect_result(doc, 7, "skipped", -1, "");
 	expect_result(doc, 8, "missing", -1, "");   /* object pattern excludes it */
 	expect_result(doc, 9, "missing", -1, "");   /* file pattern excludes it */
 	expect_result(doc, 10, "exceeded", 60, "hard");
 	assert_int_equal(json_integer_value(json_object_get(result(doc, 10), "functions")), 2);
-	assert_int_equal(json_integer_value(json_object_get(result(doc, 10), "baseline")), 60);
+	assert_int_equal(json_integer_value(json_object_get(result(doc, 10), "baseline_value")), 60);
 	assert_int_equal(json_array_size(json_object_get(doc, "results")), 11);
 	assert_false(prof_check_passed(doc));
 	assert_int_equal(json_integer_value(json_object_get(doc, "held")), 2);

@@ -14,6 +14,7 @@
 #include "prof_check.h"
 #include "prof_diff.h"
 #include "prof_report.h"
+#include "prof_scope.h"
 #include "profile.h"
 
 static const char report_usage[] =
@@ -26,6 +27,12 @@ static const char report_usage[] =
 	"  -e, --event NAME      the event the lists are sorted by (default: the first)\n"
 	"  -f, --format FORMAT   text (default), json, markdown, yaml (JSON and YAML: the\n"
 	"                        schema cgjit.report/2, docs/reports.md section 3)\n"
+	"      --focus FUNCTION  costs under FUNCTION only, its inclusive cost 100%: its exact\n"
+	"                        name, or glob:PATTERN (fnmatch); several matches are added up;\n"
+	"                        estimated from call arcs (docs/reports.md section 2.1)\n"
+	"      --focus-object PATTERN, --focus-file PATTERN\n"
+	"                        --focus only functions of such objects, of such files\n"
+	"      --jit-only        list JIT functions only (the totals stay all code's)\n"
 	"      --part N          only part N (from 1); default: all parts summed\n"
 	"      --no-fold         keep callgrind's recursion copies name'N apart from name\n"
 	"                        (by default they count as name, as in diff, check and\n"
@@ -43,6 +50,11 @@ static const char diff_usage[] =
 	"  -e, --event NAME      the event compared (default: the first of BASE; both must count it)\n"
 	"  -f, --format FORMAT   text (default), json, markdown, yaml (JSON and YAML: the\n"
 	"                        schema cgjit.diff/2, docs/reports.md section 3)\n"
+	"      --focus FUNCTION  compare the costs under FUNCTION (in both profiles): its exact\n"
+	"                        name, or glob:PATTERN; --focus-object, --focus-file narrow it\n"
+	"                        (docs/reports.md section 2.1)\n"
+	"      --focus-object PATTERN, --focus-file PATTERN\n"
+	"      --jit-only        compare and count JIT functions only\n"
 	"  -t, --threshold PCT   hide functions whose self and inclusive cost changed by less than\n"
 	"                        PCT percent of BASE's total (default 0)\n"
 	"      --part N          only part N of both files\n"
@@ -61,6 +73,11 @@ static const char check_usage[] =
 	"  -B, --baseline FILE   the profile soft limits are relative to (e.g. the base branch's)\n"
 	"  -f, --format FORMAT   text (default), json, markdown, yaml (JSON and YAML: the\n"
 	"                        schema cgjit.check/2, docs/reports.md section 3)\n"
+	"      --focus FUNCTION  measure the limits under FUNCTION (those without a focus of\n"
+	"                        their own): its exact name, or glob:PATTERN; --focus-object,\n"
+	"                        --focus-file narrow it (docs/reports.md sections 2.1 and 4)\n"
+	"      --focus-object PATTERN, --focus-file PATTERN\n"
+	"      --jit-only        function limits match JIT functions only\n"
 	"      --part N          only part N of the profiles\n"
 	"      --no-fold         keep callgrind's recursion copies name'N apart from name\n"
 	"  -h, --help            this text\n";
@@ -74,6 +91,8 @@ struct common {
 	struct profile_opts popts;
 	double threshold;
 	const char *budget, *baseline;
+	struct prof_select focus;   /* --focus, --focus-object, --focus-file */
+	struct prof_scope_opts scope;
 };
 
 /* Options shared by report and diff. Returns -1 to go on, or an exit status. */
@@ -82,10 +101,15 @@ static int parse_common(int argc, char **argv, const char *usage, enum command c
 	static const char *const shortopts[] = { ":n:e:f:h", ":n:e:f:t:h", ":b:B:f:h" };
 	int is_diff = cmd == CMD_DIFF;
 	enum { OPT_PART = 256, OPT_FOLD, OPT_NOFOLD };
+	enum { OPT_FOCUS = 320, OPT_FOCUS_OBJECT, OPT_FOCUS_FILE, OPT_JIT_ONLY };
 	static const struct option longopts[] = {
 		{ "top", required_argument, NULL, 'n' },
 		{ "event", required_argument, NULL, 'e' },
 		{ "format", required_argument, NULL, 'f' },
+		{ "focus", required_argument, NULL, OPT_FOCUS },
+		{ "focus-object", required_argument, NULL, OPT_FOCUS_OBJECT },
+		{ "focus-file", required_argument, NULL, OPT_FOCUS_FILE },
+		{ "jit-only", no_argument, NULL, OPT_JIT_ONLY },
 		{ "threshold", required_argument, NULL, 't' },
 		{ "part", required_argument, NULL, OPT_PART },
 		{ "fold-recursion", no_argument, NULL, OPT_FOLD },
@@ -136,6 +160,13 @@ static int parse_common(int argc, char **argv, const char *usage, enum command c
 		case OPT_NOFOLD:
 			c->popts.fold_recursion = 0;
 			break;
+		case OPT_FOCUS:
+		case OPT_FOCUS_OBJECT:
+		case OPT_FOCUS_FILE:
+		case OPT_JIT_ONLY:
+			if (cmd_util_scope_option(usage, opt - OPT_FOCUS, optarg, &c->focus, &c->scope) >= 0)
+				return 2;
+			break;
 		case 'h':
 			fputs(usage, stdout);
 			return 0;
@@ -143,7 +174,7 @@ static int parse_common(int argc, char **argv, const char *usage, enum command c
 			return cmd_util_option_error(usage, opt, argv);
 		}
 	}
-	return -1;
+	return cmd_util_scope_done(usage, &c->focus, &c->scope);
 }
 
 static int write_doc(const json_t *doc, enum doc_format format,
@@ -193,6 +224,10 @@ int cmd_report(int argc, char **argv)
 		profile_free(&p);
 		return 1;
 	}
+	if ((rc = cmd_util_apply_scope(&p, &c.scope, ev)) >= 0) {
+		profile_free(&p);
+		return rc;
+	}
 	json_t *doc = prof_report_build(&p, ev, c.top);
 	rc = write_doc(doc, c.format, prof_report_render);
 	json_decref(doc);
@@ -217,6 +252,15 @@ int cmd_diff(int argc, char **argv)
 		return 1;
 	}
 	struct diag d = { 0 };
+	/* scoped with the event compared; an event either lacks is prof_diff_build()'s error */
+	const char *evname = c.event ? c.event : a.events[0];
+	int ea = profile_event(&a, evname), eb = profile_event(&b, evname);
+	if (ea >= 0 && eb >= 0 && ((rc = cmd_util_apply_scope(&a, &c.scope, (unsigned)ea)) >= 0 ||
+				   (rc = cmd_util_apply_scope(&b, &c.scope, (unsigned)eb)) >= 0)) {
+		profile_free(&a);
+		profile_free(&b);
+		return rc;
+	}
 	json_t *doc = prof_diff_build(&a, &b, c.event, c.top, c.threshold, &d);
 	if (!doc) {
 		fprintf(stderr, "cgjit: %s\n", d.msg);
@@ -260,7 +304,16 @@ int cmd_check(int argc, char **argv)
 		return 1;
 	}
 	int bad_budget;
-	json_t *doc = prof_check_build(&b, &p, c.baseline ? &base : NULL, &bad_budget, &d);
+	/* a --focus that names nothing is a usage error, as in report; a focus of the budget
+	 * file that names nothing makes its limits missing (exit 3) */
+	if (c.scope.focus && (rc = cmd_util_check_focus(&p, &c.scope)) >= 0) {
+		if (c.baseline)
+			profile_free(&base);
+		profile_free(&p);
+		budget_free(&b);
+		return rc;
+	}
+	json_t *doc = prof_check_build(&b, &p, c.baseline ? &base : NULL, &c.scope, &bad_budget, &d);
 	if (!doc) {
 		fprintf(stderr, "cgjit: %s\n", d.msg);
 		rc = bad_budget ? 2 : 1;

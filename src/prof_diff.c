@@ -214,11 +214,13 @@ static struct change *pair_up(const struct profile *A, const struct profile *B, 
 	size_t m = 0;
 	for (size_t i = 0; i < A->nfns; i++) {
 		size_t j = in_b[i];
+		if (!profile_listed(A, i) || (j != SIZE_MAX && !profile_listed(B, j)))
+			continue;   /* --jit-only */
 		c[m++] = (struct change){ i, j, A->fns[i].self[ea], j != SIZE_MAX ? B->fns[j].self[eb] : 0,
 					  A->fns[i].incl[ea], j != SIZE_MAX ? B->fns[j].incl[eb] : 0 };
 	}
 	for (size_t j = 0; j < B->nfns; j++)
-		if (in_a[j] == SIZE_MAX)
+		if (in_a[j] == SIZE_MAX && profile_listed(B, j))
 			c[m++] = (struct change){ SIZE_MAX, j, 0, B->fns[j].self[eb], 0, B->fns[j].incl[eb] };
 	free(in_a);
 	free(in_b);
@@ -347,10 +349,12 @@ void prof_diff_render(const json_t *doc, FILE *f, int md)
 		fprintf(f, "## Profile diff (%s)\n\nbase `%s`, new `%s`\n\n", ev, doc_get_str(doc, "baseline"),
 			doc_get_str(doc, "profile"));
 		prof_diff_render_warnings(doc, f, 1);
+		prof_report_render_scope(doc, f, 1);
 		fputs("| event | base | new | change | |\n|---|---:|---:|---:|---:|\n", f);
 	} else {
 		fprintf(f, "base      %s\nnew       %s\n", doc_get_str(doc, "baseline"), doc_get_str(doc, "profile"));
 		prof_diff_render_warnings(doc, f, 0);
+		prof_report_render_scope(doc, f, 0);
 	}
 	const json_t *tot = json_object_get(doc, "totals"), *btot = json_object_get(doc, "baseline_totals");
 	const char *key;

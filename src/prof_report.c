@@ -72,8 +72,11 @@ static json_t *top_list(const struct profile *p, unsigned ev, size_t top, int by
 	g_order = (struct order){ p, ev, by_incl };
 	qsort(idx, p->nfns, sizeof(*idx), cmp_cost);
 	json_t *a = json_array();
-	for (size_t i = 0; i < p->nfns && i < top; i++)
-		json_array_append_new(a, fn_entry(p, idx[i], ev));
+	for (size_t i = 0, n = 0; i < p->nfns && n < top; i++)
+		if (profile_listed(p, idx[i])) {
+			json_array_append_new(a, fn_entry(p, idx[i], ev));
+			n++;
+		}
 	free(idx);
 	return a;
 }
@@ -86,13 +89,48 @@ json_t *prof_report_totals(const struct profile *p)
 	return tot;
 }
 
+static json_t *opt_string(const char *s)
+{
+	return s ? doc_string(s) : json_null();
+}
+
 json_t *prof_report_scope(const struct profile *p)
 {
-	json_t *s = json_object();
-	json_object_set_new(s, "focus", json_null());
-	json_object_set_new(s, "jit_only", json_false());
+	const struct profile_scope *sc = p->scope;
+	json_t *s = json_object(), *f = json_null();
+	if (sc && sc->focused) {
+		f = json_object();
+		json_object_set_new(f, "match", opt_string(sc->match));
+		json_object_set_new(f, "pattern", opt_string(sc->pattern));
+		json_object_set_new(f, "object", opt_string(sc->object));
+		json_object_set_new(f, "file", opt_string(sc->file));
+		json_t *fns = json_array();
+		for (size_t i = 0; i < sc->nfocus; i++)
+			json_array_append_new(fns, prof_report_fn_ident(p, sc->focus[i]));
+		json_object_set_new(f, "functions", fns);
+		json_object_set_new(f, "calls", doc_u64(sc->calls));
+		json_t *tot = json_object();
+		for (unsigned e = 0; e < p->nevents; e++)
+			doc_set_key(tot, p->events[e], doc_u64(sc->profile_totals[e]));
+		json_object_set_new(f, "profile_totals", tot);
+	}
+	json_object_set_new(s, "focus", f);
+	json_object_set_new(s, "jit_only", json_boolean(sc && sc->jit_only));
 	json_object_set_new(s, "fold_recursion", json_boolean(p->folded));
 	return s;
+}
+
+void prof_report_scope_notes(const struct profile *p, json_t *notes)
+{
+	const struct profile_scope *sc = p->scope;
+	if (!sc || !sc->focused)
+		return;
+	json_array_append_new(notes, json_string(PROF_REPORT_NOTE_FOCUS));
+	if (sc->nfocus > 1)
+		json_array_append_new(notes, json_pack("s+", "the focus is ",
+			sc->nfocus == 2 ? "2 functions: their costs are added, and one that runs under the other counts "
+					  "once, at its own root" : "several functions: their costs are added, and one that "
+					  "runs under another counts once, at its own root"));
 }
 
 /* Per kind of code (enum prof_kind): how many functions, their self cost of EV, its share. */
@@ -166,6 +204,7 @@ json_t *prof_report_build(const struct profile *p, unsigned ev, size_t top)
 	json_object_set_new(doc, "function_count", doc_u64(p->nfns));
 	json_object_set_new(doc, "kinds", kinds(p, ev));
 	json_t *notes = json_array();
+	prof_report_scope_notes(p, notes);
 	trampoline_note(notes, p, ev);
 	json_object_set_new(doc, "notes", notes);
 	json_object_set_new(doc, "functions", top_list(p, ev, top, 0));
@@ -238,6 +277,47 @@ static void render_list(FILE *f, const json_t *list, const char *title, const ch
 	}
 }
 
+void prof_report_render_scope(const json_t *doc, FILE *f, int markdown)
+{
+	char b1[32], b2[32], b3[32], calls[32];
+	const json_t *sc = json_object_get(doc, "scope"), *fo = json_object_get(sc, "focus");
+	const char *ev = doc_get_str(doc, "event");
+	if (json_is_object(fo)) {
+		const json_t *fns = json_object_get(fo, "functions");
+		const json_t *all = json_object_get(json_object_get(fo, "profile_totals"), ev);
+		uint64_t t = doc_get_u64(json_object_get(doc, "totals"), ev);
+		uint64_t whole = json_is_integer(all) ? (uint64_t)json_integer_value(all) : 0;
+		doc_commas(b1, t);
+		doc_commas(b2, whole);
+		doc_percent(b3, whole ? (double)t / (double)whole : 0.0);
+		size_t n = json_array_size(fns), i;
+		json_t *fn;
+		if (markdown) {
+			fprintf(f, "Focus: %s ", doc_get_str(fo, "match"));
+			doc_md_cell(f, doc_get_str(fo, "pattern"));
+			fprintf(f, ", %zu function%s, %s calls: %s %s, %s of the profile's %s; the costs below "
+				"are those under it (100%% = the focus)\n\n", n, n == 1 ? "" : "s",
+				doc_commas(calls, doc_get_u64(fo, "calls")), b1, ev, b3, b2);
+		} else {
+			fprintf(f, "focus     %s '%s': %zu function%s, %s calls; %s %s, %s of the profile's %s "
+				"(100%% below)\n", doc_get_str(fo, "match"), doc_get_str(fo, "pattern"), n,
+				n == 1 ? "" : "s", doc_commas(calls, doc_get_u64(fo, "calls")), b1, ev, b3, b2);
+			json_array_foreach(fns, i, fn) {
+				if (i == 10) {
+					fprintf(f, "          ... and %zu more\n", n - 10);
+					break;
+				}
+				fputs("          ", f);
+				fn_label(f, fn, 0);
+				fputc('\n', f);
+			}
+		}
+	}
+	if (json_is_true(json_object_get(sc, "jit_only")))
+		fputs(markdown ? "Only JIT functions are listed (`--jit-only`); the totals are all code's.\n\n"
+			       : "scope     JIT functions only (--jit-only); the totals are all code's\n", f);
+}
+
 /* The shares of code that has no name: JIT code no map names, and code without symbols in
  * ELF files. They are different stories (the first is a reason to run augment, the second
  * a stripped library), so they are told apart. */
@@ -281,6 +361,7 @@ void prof_report_render(const json_t *doc, FILE *f, int markdown)
 		if (json_is_string(cmd))
 			fprintf(f, "command   %s\n", json_string_value(cmd));
 	}
+	prof_report_render_scope(doc, f, markdown);
 	fprintf(f, markdown ? "%s, %lld part%s%s\n\n| event | total |\n|---|---:|\n" : "format    %s, %lld part%s%s\n",
 		doc_get_str(doc, "format"), (long long)parts, parts == 1 ? "" : "s",
 		json_is_integer(part) ? " (one read: --part)" : parts > 1 ? " (summed)" : "");

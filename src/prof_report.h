@@ -20,7 +20,18 @@ void prof_report_render(const json_t *doc, FILE *f, int markdown);
 json_t *prof_report_fn_ident(const struct profile *p, size_t fn);
 /* ... P's totals, {"EVENT": cost, ...}, ... */
 json_t *prof_report_totals(const struct profile *p);
-/* ... and the scope P's costs are taken in ("focus", "jit_only"). */
+/* ... and the scope P's costs are taken in ("focus", "jit_only", "fold_recursion"). */
 json_t *prof_report_scope(const struct profile *p);
+/* Appends to NOTES what a scoped P's numbers mean (an estimate from arcs, several focus
+ * functions added up). */
+void prof_report_scope_notes(const struct profile *p, json_t *notes);
+/* The "focus" and "scope" lines of DOC's header (text, or MARKDOWN), when it has a scope. */
+void prof_report_render_scope(const json_t *doc, FILE *f, int markdown);
+
+/* The note of every document about costs under a focus. */
+#define PROF_REPORT_NOTE_FOCUS "costs under a focus are estimated from call arcs: callgrind " \
+	"records who called whom and at what cost, not whole stacks, so a function called from " \
+	"inside and outside the focus is shared in proportion to those calls' cost " \
+	"(docs/reports.md section 2.1); recorded with --separate-callers=N, exact to N callers"
 
 #endif

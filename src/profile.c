@@ -29,6 +29,15 @@ void profile_free(struct profile *p)
 		return;
 	free(p->path);
 	free(p->cmd);
+	if (p->scope) {
+		free(p->scope->match);
+		free(p->scope->pattern);
+		free(p->scope->object);
+		free(p->scope->file);
+		free(p->scope->focus);
+		free(p->scope->profile_totals);
+		free(p->scope);
+	}
 	for (unsigned i = 0; i < p->nevents; i++)
 		free(p->events[i]);
 	free(p->events);
@@ -57,6 +66,11 @@ void profile_set_cmd(struct profile *p, const char *cmd, size_t len)
 		len--;
 	if (!p->cmd)
 		p->cmd = xstrndup(cmd, len);
+}
+
+int profile_listed(const struct profile *p, size_t fn)
+{
+	return !p->scope || !p->scope->jit_only || p->fns[fn].jit;
 }
 
 int profile_event(const struct profile *p, const char *name)
@@ -273,6 +287,11 @@ static uint32_t components(size_t n, const struct prof_arc *arcs, size_t narcs, 
 uint32_t profile_components(const struct profile *p, uint32_t *comp)
 {
 	return components(p->nfns, p->arcs, p->narcs, comp, NULL);
+}
+
+uint32_t profile_components_of(size_t n, const struct prof_arc *arcs, size_t narcs, uint32_t *comp)
+{
+	return components(n, arcs, narcs, comp, NULL);
 }
 
 /* Inclusive cost, as docs/reports.md explains: the calls into a function from other

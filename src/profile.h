@@ -45,11 +45,25 @@ struct prof_fn {
 	unsigned in_cycle : 1;     /* it is on a cycle of calls through other functions */
 };
 
+/* How a profile made by prof_scope_make() was cut from the profile it was read as
+ * (docs/reports.md section 2.1). */
+struct profile_scope {
+	int jit_only;           /* the documents list and match JIT functions only */
+	int focused;            /* costs are those under a focus, and the totals the focus's */
+	char *match, *pattern;  /* the focus: "name" or "glob", and the name or pattern */
+	char *object, *file;    /* ... its patterns on the object and the file, or NULL */
+	size_t nfocus;
+	uint32_t *focus;        /* the focus functions: indices into fns */
+	uint64_t calls;         /* calls into the focus from functions outside it */
+	uint64_t *profile_totals;   /* per event: the whole profile's totals */
+};
+
 struct profile {
 	char *path;
 	char *cmd;              /* the command the profile ran (its cmd: line), or NULL */
 	int cachegrind;         /* a cachegrind file: self cost only */
 	int folded;             /* recursion copies name'N were read as name */
+	struct profile_scope *scope;   /* NULL: the whole profile, as read */
 	unsigned nevents;
 	char **events;
 	uint64_t *totals;       /* per event: the sum of every function's self cost */
@@ -86,6 +100,10 @@ const char *profile_kind_name(enum prof_kind kind);
  * one given is kept. */
 void profile_set_cmd(struct profile *p, const char *cmd, size_t len);
 
+/* 0 when FN is not to be listed or matched in P's documents (a scope of JIT code only and
+ * FN is not JIT), else 1. */
+int profile_listed(const struct profile *p, size_t fn);
+
 /* The index of event NAME, or -1. */
 int profile_event(const struct profile *p, const char *name);
 
@@ -93,6 +111,9 @@ int profile_event(const struct profile *p, const char *name);
  * algorithm): COMP[f], an array of nfns entries from the caller, gets the number of f's
  * component. Returns the number of components. */
 uint32_t profile_components(const struct profile *p, uint32_t *comp);
+/* The same for N functions and the arcs ARCS[0..NARCS) between them (a subset of a
+ * profile's: the flame graph cuts the arcs into a focus). */
+uint32_t profile_components_of(size_t n, const struct prof_arc *arcs, size_t narcs, uint32_t *comp);
 
 /* Builds the per-function sums from self costs and call arcs: used by the loaders and by
  * tests that construct profiles directly. */

@@ -20,7 +20,11 @@
 # positive), in elision frames (an older cgjit's "[other]" counted as one), and sum over
 # functions of |drawn - S| / 2 (which counts half of the elided cost).
 # Options: --event E, --part N (no callgrind_annotate then: it sums all parts),
-# --measure (print only the share: works on any folded file, e.g. an older cgjit's).
+# --measure (print only the share: works on any folded file, e.g. an older cgjit's),
+# --focus F (FOLDED is `flamegraph --focus F`: the self costs are `report --focus F`'s, the
+# total the focus's; callgrind_annotate has no focus and is not asked), --jit-only (FOLDED
+# is `flamegraph --jit-only`: every frame is a JIT function, "[not JIT]" or "[elided]",
+# and the JIT functions are compared, with report and callgrind_annotate).
 use strict;
 use warnings;
 use Cwd qw(abs_path);
@@ -28,14 +32,17 @@ use File::Temp qw(tempdir);
 use Getopt::Long;
 use JSON::PP;
 
-my ($event, $part, $measure) = (undef, undef, 0);
-GetOptions("event=s" => \$event, "part=i" => \$part, "measure" => \$measure) or die "bad options\n";
+my ($event, $part, $measure, $focus, $jit_only) = (undef, undef, 0, undef, 0);
+GetOptions("event=s" => \$event, "part=i" => \$part, "measure" => \$measure, "focus=s" => \$focus,
+	   "jit-only" => \$jit_only) or die "bad options\n";
 my ($cgjit, $profile, $folded, $svg) = @ARGV;
 die "usage: $0 [--event E] [--part N] [--measure] CGJIT PROFILE FOLDED [SVG]\n" unless defined $folded;
 $profile = abs_path($profile);
 (my $label = $profile) =~ s{.*/}{};
 $label .= " --part $part" if defined $part;
 $label .= " --event $event" if defined $event;
+$label .= " --focus '$focus'" if defined $focus;
+$label .= " --jit-only" if $jit_only;
 my $elided = "[elided]";
 
 # flamegraph's name rules, written again: callgrind's --separate-recs copies name'N are
@@ -54,7 +61,7 @@ sub folded_name {
 }
 
 # the folded stacks: drawn cost and lines per last frame
-my (%drawn, %lines, $sum);
+my (%drawn, %lines, $sum, %frame_names);
 open(my $fh, "<", $folded) or die "$folded: $!\n";
 while (<$fh>) {
 	chomp;
@@ -65,6 +72,7 @@ while (<$fh>) {
 	$drawn{$last} += $v;
 	$lines{$last}++;
 	$sum += $v;
+	$frame_names{$_} = 1 for split /;/, $stack;
 }
 close $fh;
 $sum //= 0;
@@ -73,6 +81,7 @@ $sum //= 0;
 my @ropt = ("-n", "1000000000");
 push @ropt, "-e", $event if defined $event;
 push @ropt, "--part", $part if defined $part;
+push @ropt, "--focus", $focus if defined $focus;
 my $json = do {
 	open(my $r, "-|", $cgjit, "report", "-f", "json", @ropt, $profile) or die "$cgjit: $!\n";
 	local $/;
@@ -88,9 +97,19 @@ for my $f (@{$doc->{functions}}) {
 	$jit{$k} = 1 if $f->{jit};
 }
 
+my %names = (%self, %drawn);
+if ($jit_only) {
+	# only JIT functions are drawn: the others are no function's frames to compare
+	my $not_jit = "[not JIT]";
+	my @other = grep { $_ ne $elided && $_ ne $not_jit && !$jit{$_} } sort keys %frame_names;
+	print +(@other ? "not ok" : "ok") . " - $label: every frame is a JIT function, $not_jit or $elided"
+		. (@other ? " (not: '" . join("', '", @other[0 .. ($#other < 2 ? $#other : 2)]) . "')" : "") . "\n";
+	delete $names{$_} for grep { !$jit{$_} } keys %names;
+	$total = $sum;   # the cost under JIT frames, not the profile's
+}
+
 # the shares of the total drawn under another name, and elided
 my ($abs, $more) = (0, 0);
-my %names = (%self, %drawn);
 for my $k (keys %names) {
 	next if $k eq $elided;
 	my $d = ($drawn{$k} // 0) - ($self{$k} // 0);
@@ -110,7 +129,8 @@ if ($measure) {
 	exit 0;
 }
 
-print +($sum == $total ? "ok" : "not ok") . " - $label: folded values add up to the report's total ($sum, $total)\n";
+print +($sum == $total ? "ok" : "not ok") . " - $label: folded values add up to the report's total ($sum, $total)\n"
+	unless $jit_only;
 
 # frames per name in the SVG, and how many there are
 my (%frames, $nframes);
@@ -138,10 +158,11 @@ for my $k (sort keys %names) {
 	my ($over, $under) = ($d - $s, $s - $d);
 	$max_over = $over if $over > $max_over;
 	$max_under = $under if $under > $max_under;
-	if ($over > 0 && $over >= ($lines{$k} // 0)) {
+	# under a focus the report's self cost is the exact share rounded to a unit: one more
+	if ($over > 0 && $over >= ($lines{$k} // 0) + (defined $focus ? 1 : 0)) {
 		print "not ok - $label: '$k' drawn $d, self $s: more than its $lines{$k} lines can round up\n";
 		$bad++;
-	} elsif (defined $svg && $under > 0 && $under >= ($frames{$k} // 0) + $e + $nframes) {
+	} elsif (defined $svg && $under > 0 && $under >= ($frames{$k} // 0) + $e + $nframes + (defined $focus ? 1 : 0)) {
 		print "not ok - $label: '$k' drawn $d, self $s: less than its " . ($frames{$k} // 0)
 			. " frames' rounding and the $e elided\n";
 		$bad++;
@@ -151,8 +172,8 @@ print +($bad ? "not ok" : "ok") . " - $label: $n functions ($njit JIT) drawn at 
 	. " (largest excess $max_over, largest shortfall $max_under"
 	. (defined $svg ? "; $nframes frames, $e elided" : "") . ")\n";
 
-# the same against callgrind_annotate / cg_annotate (it sums all parts)
-exit 0 if defined $part;
+# the same against callgrind_annotate / cg_annotate (it sums all parts, and has no focus)
+exit 0 if defined $part || defined $focus;
 my %files;
 {
 	open(my $p, "<", $profile) or die "$profile: $!\n";

@@ -50,6 +50,8 @@ struct flamegraph {
 	uint32_t *comp;       /* N: each function's strongly connected component */
 	uint32_t *comp_size;  /* per component: its members */
 	uint64_t *arcp;       /* narcs: the consistent arcs (0 inside a component) */
+	const unsigned char *prio;   /* N: functions whose arcs out are made consistent first
+	                                (a focus, the JIT code of --jit-only), or NULL */
 	uint64_t *activity;   /* per component: I'(C), self plus consistent arcs out */
 	uint64_t *out;        /* N: a function's consistent arcs out of its component */
 	size_t *first;        /* N + 2: the edges of node V are first[V] .. first[V + 1] */
@@ -179,6 +181,12 @@ static void comp_arcs_free(struct comp_arcs *ca)
 	free(ca->out);
 }
 
+/* 1 if arc A is one of the arcs whose cost is taken first (consistent_arcs()). */
+static int is_prio(const struct flamegraph *g, size_t a)
+{
+	return g->prio && g->prio[g->arcs[a].caller];
+}
+
 /* The consistent arcs (docs/flamegraph.md, "Consistent arcs"): callgrind's arcs into a
  * component can add up to more than it spends (recursion counted again, the arcs of a
  * cycle); each component's activity I'(C), its self cost plus its consistent arcs out, is
@@ -197,18 +205,24 @@ static uint64_t *consistent_arcs(struct flamegraph *g, uint32_t ncomp, const str
 		for (size_t i = ca->out_first[c]; i < ca->out_first[c + 1]; i++)
 			act += arcp[ca->out[i]];   /* into components numbered lower: done */
 		g->activity[c] = act;
-		wide_t in = 0, cum = 0;
+		/* the arcs out of the functions the graph is cut to (a focus, JIT code) first:
+		 * each records what ran under those calls, and that is the question asked */
+		wide_t in[2] = { 0, 0 }, cum[2] = { 0, 0 };
 		for (size_t i = ca->in_first[c]; i < ca->in_first[c + 1]; i++)
-			in += g->cost[ca->in[i]];
+			in[is_prio(g, ca->in[i])] += g->cost[ca->in[i]];
+		uint64_t share[2];
+		share[1] = in[1] <= act ? (uint64_t)in[1] : act;
+		share[0] = act - share[1];
 		for (size_t i = ca->in_first[c]; i < ca->in_first[c + 1]; i++) {
 			uint64_t cost = g->cost[ca->in[i]];
-			if (in <= act) {
+			int k = is_prio(g, ca->in[i]);
+			if (in[k] <= share[k]) {
 				arcp[ca->in[i]] = cost;
 				continue;
 			}
-			uint64_t lo = part_of(act, cum, in);
-			cum += cost;
-			arcp[ca->in[i]] = part_of(act, cum, in) - lo;
+			uint64_t lo = part_of(share[k], cum[k], in[k]);
+			cum[k] += cost;
+			arcp[ca->in[i]] = part_of(share[k], cum[k], in[k]) - lo;
 		}
 	}
 	for (size_t a = 0; a < g->narcs; a++)
@@ -358,11 +372,25 @@ static void build_tree(struct flamegraph *g, uint32_t m)
 
 static void apply_cap(struct flamegraph *g);
 
+/* The arcs a model leaves out: into a focus function, and into a function CYCLE_CUT flags
+ * from a function of its own cycle (COMP0: P's components). */
+static int cut_arc(const struct prof_arc *r, const unsigned char *focus, const unsigned char *cycle_cut,
+		   const uint32_t *comp0)
+{
+	if (r->caller == r->callee)
+		return 0;
+	return (focus && focus[r->callee]) ||
+	       (cycle_cut && cycle_cut[r->callee] && comp0[r->caller] == comp0[r->callee]);
+}
+
 /* The model of docs/flamegraph.md section 1 for event EV of P: components, consistent
  * arcs, activities, entries and the edges, with the arcs into the functions FOCUS flags
  * cut (NULL: none), so that each focus function is a root of its own and the only
- * entries are theirs (section 1.7). No limits and no walk yet. */
-static struct flamegraph *model_new(const struct profile *p, unsigned ev, const unsigned char *focus)
+ * entries are theirs (section 1.7), and the arcs into the functions CYCLE_CUT flags from
+ * inside their cycle cut (NULL: none; --jit-only, section 1.8). No limits and no walk
+ * yet. */
+static struct flamegraph *model_new(const struct profile *p, unsigned ev, const unsigned char *focus,
+				    const unsigned char *cycle_cut)
 {
 	struct flamegraph *g = xcalloc(1, sizeof(*g));
 	g->p = p;
@@ -372,21 +400,25 @@ static struct flamegraph *model_new(const struct profile *p, unsigned ev, const 
 	size_t n = g->n;
 	g->arcs = p->arcs;
 	g->narcs = p->narcs;
-	if (focus) {
+	uint32_t *comp0 = NULL;
+	if (cycle_cut) {
+		comp0 = xmalloc((n + 1) * sizeof(*comp0));
+		profile_components(p, comp0);
+	}
+	if (focus || cycle_cut) {
 		g->arcs_copy = xmalloc((p->narcs + 1) * sizeof(*g->arcs_copy));
 		g->narcs = 0;
 		for (size_t a = 0; a < p->narcs; a++)
-			if (!focus[p->arcs[a].callee] || p->arcs[a].caller == p->arcs[a].callee)
+			if (!cut_arc(&p->arcs[a], focus, cycle_cut, comp0))
 				g->arcs_copy[g->narcs++] = p->arcs[a];
 		g->arcs = g->arcs_copy;
 	}
 	g->cost = xmalloc((g->narcs + 1) * sizeof(*g->cost));
-	for (size_t a = 0, k = 0; a < p->narcs; a++) {
-		const struct prof_arc *r = &p->arcs[a];
-		if (focus && focus[r->callee] && r->caller != r->callee)
-			continue;
-		g->cost[k++] = p->arc_costs[a * p->nevents + ev];
-	}
+	for (size_t a = 0, k = 0; a < p->narcs; a++)
+		if (!cut_arc(&p->arcs[a], focus, cycle_cut, comp0))
+			g->cost[k++] = p->arc_costs[a * p->nevents + ev];
+	free(comp0);
+	g->prio = focus ? focus : cycle_cut;
 	g->comp = xmalloc((n + 1) * sizeof(*g->comp));
 	g->ncomp = profile_components_of(n, g->arcs, g->narcs, g->comp);
 	g->comp_size = xcalloc((size_t)g->ncomp + 1, sizeof(*g->comp_size));
@@ -410,6 +442,7 @@ static struct flamegraph *model_new(const struct profile *p, unsigned ev, const 
 	build_edges(g, g->arcp, entry);
 	comp_arcs_free(&ca);
 	free(entry);
+	g->prio = NULL;   /* the caller's, needed no more */
 	g->parent = xmalloc((n + 1) * sizeof(*g->parent));
 	g->sub = xcalloc(n + 1, sizeof(*g->sub));
 	g->queue = xmalloc((n + 1) * sizeof(*g->queue));
@@ -443,7 +476,7 @@ static uint64_t round_cost(long double v)
 void flamegraph_scope(const struct profile *p, unsigned ev, const unsigned char *focus,
 		      struct flamegraph_scope *s)
 {
-	struct flamegraph *g = model_new(p, ev, focus);
+	struct flamegraph *g = model_new(p, ev, focus, NULL);
 	size_t n = g->n, *mfirst;
 	uint32_t nc = g->ncomp, *members;
 	comp_members(g, &mfirst, &members);
@@ -583,6 +616,8 @@ struct jit_pass {
 
 static void jit_deliver(struct jit_pass *j, uint32_t c, long double m)
 {
+	if (!(m > 0))
+		return;   /* nothing arrives: and an empty component is never queued twice */
 	if (!(j->in[c] > 0))
 		heap_push(&j->heap, c);
 	j->in[c] += m;
@@ -634,12 +669,15 @@ static void jit_source(struct jit_pass *j, uint32_t x)
 static struct profile *jit_profile(const struct profile *p, unsigned ev, const unsigned char *focus,
 				   unsigned char **focus_out)
 {
-	struct flamegraph *g = model_new(p, ev, focus);
-	struct jit_pass j = { .g = g };
-	size_t n = g->n;
+	size_t n = p->nfns;
 	unsigned char *keep = xcalloc(n + 1, 1);
 	for (size_t f = 0; f < n; f++)
 		keep[f] = p->fns[f].jit || (focus && focus[f]);
+	/* a cycle of JIT code and other code (V8's builtins calling back into JS, CPython's
+	 * interpreter between its trampolines) is cut at its JIT functions, as a focus is
+	 * cut: each then holds what it calls */
+	struct flamegraph *g = model_new(p, ev, focus, keep);
+	struct jit_pass j = { .g = g };
 	j.keep = keep;
 	comp_members(g, &j.mfirst, &j.members);
 	comp_arcs_build(&j.ca, g, g->ncomp);
@@ -714,11 +752,11 @@ struct flamegraph *flamegraph_new(const struct profile *p, const struct flamegra
 	if (o->jit_only) {
 		unsigned char *focus = NULL;
 		struct profile *derived = jit_profile(p, o->event, o->focus, &focus);
-		g = model_new(derived, 0, focus);
+		g = model_new(derived, 0, focus, NULL);
 		g->own = derived;
 		free(focus);
 	} else {
-		g = model_new(p, o->event, o->focus);
+		g = model_new(p, o->event, o->focus, NULL);
 	}
 	g->max_depth = o->max_depth ? o->max_depth : 1;
 	g->max_frames = o->max_frames ? o->max_frames : FLAMEGRAPH_MAX_FRAMES;

@@ -607,9 +607,9 @@ static void test_flamegraph__focus(void **state)
 	static const struct { const char *names; const char *want; uint64_t total; } cases[] = {
 		{ "c", "c 10\nc;d 30\nc;d;e 10\n", 50 },
 		{ "a", "a 40\na;b 20\n", 60 },   /* a's call of itself is inside it */
-		/* d's call of c is cut at neither: c (10 in all, its call of d cut) is shared by
-		 * its callers main (50) and d (15) in proportion, 3 of it under d */
-		{ "ad", "a 40\na;b 20\nd 30\nd;c 3\nd;e 10\n", 103 },
+		/* c (10 in all once its call of d is cut) is called by main (50) and by the focus
+		 * d (15): the focus's call is what is asked about, and takes c's 10 first */
+		{ "ad", "a 40\na;b 20\nd 30\nd;c 10\nd;e 10\n", 110 },
 	};
 	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
 		memset(focus, 0, sizeof(focus));
@@ -709,6 +709,46 @@ static void test_flamegraph__jit_only(void **state)
 	assert_non_null(strstr(got, "code that is not JIT, called from the JIT frame below (--jit-only)"));
 	assert_non_null(strstr(got, "fill=\"rgb(222,222,222)\""));
 	free(got);
+	/* w (100) is called by J (JIT: 100) and by n1..n4 (native, under K: 5 each): J's
+	 * call takes all of w first, the natives' calls get nothing, and nothing is passed on
+	 * for them (a component once queued with nothing was queued again, past the queue's
+	 * end, on node-diff-base) */
+	profile_free(&p);
+	memset(&p, 0, sizeof(p));
+	b = profile_builder_new(&p, 1, ev);
+	uint32_t k = profile_builder_fn(b, "/tmp/perf-9.map", 15, "a.js", 4, "K", 1);
+	uint32_t jj = profile_builder_fn(b, "/tmp/perf-9.map", 15, "a.js", 4, "J", 1);
+	uint32_t w = fn(b, "w"), ni[4] = { fn(b, "n1"), fn(b, "n2"), fn(b, "n3"), fn(b, "n4") };
+	self(b, k, 10);
+	self(b, w, 100);
+	call(b, jj, w, 100);
+	for (int i = 0; i < 4; i++) {
+		self(b, ni[i], 5);
+		call(b, k, ni[i], 10);
+		call(b, ni[i], w, 5);
+	}
+	profile_builder_finish(b);
+	o.focus = NULL;
+	got = render(&p, &o, 0, NULL);
+	assert_string_equal(got, "J;[not JIT] 100\nK 10\nK;[not JIT] 20\n");
+	free(got);
+	profile_free(&p);
+	memset(&p, 0, sizeof(p));
+	b = profile_builder_new(&p, 1, ev);
+	m = fn(b, "main"), n1 = fn(b, "n1"), n2 = fn(b, "n2");
+	j1 = profile_builder_fn(b, "/tmp/perf-9.map", 15, "a.js", 4, "J1", 2);
+	j2 = profile_builder_fn(b, "/tmp/perf-9.map", 15, "a.js", 4, "J2", 2);
+	self(b, m, 5);
+	self(b, j1, 10);
+	self(b, n1, 25);
+	self(b, j2, 40);
+	self(b, n2, 20);
+	call(b, m, j1, 95);
+	call(b, j1, n1, 85);
+	call(b, n1, j2, 60);
+	call(b, j2, n2, 20);
+	profile_builder_finish(b);
+
 	/* under the focus n1 (native), with --jit-only: n1 is the root, J2 drawn above it */
 	unsigned char focus[5] = { 0 };
 	focus[n1] = 1;

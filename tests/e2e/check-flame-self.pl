@@ -21,7 +21,8 @@
 # functions of |drawn - S| / 2 (which counts half of the elided cost).
 # Options: --event E, --part N (no callgrind_annotate then: it sums all parts),
 # --measure (print only the share: works on any folded file, e.g. an older cgjit's),
-# --focus F (FOLDED is `flamegraph --focus F`: the self costs are `report --focus F`'s, the
+# --focus F [--focus-object O] [--focus-file L] (FOLDED is `flamegraph` with the same
+# options: the self costs are `report --focus F`'s, the
 # total the focus's; callgrind_annotate has no focus and is not asked), --jit-only (FOLDED
 # is `flamegraph --jit-only`: every frame is a JIT function, "[not JIT]" or "[elided]",
 # and the JIT functions are compared, with report and callgrind_annotate).
@@ -32,9 +33,10 @@ use File::Temp qw(tempdir);
 use Getopt::Long;
 use JSON::PP;
 
-my ($event, $part, $measure, $focus, $jit_only) = (undef, undef, 0, undef, 0);
+my ($event, $part, $measure, $focus, $focus_object, $focus_file, $jit_only) = (undef, undef, 0, undef, undef, undef, 0);
 GetOptions("event=s" => \$event, "part=i" => \$part, "measure" => \$measure, "focus=s" => \$focus,
-	   "jit-only" => \$jit_only) or die "bad options\n";
+	   "focus-object=s" => \$focus_object, "focus-file=s" => \$focus_file, "jit-only" => \$jit_only)
+	or die "bad options\n";
 my ($cgjit, $profile, $folded, $svg) = @ARGV;
 die "usage: $0 [--event E] [--part N] [--measure] CGJIT PROFILE FOLDED [SVG]\n" unless defined $folded;
 $profile = abs_path($profile);
@@ -82,6 +84,8 @@ my @ropt = ("-n", "1000000000");
 push @ropt, "-e", $event if defined $event;
 push @ropt, "--part", $part if defined $part;
 push @ropt, "--focus", $focus if defined $focus;
+push @ropt, "--focus-object", $focus_object if defined $focus_object;
+push @ropt, "--focus-file", $focus_file if defined $focus_file;
 my $json = do {
 	open(my $r, "-|", $cgjit, "report", "-f", "json", @ropt, $profile) or die "$cgjit: $!\n";
 	local $/;

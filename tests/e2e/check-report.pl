@@ -3,7 +3,8 @@
 # callgrind_annotate --inclusive=no and --inclusive=yes on the same plain file, for every
 # listed function; and the default report, which folds callgrind's recursion copies
 # name'N into name: each listed function's self cost against the sum of callgrind_annotate's
-# over the name and its copies.
+# over the name and its copies; and `--jit-only --no-fold`: only JIT functions, each at
+# callgrind_annotate's self cost.
 # callgrind_annotate keys a function by "file:name"; cgjit by (object, file, name), like
 # kcachegrind, and these differ in three documented ways (docs/reports.md):
 #  - cost lines under fi=/fe= go to "that file:name" in callgrind_annotate, to the function
@@ -45,12 +46,14 @@ sub annotate {
 
 my $json = `'$cgjit' report --format json --no-fold --top 25 '$profile'`;
 my $folded_json = `'$cgjit' report --format json --top 25 '$profile'`;
+my $jit_json = `'$cgjit' report --format json --jit-only --no-fold --top 25 '$profile'`;
 if ($? != 0 || !length $json) {
 	print "not ok - $name: cgjit report failed\n";
 	exit 0;
 }
 my $doc = decode_json($json);
 my $folded = decode_json($folded_json);
+my $jit_doc = decode_json($jit_json);
 my $self = annotate("no");
 my $incl = annotate("yes");
 
@@ -169,3 +172,29 @@ for my $f (@{$folded->{functions}}) {
 }
 print $fbad ? "not ok - $name: $fbad of $fchecked folded functions differ from callgrind_annotate\n"
 	    : "ok - $name: folded report equals callgrind_annotate summed over recursion copies for $fchecked functions ($fcopies with copies)\n";
+
+# --jit-only: the JIT functions alone, as many as there are (up to 25), at their self cost
+my ($jchecked, $jbad) = (0, 0);
+my @jl = @{$jit_doc->{functions}};
+my $njit = $jit_doc->{kinds}{jit}{functions};
+if (grep { !$_->{jit} } @jl) {
+	print "not ok - $name: report --jit-only lists a function that is not JIT\n";
+	$jbad++;
+}
+if (@jl != ($njit < 25 ? $njit : 25) || $jit_doc->{totals}{$jit_doc->{event}} != $doc->{totals}{$doc->{event}}) {
+	print "not ok - $name: report --jit-only lists " . scalar(@jl) . " of $njit JIT functions, or changed the totals\n";
+	$jbad++;
+}
+for my $f (@jl) {
+	my $k = "$f->{file}:$f->{name}";
+	next if $zero_caller{$k} || $zero_callee{$k};
+	my $want = $self->{$k} // 0;
+	$want += $self->{"$_:$f->{name}"} // 0 for keys %{$fifiles{$k} // {}};
+	$jchecked++;
+	if ($want != $f->{self}) {
+		print "not ok - $name: --jit-only self of '$k': cgjit $f->{self}, callgrind_annotate $want\n";
+		$jbad++;
+	}
+}
+print $jbad ? "not ok - $name: report --jit-only differs\n"
+	    : "ok - $name: report --jit-only lists $jchecked JIT functions only (of $njit), each at callgrind_annotate's self cost\n";

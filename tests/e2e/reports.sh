@@ -1,20 +1,25 @@
 #!/bin/bash
 # End-to-end tests of `cgjit report`, `cgjit diff` and `cgjit check` on the stored samples:
 # the numbers against callgrind_annotate and cg_annotate (tests/e2e/check-report.pl), before
-# and after augment; every format; a diff that must find a deliberate slowdown; budgets that
-# hold and budgets the slowdown exceeds; the errors.
+# and after augment, also with --jit-only; --focus on JIT functions against
+# callgrind_annotate and the file's arcs (tests/e2e/check-focus.pl); every format; a diff
+# that must find a deliberate slowdown; budgets that hold and budgets the slowdown
+# exceeds, with a focus and with names that match nothing; the warnings, notes and
+# documents' keys (tests/e2e/check-schema.pl); the errors.
 # Prints "ok"/"not ok" per check ("skip" for those this machine cannot run) and
 # "N passed, N failed, N skipped" last; exits 1 on any failure.
 . "$(dirname "$0")/harness.sh"
 
-check_report() {   # NAME PLAIN-PROFILE
+check_lines() {   # SCRIPT ARGS...: a checker's "ok", "not ok" and "skip" lines counted
 	while IFS= read -r line; do
 		case $line in
 		"ok - "*) ok "${line#ok - }" ;;
+		"skip - "*) skip "${line#skip - }" ;;
 		*) notok "${line#not ok - }" ;;
 		esac
-	done < <(perl "$top/tests/e2e/check-report.pl" "$CGJIT" "$2" "$1" 2>/dev/null)
+	done < <(perl "$@" 2>/dev/null || echo "not ok - $* failed")
 }
+check_report() { check_lines "$top/tests/e2e/check-report.pl" "$CGJIT" "$2" "$1"; }   # NAME PLAIN-PROFILE
 
 echo "# report = callgrind_annotate, before and after augment (every callgrind sample)"
 for dir in "$top"/samples/*/; do
@@ -29,6 +34,7 @@ for dir in "$top"/samples/*/; do
 		done
 		if "$CGJIT" augment -q --no-elf -o "$tmp/$n.out" "$tmp/$n.in" "${syms[@]}" 2>"$tmp/err"; then
 			check_report "$n augmented" "$tmp/$n.out"
+			check_lines "$top/tests/e2e/check-focus.pl" "$CGJIT" "$tmp/$n.out" "$n augmented"
 		else
 			notok "$n: augment failed: $(cat "$tmp/err")"
 		fi
@@ -245,6 +251,47 @@ expect 'grep -qF "\"name\": \"f\\\\xff\\\\xfeoo\"" "$tmp/u.json" && grep -qF "\"
 "$CGJIT" diff -f json "$tmp/utf8.cg" "$tmp/utf8.cg" >"$tmp/u.json" 2>"$tmp/err"
 expect '[ $? = 0 ] && grep -qF "\"event\": \"I\\\\xffr\"" "$tmp/u.json"' "diff --format json of such a file"
 
+echo "# --focus, --jit-only: the benchmark's function at 100%, diffed, budgeted"
+"$CGJIT" report -n 3 --focus checksum "$tmp/node-diff-base.out" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+expect '[ $rc = 2 ] && [ ! -s "$tmp/out" ] && grep -qF "node-diff-base.out: the focus name '"'"'checksum'"'"' matches no function; did you mean '"'"'JS:^checksum /tmp/cgjit-sample.diff/diff.js:7:18'"'"'" "$tmp/err"' \
+	"report --focus checksum (not V8's name): exit 2, did you mean JS:^checksum (exit $rc)"
+for n in node-diff-base node-diff-slow; do
+	"$CGJIT" report -f json -n 3 --focus 'glob:JS:*checksum *' "$tmp/$n.out" >"$tmp/$n-focus.json"
+done
+cat >"$tmp/focus-check.pl" <<'EOF'
+use JSON::PP;
+my ($b, $s) = map { open(my $h, "<", $_) or die; local $/; decode_json(<$h>) } @ARGV;
+my ($fb, $fs) = map { $_->{scope}{focus} } $b, $s;
+# the slowed checksum does three times the work: its focus at least 3 times the base's
+exit !($fb && $fs && $s->{totals}{Ir} > 3 * $b->{totals}{Ir} && $fb->{profile_totals}{Ir} == 653829435
+       && (grep { $_->{name} =~ /^JS:.checksum / } @{$s->{functions_by_inclusive}}) && $fs->{calls} > 0
+       && $s->{notes}[0] =~ /^costs under a focus are estimated from call arcs/);
+EOF
+expect 'perl "$tmp/focus-check.pl" "$tmp/node-diff-base-focus.json" "$tmp/node-diff-slow-focus.json"' \
+	"report --focus 'glob:JS:*checksum *' on the diff samples: the slowed run's focus 3 times the base's, the profile's total kept, the estimate said"
+"$CGJIT" diff -f json -n 5 --focus 'glob:JS:*checksum *' "$tmp/node-diff-base.out" "$tmp/node-diff-slow.out" >"$tmp/s-diff-focus.json"
+expect 'perl -MJSON::PP -e "local \$/; my \$d = decode_json(<STDIN>); exit !(\$d->{totals_change_rel}{Ir} > 2 && \$d->{scope}{focus}{pattern} eq q(JS:*checksum *))" <"$tmp/s-diff-focus.json"' \
+	"diff --focus: the cost under checksum more than tripled"
+"$CGJIT" diff -f json -n 0 --jit-only "$tmp/node-diff-base.out" "$tmp/node-diff-slow.out" >"$tmp/s-diff-jit.json"
+expect 'perl -MJSON::PP -e "local \$/; my \$d = decode_json(<STDIN>); my @f = @{\$d->{functions}}; exit !(@f && !grep { !\$_->{jit} } @f)" <"$tmp/s-diff-jit.json"' \
+	"diff --jit-only: only JIT functions compared"
+"$CGJIT" report -f json -n 5 --jit-only "$tmp/node-diff-base.out" >"$tmp/s-report-jit.json"
+printf 'focus: {glob: "JS:*checksum *"}\ntotal: {hard: 60M, soft: 10%%}\nfunctions:\n  - {glob: "Builtins_*", sum: true, soft: 10%%}\n  - {name: checksum, hard: 1M}\n' >"$tmp/focus.yaml"
+"$CGJIT" check -b "$tmp/focus.yaml" -B "$tmp/node-diff-base.out" "$tmp/node-diff-base.out" >"$tmp/c.txt"
+rc=$?
+expect '[ $rc = 3 ] && grep -q "^held .* total under JS:\*checksum \*" "$tmp/c.txt" && grep -qF "checksum (self) under JS:*checksum *  [$tmp/focus.yaml:5; matches no function; did you mean '"'"'JS:^checksum /tmp/cgjit-sample.diff/diff.js:7:18'"'"'" "$tmp/c.txt"' \
+	"check with focus: in the budget file: the base run holds under checksum; name: checksum is missing, and says did you mean JS:^checksum (exit $rc)"
+"$CGJIT" check -f json -b "$tmp/focus.yaml" -B "$tmp/node-diff-base.out" "$tmp/node-diff-slow.out" >"$tmp/s-check-focus.json"
+rc=$?
+expect '[ $rc = 3 ] && perl -MJSON::PP -e "local \$/; my @r = @{decode_json(<STDIN>)->{results}}; exit !(\$r[0]{verdict} eq q(exceeded) && \$r[1]{verdict} eq q(exceeded) && \$r[2]{suggestions}[0] =~ /^JS:.checksum / && \$r[0]{focus}{match} eq q(glob))" <"$tmp/s-check-focus.json"' \
+	"check of the slowed run under checksum: the total and the builtins it calls exceeded (exit $rc)"
+"$CGJIT" check -f json --focus 'glob:JS:*fill *' --jit-only -b "$top/samples/src/diff-budget.yaml" "$tmp/node-diff-base.out" >"$tmp/s-check-cli.json"
+expect 'perl -MJSON::PP -e "local \$/; my \$d = decode_json(<STDIN>); exit !(\$d->{scope}{focus}{pattern} eq q(JS:*fill *) && \$d->{scope}{jit_only} && \$d->{results}[0]{focus}{pattern} eq q(JS:*fill *))" <"$tmp/s-check-cli.json"' \
+	"check --focus --jit-only: the limits measured under the command line's focus"
+"$CGJIT" check --focus nosuch -b "$top/samples/src/diff-budget.yaml" "$tmp/node-diff-base.out" >"$tmp/out" 2>"$tmp/err"
+expect '[ $? = 2 ] && [ ! -s "$tmp/out" ] && grep -q "the focus name .nosuch. matches no function" "$tmp/err"' "check --focus naming nothing: exit 2"
+
 echo "# one JSON schema family: every document has exactly the keys docs/reports.md lists"
 "$CGJIT" report -f json -n 5 "$tmp/node-diff-slow.out" >"$tmp/s-report.json"
 "$CGJIT" report -f json -n 5 "$tmp/cg.out" >"$tmp/s-report-cg.json"
@@ -253,9 +300,10 @@ echo "# one JSON schema family: every document has exactly the keys docs/reports
 printf 'total: {hard: 1G, soft: 5%%}\nfunctions:\n  - {glob: "JS:*checksum *", hard: 1}\n  - {glob: "JS:*fill *", sum: true, soft: 10%%}\n  - {name: gone, hard: 1}\n' >"$tmp/s.yaml"
 "$CGJIT" check -f json -b "$tmp/s.yaml" -B "$tmp/node-diff-base.out" "$tmp/node-diff-slow.out" >"$tmp/s-check.json"
 "$CGJIT" check -f json -b "$tmp/s.yaml" "$tmp/node-diff-slow.out" >"$tmp/s-check-nobase.json"
+cp "$tmp/node-diff-slow-focus.json" "$tmp/s-report-focus.json"
 perl "$top/tests/e2e/check-schema.pl" "$top/docs/reports.md" "$tmp"/s-*.json >"$tmp/schema.out" 2>&1
-expect '! grep -q "^not ok" "$tmp/schema.out" && grep -q "^ok - 6 documents of cgjit.check/2, cgjit.diff/2, cgjit.report/2" "$tmp/schema.out"' \
-	"report, diff and check JSON (callgrind and cachegrind, with and without a baseline): exactly the keys docs/reports.md lists: $(grep -v "^ok" "$tmp/schema.out" | head -n 3)"
+expect '! grep -q "^not ok" "$tmp/schema.out" && grep -q "^ok - 12 documents of cgjit.check/2, cgjit.diff/2, cgjit.report/2" "$tmp/schema.out"' \
+	"report, diff and check JSON (callgrind and cachegrind, with and without a baseline, a focus, --jit-only): exactly the keys docs/reports.md lists: $(grep -v "^ok" "$tmp/schema.out" | head -n 3)"
 # the checker itself: a key too many, one too few
 perl -MJSON::PP -e 'local $/; my $d = decode_json(<STDIN>); $d->{functions}[0]{extra} = 1; delete $d->{kinds}{jit}{share}; print encode_json($d)' \
 	<"$tmp/s-report.json" >"$tmp/bad-report.json"

@@ -468,6 +468,10 @@ static void comp_members(const struct flamegraph *g, size_t **first, uint32_t **
 		(*members)[(*first)[g->comp[f] + 1]++] = (uint32_t)f;
 }
 
+/* The members times the entries of a cycle under a focus past which one spanning tree
+ * stands for all (flamegraph_scope()): some 10^8 steps, a second or two. */
+#define SCOPE_TREE_WORK 1e8L
+
 static uint64_t round_cost(long double v)
 {
 	return v <= 0 ? 0 : v >= 0x1p64L ? UINT64_MAX : (uint64_t)(v + 0.5L);
@@ -511,14 +515,25 @@ void flamegraph_scope(const struct profile *p, unsigned ev, const unsigned char 
 			continue;
 		}
 		/* a member's frames are as wide as its subtree in the spanning tree of the
-		 * member the cycle was entered at */
+		 * member the cycle was entered at: a tree per entry member, which costs the
+		 * members times the entries; past SCOPE_TREE_WORK the tree of the member entered
+		 * most stands for all (only the inclusive costs of the members change) */
+		size_t size = mfirst[c + 1] - mfirst[c], entries = 0, most = mfirst[c];
+		for (size_t i = mfirst[c]; i < mfirst[c + 1]; i++)
+			if (UM[members[i]] > 0) {
+				entries++;
+				if (UM[members[i]] > UM[members[most]])
+					most = i;
+			}
+		int one = (long double)size * (long double)entries > SCOPE_TREE_WORK;
 		for (size_t i = mfirst[c]; i < mfirst[c + 1]; i++) {
 			uint32_t m = members[i];
-			if (!(UM[m] > 0))
+			if (!(UM[m] > 0) || (one && i != most))
 				continue;
+			long double mass = one ? U[c] : UM[m];
 			build_tree(g, m);
 			for (size_t k = mfirst[c]; k < mfirst[c + 1]; k++)
-				incl[members[k]] += UM[m] * (long double)g->sub[members[k]] / (long double)act;
+				incl[members[k]] += mass * (long double)g->sub[members[k]] / (long double)act;
 		}
 	}
 	s->total = g->total;

@@ -238,11 +238,10 @@ static json_t *result_head(const struct checker *c, const struct budget_limit *l
 	return r;
 }
 
-static int fn_matches(const struct checker *c, const struct budget_limit *lim, const struct profile *p,
-		      size_t i)
+/* LIM names function I of P, and P lists it (--jit-only: it is JIT code). */
+static int fn_matches(const struct budget_limit *lim, const struct profile *p, size_t i)
 {
 	struct prof_select s = { lim->name, lim->glob, lim->object, lim->file };
-	(void)c;
 	return profile_listed(p, i) && prof_select_match(&s, &p->fns[i]);
 }
 
@@ -287,10 +286,10 @@ static void check_sum(struct checker *c, const struct budget_limit *lim, unsigne
 	uint64_t v = 0, bv = 0;
 	size_t n = 0, bn = 0;
 	for (size_t i = 0; !c->v->p_missing && i < p->nfns; i++)
-		if (fn_matches(c, lim, p, i))
+		if (fn_matches(lim, p, i))
 			v += fn_cost(&p->fns[i], lim, ev), n++;
 	for (size_t j = 0; base && j < base->nfns; j++)
-		if (fn_matches(c, lim, base, j))
+		if (fn_matches(lim, base, j))
 			bv += fn_cost(&base->fns[j], lim, (unsigned)bev), bn++;
 	json_t *r = result_head(c, lim, c->p->events[ev]);
 	json_object_set_new(r, "functions", doc_u64(n));
@@ -313,7 +312,7 @@ static void check_functions(struct checker *c, const struct budget_limit *lim, u
 	size_t matched = 0;
 	for (size_t i = 0; !c->v->p_missing && i < p->nfns; i++) {
 		const struct prof_fn *fn = &p->fns[i];
-		if (!fn_matches(c, lim, p, i))
+		if (!fn_matches(lim, p, i))
 			continue;
 		matched++;
 		json_t *r = result_head(c, lim, c->p->events[ev]);

@@ -183,6 +183,41 @@ static int repeated_key(struct loader *l, const yaml_node_t *map, const yaml_nod
 	return 0;
 }
 
+/* A `focus` value: a function's exact name, or a mapping of name or glob, object, file
+ * (docs/reports.md section 4). Returns 0 with *OUT in the budget's arena, or -1. */
+static int read_focus(struct loader *l, const yaml_node_t *v, const struct budget_focus **out)
+{
+	struct budget_focus *f = arena_alloc(&l->b->arena, sizeof(*f));
+	*f = (struct budget_focus){ .at = mark_of(v) };
+	*out = f;
+	if (v->type == YAML_SCALAR_NODE)
+		return get_str(l, v, "focus", &f->name);
+	if (v->type != YAML_MAPPING_NODE)
+		return fail_at(l, v, "'focus' takes a function's name, or a mapping with name or glob, "
+			       "and object and file");
+	for (yaml_node_pair_t *p = v->data.mapping.pairs.start; p < v->data.mapping.pairs.top; p++) {
+		yaml_node_t *kn = yaml_document_get_node(&l->doc, p->key);
+		yaml_node_t *vn = yaml_document_get_node(&l->doc, p->value);
+		const char *k = scalar(kn);
+		if (repeated_key(l, v, p) < 0)
+			return -1;
+		const char **slot = !k ? NULL : !strcmp(k, "name") ? &f->name : !strcmp(k, "glob") ? &f->glob
+			: !strcmp(k, "object") ? &f->object : !strcmp(k, "file") ? &f->file : NULL;
+		if (!slot) {
+			char msg[160];
+			snprintf(msg, sizeof(msg), "unknown key '%.60s' in a focus (expected: name, glob, object, file)",
+				 k ? k : "?");
+			return fail_at(l, kn, msg);
+		}
+		if (get_str(l, vn, k, slot) < 0)
+			return -1;
+	}
+	if (!f->name == !f->glob)
+		return fail_at(l, v, f->name ? "a focus takes name or glob, not both"
+			       : "a focus needs name (exact) or glob (a pattern)");
+	return 0;
+}
+
 /* One key of a limit's mapping. Returns 0, 1 for a key this kind does not have, -1. */
 static int limit_key(struct loader *l, struct budget_limit *lim, const char *k, const yaml_node_t *v)
 {
@@ -203,6 +238,10 @@ static int limit_key(struct loader *l, struct budget_limit *lim, const char *k, 
 				       "such as 5% or -2.5%");
 		lim->has_soft = 1;
 		return 0;
+	}
+	if (!strcmp(k, "focus")) {
+		lim->own_focus = 1;
+		return read_focus(l, v, &lim->focus);
 	}
 	if (lim->kind == BUDGET_TOTAL)
 		return 1;
@@ -240,12 +279,12 @@ static int limit_key(struct loader *l, struct budget_limit *lim, const char *k, 
 static int read_limit(struct loader *l, const yaml_node_t *n, enum budget_kind kind)
 {
 	if (n->type != YAML_MAPPING_NODE)
-		return fail_at(l, n, kind == BUDGET_TOTAL ? "a total limit is a mapping with event, hard, soft"
+		return fail_at(l, n, kind == BUDGET_TOTAL ? "a total limit is a mapping with event, focus, hard, soft"
 			       : "a function limit is a mapping with name or glob, and hard or soft");
 	XGROW(l->b->limits, l->cap, l->b->n + 1);
 	struct budget_limit *lim = &l->b->limits[l->b->n];
 	*lim = (struct budget_limit){ .kind = kind, .at = mark_of(n), .required = 1,
-				      .event_at = l->b->event_at, .cost_at = mark_of(n) };
+				      .event_at = l->b->event_at, .cost_at = mark_of(n), .focus = l->b->focus };
 	for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
 		yaml_node_t *kn = yaml_document_get_node(&l->doc, p->key);
 		yaml_node_t *vn = yaml_document_get_node(&l->doc, p->value);
@@ -259,8 +298,8 @@ static int read_limit(struct loader *l, const yaml_node_t *n, enum budget_kind k
 			char msg[192];   /* the longest: 60 bytes of the key and the function list */
 			snprintf(msg, sizeof(msg), "unknown key '%.60s' in a %s limit (expected: %s)", k ? k : "?",
 				 kind == BUDGET_TOTAL ? "total" : "function",
-				 kind == BUDGET_TOTAL ? "event, hard, soft"
-				 : "name, glob, object, file, cost, event, hard, soft, required, sum");
+				 kind == BUDGET_TOTAL ? "event, focus, hard, soft"
+				 : "name, glob, object, file, cost, event, focus, hard, soft, required, sum");
 			return fail_at(l, kn, msg);
 		}
 	}
@@ -288,7 +327,7 @@ static int read_limits(struct loader *l, const yaml_node_t *n, enum budget_kind 
 static int read_top(struct loader *l, const yaml_node_t *root)
 {
 	if (root->type != YAML_MAPPING_NODE)
-		return fail_at(l, root, "a budget file is a mapping with the keys version, event, total, functions");
+		return fail_at(l, root, "a budget file is a mapping with the keys version, event, focus, total, functions");
 	const yaml_node_t *total = NULL, *functions = NULL;
 	for (yaml_node_pair_t *p = root->data.mapping.pairs.start; p < root->data.mapping.pairs.top; p++) {
 		yaml_node_t *kn = yaml_document_get_node(&l->doc, p->key);
@@ -304,18 +343,21 @@ static int read_top(struct loader *l, const yaml_node_t *root)
 			l->b->event_at = mark_of(vn);
 			if (get_str(l, vn, k, &l->b->event) < 0)
 				return -1;
+		} else if (k && !strcmp(k, "focus")) {
+			if (read_focus(l, vn, &l->b->focus) < 0)
+				return -1;
 		} else if (k && !strcmp(k, "total")) {
 			total = vn;
 		} else if (k && !strcmp(k, "functions")) {
 			functions = vn;
 		} else {
 			char msg[160];
-			snprintf(msg, sizeof(msg), "unknown key '%.60s' (expected: version, event, total, functions)",
+			snprintf(msg, sizeof(msg), "unknown key '%.60s' (expected: version, event, focus, total, functions)",
 				 k ? k : "?");
 			return fail_at(l, kn, msg);
 		}
 	}
-	/* limits read after `event:` so that they point at it when they use it */
+	/* limits read after `event:` and `focus:` so that they take them as their default */
 	if (total && read_limits(l, total, BUDGET_TOTAL) < 0)
 		return -1;
 	if (functions && read_limits(l, functions, BUDGET_FUNCTION) < 0)

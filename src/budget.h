@@ -20,6 +20,13 @@ struct budget_mark {
 	unsigned line, column;
 };
 
+/* The functions a limit's costs are taken under (docs/reports.md 2.1 and 4): exactly one
+ * of NAME and GLOB, OBJECT and FILE optional, as a function limit names functions. */
+struct budget_focus {
+	struct budget_mark at;          /* the focus's value in the file */
+	const char *name, *glob, *object, *file;
+};
+
 struct budget_limit {
 	enum budget_kind kind;
 	struct budget_mark at;          /* the limit's mapping */
@@ -38,12 +45,15 @@ struct budget_limit {
 	uint64_t hard;                  /* the cost may be at most this */
 	int has_soft;
 	double soft;                    /* percent: at most the baseline's cost times 1 + SOFT/100 */
+	const struct budget_focus *focus;   /* its own `focus`, else the file's, else NULL */
+	int own_focus;                  /* FOCUS is the limit's own */
 };
 
 struct budget {
 	char *path;
 	const char *event;              /* the file's default event, or NULL */
 	struct budget_mark event_at;
+	const struct budget_focus *focus;   /* the file's `focus` (every limit's default), or NULL */
 	size_t n;
 	struct budget_limit *limits;    /* in file order: totals, then functions */
 	struct arena arena;             /* every string above */

@@ -10,10 +10,12 @@
 #include "cmd.h"
 #include "cmd_util.h"
 #include "diag.h"
+#include "doc_out.h"
 #include "flamegraph.h"
 #include "flamegraph_svg.h"
 #include "io.h"
 #include "pathmap.h"
+#include "prof_scope.h"
 #include "profile.h"
 
 static const char usage[] =
@@ -26,6 +28,12 @@ static const char usage[] =
 	"  -o, --output FILE     write there (default: stdout; FILE.zst is compressed)\n"
 	"  -e, --event NAME      the event drawn (default: the first)\n"
 	"  -f, --format FORMAT   svg (default) or folded\n"
+	"      --focus FUNCTION  only what runs under FUNCTION, drawn from it as the root: its\n"
+	"                        exact name, or glob:PATTERN (several: one root each);\n"
+	"                        --focus-object, --focus-file narrow it (docs/flamegraph.md 1.7)\n"
+	"      --focus-object PATTERN, --focus-file PATTERN\n"
+	"      --jit-only        draw JIT frames only: other code is collapsed out of the\n"
+	"                        stacks, its cost in [not JIT] frames (docs/flamegraph.md 1.8)\n"
 	"  -d, --diff BASE       colour functions by the change of their self cost from the\n"
 	"                        profile BASE: red more, blue less (svg only)\n"
 	"      --min-width PCT   frames narrower than PCT percent of the total go to one\n"
@@ -46,16 +54,23 @@ struct fg_args {
 	struct profile_opts popts;
 	struct flamegraph_opts fopts;
 	struct pathmap *paths;   /* --path-map, made on first use */
+	struct prof_select focus;   /* --focus, --focus-object, --focus-file */
+	struct prof_scope_opts scope;
 };
 
 /* Returns -1 to go on, or an exit status. */
 static int parse(int argc, char **argv, struct fg_args *a)
 {
 	enum { OPT_PART = 256, OPT_NOFOLD, OPT_MINW, OPT_DEPTH, OPT_FRAMES, OPT_PATHMAP };
+	enum { OPT_FOCUS = 320, OPT_FOCUS_OBJECT, OPT_FOCUS_FILE, OPT_JIT_ONLY };
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "event", required_argument, NULL, 'e' },
 		{ "format", required_argument, NULL, 'f' },
+		{ "focus", required_argument, NULL, OPT_FOCUS },
+		{ "focus-object", required_argument, NULL, OPT_FOCUS_OBJECT },
+		{ "focus-file", required_argument, NULL, OPT_FOCUS_FILE },
+		{ "jit-only", no_argument, NULL, OPT_JIT_ONLY },
 		{ "diff", required_argument, NULL, 'd' },
 		{ "min-width", required_argument, NULL, OPT_MINW },
 		{ "max-depth", required_argument, NULL, OPT_DEPTH },
@@ -114,6 +129,15 @@ static int parse(int argc, char **argv, struct fg_args *a)
 				return rc;
 			break;
 		}
+		case OPT_FOCUS:
+		case OPT_FOCUS_OBJECT:
+		case OPT_FOCUS_FILE:
+		case OPT_JIT_ONLY: {
+			int rc = cmd_util_scope_option(usage, opt - OPT_FOCUS, optarg, &a->focus, &a->scope);
+			if (rc >= 0)
+				return rc;
+			break;
+		}
 		case 'h':
 			fputs(usage, stdout);
 			return 0;
@@ -121,6 +145,8 @@ static int parse(int argc, char **argv, struct fg_args *a)
 			return cmd_util_option_error(usage, opt, argv);
 		}
 	}
+	if (cmd_util_scope_done(usage, &a->focus, &a->scope) >= 0)
+		return 2;
 	if (argc - optind != 1)
 		return cmd_util_usage_error(usage, "%s", argc - optind ? "flamegraph takes one PROFILE" : "flamegraph needs a PROFILE");
 	if (a->folded && a->base)
@@ -142,9 +168,29 @@ static void note_cap(const struct flamegraph *g, double min_width)
 		l.min_units, ev, 100.0 * l.min_units / (double)flamegraph_total(g));
 }
 
-/* Writes the graph of P (and BASE) to A->output; nothing is left there on an error. */
+/* The line of the SVG that says what the graph is cut to, into BUF, or NULL. */
+static const char *scope_line(char *buf, size_t n, const struct fg_args *a, const struct profile *p,
+			      const struct flamegraph *g)
+{
+	char b1[32], b2[32];
+	const struct prof_select *f = a->scope.focus;
+	if (!f && !a->scope.jit_only)
+		return NULL;
+	uint64_t t = flamegraph_total(g), whole = p->totals[a->fopts.event];
+	doc_commas(b1, t);
+	doc_commas(b2, whole);
+	snprintf(buf, n, "%s%s%s%s%s: %s of the profile's %s %s (%.2f%%)", f ? "under the focus " : "",
+		 f ? (f->name ? "" : "glob ") : "", f ? (f->name ? f->name : f->glob) : "",
+		 f && a->scope.jit_only ? ", " : "", a->scope.jit_only ? "JIT frames only (--jit-only)" : "",
+		 b1, b2, p->events[a->fopts.event], whole ? 100.0 * (double)t / (double)whole : 0.0);
+	return buf;
+}
+
+/* Writes the graph of P (and BASE) to A->output; nothing is left there on an error. NOW
+ * (or NULL) is whose self costs --diff compares with BASE's. */
 static int write_graph(const struct fg_args *a, const char *const *inputs, size_t ninputs,
-		       const struct profile *p, const struct profile *base, unsigned base_ev)
+		       const struct profile *p, const struct profile *base, unsigned base_ev,
+		       const struct profile *now)
 {
 	struct diag d = { 0 };
 	struct output *out = output_open(a->output, &d);
@@ -159,7 +205,9 @@ static int write_graph(const struct fg_args *a, const char *const *inputs, size_
 	if (a->folded) {
 		rc = flamegraph_write_folded(g, out, &d);
 	} else {
-		struct flamegraph_svg_opts so = { NULL, base, base_ev };
+		char line[640];
+		struct flamegraph_svg_opts so = { NULL, base, base_ev, now, a->fopts.event,
+						  scope_line(line, sizeof(line), a, p, g) };
 		rc = flamegraph_svg_write(g, &so, out, &d);
 	}
 	flamegraph_free(g);
@@ -195,12 +243,41 @@ static int flamegraph_main(int argc, char **argv, struct pathmap **left)
 		return 1;
 	}
 	rc = 1;
+	unsigned char *focus = NULL;
+	struct profile now;
+	memset(&now, 0, sizeof(now));
 	if (cmd_util_pick_event(&p, a.event, &ev) < 0 ||
 	    (a.base && cmd_util_pick_event(&base, p.events[ev], &base_ev) < 0))
 		goto done;
 	a.fopts.event = ev;
-	rc = write_graph(&a, inputs, a.base ? 2 : 1, &p, a.base ? &base : NULL, base_ev);
+	a.fopts.jit_only = a.scope.jit_only;
+	if (a.scope.focus) {
+		/* the focus names something in both, as for cgjit diff; --diff compares the self
+		 * costs under it */
+		struct prof_scope_opts o = { a.scope.focus, 0 };
+		if ((rc = cmd_util_check_focus(&p, &o)) >= 0 ||
+		    (a.base && (rc = cmd_util_apply_scope(&base, &o, base_ev)) >= 0))
+			goto done;
+		rc = 1;
+		focus = calloc(p.nfns + 1, 1);
+		if (!focus) {
+			fputs("cgjit: out of memory\n", stderr);
+			goto done;
+		}
+		for (size_t i = 0; i < p.nfns; i++)
+			focus[i] = (unsigned char)prof_select_match(a.scope.focus, &p.fns[i]);
+		a.fopts.focus = focus;
+		struct diag d = { 0 };
+		if (a.base && prof_scope_make(&p, &o, ev, &now, &d) < 0) {
+			fprintf(stderr, "cgjit: %s\n", d.msg);
+			goto done;
+		}
+	}
+	rc = write_graph(&a, inputs, a.base ? 2 : 1, &p, a.base ? &base : NULL, base_ev,
+			 a.scope.focus && a.base ? &now : a.scope.jit_only ? &p : NULL);
 done:
+	free(focus);
+	profile_free(&now);
 	profile_free(&p);
 	if (a.base)
 		profile_free(&base);

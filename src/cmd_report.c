@@ -15,6 +15,7 @@
 #include "prof_check.h"
 #include "prof_diff.h"
 #include "prof_report.h"
+#include "prof_scope.h"
 #include "profile.h"
 
 static const char report_usage[] =
@@ -25,9 +26,18 @@ static const char report_usage[] =
 	"\n"
 	"  -n, --top N           functions per list (default 20)\n"
 	"  -e, --event NAME      the event the lists are sorted by (default: the first)\n"
-	"  -f, --format FORMAT   text (default), json, markdown, yaml\n"
+	"  -f, --format FORMAT   text (default), json, markdown, yaml (JSON and YAML: the\n"
+	"                        schema cgjit.report/2, docs/reports.md section 3)\n"
+	"      --focus FUNCTION  costs under FUNCTION only, its inclusive cost 100%: its exact\n"
+	"                        name, or glob:PATTERN (fnmatch); several matches are added up;\n"
+	"                        estimated from call arcs (docs/reports.md section 2.1)\n"
+	"      --focus-object PATTERN, --focus-file PATTERN\n"
+	"                        --focus only functions of such objects, of such files\n"
+	"      --jit-only        list JIT functions only (the totals stay all code's)\n"
 	"      --part N          only part N (from 1); default: all parts summed\n"
-	"      --fold-recursion  count callgrind's recursion copies name'N as name\n"
+	"      --no-fold         keep callgrind's recursion copies name'N apart from name\n"
+	"                        (by default they count as name, as in diff, check and\n"
+	"                        flamegraph)\n"
 	"      --path-map OLD=NEW  paths under OLD in names and files begin with NEW (repeatable;\n"
 	"                        NEW may be empty: relative to OLD)\n"
 	"  -h, --help            this text\n";
@@ -41,7 +51,13 @@ static const char diff_usage[] =
 	"\n"
 	"  -n, --top N           functions listed (default 20; 0: all)\n"
 	"  -e, --event NAME      the event compared (default: the first of BASE; both must count it)\n"
-	"  -f, --format FORMAT   text (default), json, markdown, yaml\n"
+	"  -f, --format FORMAT   text (default), json, markdown, yaml (JSON and YAML: the\n"
+	"                        schema cgjit.diff/2, docs/reports.md section 3)\n"
+	"      --focus FUNCTION  compare the costs under FUNCTION (in both profiles): its exact\n"
+	"                        name, or glob:PATTERN; --focus-object, --focus-file narrow it\n"
+	"                        (docs/reports.md section 2.1)\n"
+	"      --focus-object PATTERN, --focus-file PATTERN\n"
+	"      --jit-only        compare and count JIT functions only\n"
 	"  -t, --threshold PCT   hide functions whose self and inclusive cost changed by less than\n"
 	"                        PCT percent of BASE's total (default 0)\n"
 	"      --part N          only part N of both files\n"
@@ -60,7 +76,13 @@ static const char check_usage[] =
 	"\n"
 	"  -b, --budget FILE     the budget file (docs/reports.md, section 4)\n"
 	"  -B, --baseline FILE   the profile soft limits are relative to (e.g. the base branch's)\n"
-	"  -f, --format FORMAT   text (default), json, markdown, yaml\n"
+	"  -f, --format FORMAT   text (default), json, markdown, yaml (JSON and YAML: the\n"
+	"                        schema cgjit.check/2, docs/reports.md section 3)\n"
+	"      --focus FUNCTION  measure the limits under FUNCTION (those without a focus of\n"
+	"                        their own): its exact name, or glob:PATTERN; --focus-object,\n"
+	"                        --focus-file narrow it (docs/reports.md sections 2.1 and 4)\n"
+	"      --focus-object PATTERN, --focus-file PATTERN\n"
+	"      --jit-only        function limits match JIT functions only\n"
 	"      --part N          only part N of the profiles\n"
 	"      --no-fold         keep callgrind's recursion copies name'N apart from name\n"
 	"      --path-map OLD=NEW  paths under OLD in names and files begin with NEW, in the\n"
@@ -77,6 +99,8 @@ struct common {
 	double threshold;
 	const char *budget, *baseline;
 	struct pathmap *paths;   /* --path-map, made on first use; freed by the caller */
+	struct prof_select focus;   /* --focus, --focus-object, --focus-file */
+	struct prof_scope_opts scope;
 };
 
 /* Options shared by report and diff. Returns -1 to go on, or an exit status. */
@@ -85,10 +109,15 @@ static int parse_common(int argc, char **argv, const char *usage, enum command c
 	static const char *const shortopts[] = { ":n:e:f:h", ":n:e:f:t:h", ":b:B:f:h" };
 	int is_diff = cmd == CMD_DIFF;
 	enum { OPT_PART = 256, OPT_FOLD, OPT_NOFOLD, OPT_PATHMAP };
+	enum { OPT_FOCUS = 320, OPT_FOCUS_OBJECT, OPT_FOCUS_FILE, OPT_JIT_ONLY };
 	static const struct option longopts[] = {
 		{ "top", required_argument, NULL, 'n' },
 		{ "event", required_argument, NULL, 'e' },
 		{ "format", required_argument, NULL, 'f' },
+		{ "focus", required_argument, NULL, OPT_FOCUS },
+		{ "focus-object", required_argument, NULL, OPT_FOCUS_OBJECT },
+		{ "focus-file", required_argument, NULL, OPT_FOCUS_FILE },
+		{ "jit-only", no_argument, NULL, OPT_JIT_ONLY },
 		{ "threshold", required_argument, NULL, 't' },
 		{ "part", required_argument, NULL, OPT_PART },
 		{ "fold-recursion", no_argument, NULL, OPT_FOLD },
@@ -106,7 +135,7 @@ static int parse_common(int argc, char **argv, const char *usage, enum command c
 	while ((opt = getopt_long(argc, argv, shortopts[cmd], longopts, NULL)) != -1) {
 		/* one table for the three commands: refuse what this one does not take */
 		int takes = opt < 256 ? strchr(shortopts[cmd], opt) != NULL
-			: opt == OPT_PART || opt == OPT_PATHMAP || (opt == OPT_NOFOLD) == (cmd != CMD_REPORT);
+			: opt != OPT_FOLD || cmd == CMD_REPORT;
 		if (opt != ':' && opt != '?' && !takes)
 			return cmd_util_usage_error(usage, "unknown option '%s'", argv[optind - 1]);
 		switch (opt) {
@@ -134,7 +163,7 @@ static int parse_common(int argc, char **argv, const char *usage, enum command c
 				return cmd_util_usage_error(usage, "--part takes a part number from 1, got '%s'", optarg);
 			c->popts.part = (unsigned)v;
 			break;
-		case OPT_FOLD:
+		case OPT_FOLD:   /* the default since folding became every command's: still accepted */
 			c->popts.fold_recursion = 1;
 			break;
 		case OPT_NOFOLD:
@@ -146,6 +175,13 @@ static int parse_common(int argc, char **argv, const char *usage, enum command c
 				return rc;
 			break;
 		}
+		case OPT_FOCUS:
+		case OPT_FOCUS_OBJECT:
+		case OPT_FOCUS_FILE:
+		case OPT_JIT_ONLY:
+			if (cmd_util_scope_option(usage, opt - OPT_FOCUS, optarg, &c->focus, &c->scope) >= 0)
+				return 2;
+			break;
 		case 'h':
 			fputs(usage, stdout);
 			return 0;
@@ -153,13 +189,21 @@ static int parse_common(int argc, char **argv, const char *usage, enum command c
 			return cmd_util_option_error(usage, opt, argv);
 		}
 	}
-	return -1;
+	return cmd_util_scope_done(usage, &c->focus, &c->scope);
 }
 
 static int write_doc(const json_t *doc, enum doc_format format,
 		     void (*render)(const json_t *, FILE *, int))
 {
 	int rc = 0;
+	/* text and Markdown show the warnings in the document; JSON and YAML are read by
+	 * programs, so a person watching the job sees them on stderr */
+	if (format == DOC_JSON || format == DOC_YAML) {
+		size_t i;
+		json_t *w;
+		json_array_foreach(json_object_get(doc, "warnings"), i, w)
+			fprintf(stderr, "cgjit: warning: %s\n", json_string_value(w));
+	}
 	switch (format) {
 	case DOC_JSON: rc = doc_write_json(doc, stdout); break;
 	case DOC_YAML: rc = doc_write_yaml(doc, stdout); break;
@@ -181,6 +225,7 @@ static int write_doc(const json_t *doc, enum doc_format format,
 static int report_main(int argc, char **argv, struct pathmap **left)
 {
 	struct common c = { .top = 20 };
+	c.popts.fold_recursion = 1;
 	int rc = parse_common(argc, argv, report_usage, CMD_REPORT, &c);
 	*left = c.paths;
 	if (rc >= 0)
@@ -194,6 +239,10 @@ static int report_main(int argc, char **argv, struct pathmap **left)
 	if (cmd_util_pick_event(&p, c.event, &ev) < 0) {
 		profile_free(&p);
 		return 1;
+	}
+	if ((rc = cmd_util_apply_scope(&p, &c.scope, ev)) >= 0) {
+		profile_free(&p);
+		return rc;
 	}
 	json_t *doc = prof_report_build(&p, ev, c.top);
 	rc = write_doc(doc, c.format, prof_report_render);
@@ -220,6 +269,15 @@ static int diff_main(int argc, char **argv, struct pathmap **left)
 		return 1;
 	}
 	struct diag d = { 0 };
+	/* scoped with the event compared; an event either lacks is prof_diff_build()'s error */
+	const char *evname = c.event ? c.event : a.events[0];
+	int ea = profile_event(&a, evname), eb = profile_event(&b, evname);
+	if (ea >= 0 && eb >= 0 && ((rc = cmd_util_apply_scope(&a, &c.scope, (unsigned)ea)) >= 0 ||
+				   (rc = cmd_util_apply_scope(&b, &c.scope, (unsigned)eb)) >= 0)) {
+		profile_free(&a);
+		profile_free(&b);
+		return rc;
+	}
 	json_t *doc = prof_diff_build(&a, &b, c.event, c.top, c.threshold, &d);
 	if (!doc) {
 		fprintf(stderr, "cgjit: %s\n", d.msg);
@@ -264,7 +322,16 @@ static int check_main(int argc, char **argv, struct pathmap **left)
 		return 1;
 	}
 	int bad_budget;
-	json_t *doc = prof_check_build(&b, &p, c.baseline ? &base : NULL, &bad_budget, &d);
+	/* a --focus that names nothing is a usage error, as in report; a focus of the budget
+	 * file that names nothing makes its limits missing (exit 3) */
+	if (c.scope.focus && (rc = cmd_util_check_focus(&p, &c.scope)) >= 0) {
+		if (c.baseline)
+			profile_free(&base);
+		profile_free(&p);
+		budget_free(&b);
+		return rc;
+	}
+	json_t *doc = prof_check_build(&b, &p, c.baseline ? &base : NULL, &c.scope, &bad_budget, &d);
 	if (!doc) {
 		fprintf(stderr, "cgjit: %s\n", d.msg);
 		rc = bad_budget ? 2 : 1;

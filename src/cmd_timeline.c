@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cmd.h"
 #include "cmd_util.h"
@@ -26,7 +27,8 @@ static const char usage[] =
 	"warm-up, functions loaded more than once (recompiled), functions moved most.\n"
 	"\n"
 	"  -o, --output OUT      write to OUT (default: stdout); nothing is written on error\n"
-	"  -f, --format FORMAT   text (default), json (schema cgjit.timeline/1), svg (a chart)\n"
+	"  -f, --format FORMAT   text (default), json (schema cgjit.timeline/1,\n"
+	"                        docs/timeline.md section 6), svg (a chart)\n"
 	"  -w, --warmup W        the end of start-up: SECONDS from the first record (e.g. 2.5),\n"
 	"                        or PCT% of the dump's time span (default 10%)\n"
 	"  -b, --buckets N       time buckets (default 20, at most 10000)\n"
@@ -149,6 +151,30 @@ static int render(const json_t *doc, enum format fmt, char **buf, size_t *n)
 	return rc;
 }
 
+/* A callgrind profile of the dump's pid in the dump's directory, as cgjit record and
+ * valgrind leave them (callgrind.out.PID, also compressed, augmented or in parts): the run
+ * was under valgrind. Returns a malloc'd path, or NULL. */
+static char *profile_beside(const char *dump, uint64_t pid)
+{
+	static const char *const forms[][2] = { { "callgrind.out.", "" }, { "callgrind.out.", ".zst" },
+		{ "callgrind.out.jit.", "" }, { "callgrind.out.", ".1" } };
+	const char *slash = strrchr(dump, '/');
+	int dir = slash ? (int)(slash - dump + 1) : 0;
+	for (size_t i = 0; i < sizeof(forms) / sizeof(forms[0]); i++) {
+		char name[64];
+		snprintf(name, sizeof(name), "%s%" PRIu64 "%s", forms[i][0], pid, forms[i][1]);
+		size_t n = (size_t)dir + strlen(name) + 1;
+		char *path = malloc(n);
+		if (!path)
+			return NULL;
+		snprintf(path, n, "%.*s%s", dir, dump, name);
+		if (access(path, F_OK) == 0)
+			return path;
+		free(path);
+	}
+	return NULL;
+}
+
 /* Opens OUT (refusing the dump itself), writes BUF, makes it final. Returns 0, or -1 with D
  * set (nothing left behind). */
 static int write_out(const char *path, const char *dump, const char *buf, size_t n, struct diag *d)
@@ -183,6 +209,10 @@ int cmd_timeline(int argc, char **argv)
 		fprintf(stderr, "cgjit: %s\n", d.msg);
 		return 1;
 	}
+	char *beside = strcmp(path, "-") ? profile_beside(path, doc_get_u64(doc, "pid")) : NULL;
+	if (beside)
+		timeline_set_valgrind_profile(doc, beside);
+	free(beside);
 	if (doc_get_u64(doc, "truncated_bytes"))
 		fprintf(stderr, "cgjit: warning: %s: the last %" PRIu64 " bytes are a record cut off (dump "
 			"copied while the JIT was writing?); the records before it are used\n", path,

@@ -9,6 +9,7 @@
 #include "cmd_util.h"
 #include "diag.h"
 #include "pathmap.h"
+#include "prof_scope.h"
 #include "profile.h"
 
 int cmd_util_usage_error(const char *usage, const char *fmt, ...)
@@ -100,4 +101,68 @@ int cmd_util_pick_event(const struct profile *p, const char *name, unsigned *ev)
 	}
 	*ev = (unsigned)e;
 	return 0;
+}
+
+int cmd_util_scope_option(const char *usage, int which, const char *arg, struct prof_select *sel,
+			  struct prof_scope_opts *o)
+{
+	static const char *const names[] = { "--focus", "--focus-object", "--focus-file" };
+	if (which == 3) {
+		o->jit_only = 1;
+		return -1;
+	}
+	if (!*arg || ((!strncmp(arg, "glob:", 5) || !strncmp(arg, "name:", 5)) && !arg[5]))
+		return cmd_util_usage_error(usage, "%s takes a %s, got '%s'", names[which],
+					    which ? "pattern" : "function's name or glob:PATTERN", arg);
+	if (which == 1) {
+		sel->object = arg;
+	} else if (which == 2) {
+		sel->file = arg;
+	} else if (!strncmp(arg, "glob:", 5)) {
+		sel->glob = arg + 5;
+		sel->name = NULL;
+	} else {
+		/* "name:" spells a name that itself starts with "glob:" or "name:" */
+		sel->name = !strncmp(arg, "name:", 5) ? arg + 5 : arg;
+		sel->glob = NULL;
+	}
+	return -1;
+}
+
+int cmd_util_scope_done(const char *usage, struct prof_select *sel, struct prof_scope_opts *o)
+{
+	if (!sel->name && !sel->glob && (sel->object || sel->file))
+		return cmd_util_usage_error(usage, "%s narrows --focus, which is not given",
+					    sel->object ? "--focus-object" : "--focus-file");
+	o->focus = sel->name || sel->glob ? sel : NULL;
+	return -1;
+}
+
+int cmd_util_apply_scope(struct profile *p, const struct prof_scope_opts *o, unsigned ev)
+{
+	if (!o->focus && !o->jit_only)
+		return -1;
+	struct profile out;
+	struct diag d = { 0 };
+	if (prof_scope_make(p, o, ev, &out, &d) < 0) {
+		profile_free(&out);
+		fprintf(stderr, "cgjit: %s\n", d.msg);
+		return 2;
+	}
+	profile_free(p);
+	*p = out;
+	return -1;
+}
+
+int cmd_util_check_focus(const struct profile *p, const struct prof_scope_opts *o)
+{
+	struct profile out;
+	struct diag d = { 0 };
+	/* the cheap test first: only a focus that names nothing, or a cachegrind file, fails */
+	if (!p->cachegrind && prof_select_count(p, o->focus))
+		return -1;
+	if (prof_scope_make(p, o, 0, &out, &d) < 0)
+		fprintf(stderr, "cgjit: %s\n", d.msg);
+	profile_free(&out);
+	return d.set ? 2 : -1;
 }

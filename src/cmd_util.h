@@ -5,6 +5,8 @@
 #define CGJIT_CMD_UTIL_H
 
 struct pathmap;
+struct prof_scope_opts;
+struct prof_select;
 struct profile;
 struct profile_opts;
 
@@ -31,5 +33,21 @@ int cmd_util_load(struct profile *p, const char *path, const struct profile_opts
 /* The index of event NAME in P (NULL: the first). Returns 0, or -1 after printing which
  * events P counts. */
 int cmd_util_pick_event(const struct profile *p, const char *name, unsigned *ev);
+
+/* The scope options of report, diff, check and flamegraph (docs/reports.md section 2.1):
+ * WHICH 0 --focus ARG (an exact name, "name:NAME" or "glob:PATTERN"), 1 --focus-object,
+ * 2 --focus-file, 3 --jit-only, into SEL (which keeps pointers to ARG) and O. Returns -1,
+ * or 2 after printing a usage error. */
+int cmd_util_scope_option(const char *usage, int which, const char *arg, struct prof_select *sel,
+			  struct prof_scope_opts *o);
+/* After the options: O->focus is SEL when --focus was given; --focus-object and
+ * --focus-file without --focus are a usage error. Returns -1, or 2 after printing it. */
+int cmd_util_scope_done(const char *usage, struct prof_select *sel, struct prof_scope_opts *o);
+/* Replaces *P by P seen through O (prof_scope_make(), calls estimated for event EV); with
+ * no focus and no --jit-only, leaves it. Returns -1, or 2 after printing why not (the focus
+ * names no function, with the closest names; a cachegrind file), P untouched. */
+int cmd_util_apply_scope(struct profile *p, const struct prof_scope_opts *o, unsigned ev);
+/* Whether O's focus names a function of P. Returns -1, or 2 after printing why not. */
+int cmd_util_check_focus(const struct profile *p, const struct prof_scope_opts *o);
 
 #endif

@@ -199,6 +199,15 @@ void doc_md_cell(FILE *f, const char *s)
 	fputc('`', f);
 }
 
+void doc_md_text(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		if (strchr("\\`*_[]<>|~", *s))
+			fputc('\\', f);
+		fputc(*s == '\n' || *s == '\r' ? ' ' : *s, f);
+	}
+}
+
 char *doc_clean_utf8(const char *s, size_t len)
 {
 	const unsigned char *p = (const unsigned char *)s;

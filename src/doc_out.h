@@ -44,5 +44,8 @@ const char *doc_percent(char *buf, double share);
 
 /* A name for a Markdown table cell: "|" escaped, backquotes kept apart, newlines as spaces. */
 void doc_md_cell(FILE *f, const char *s);
+/* S as Markdown text (a sentence, not code): the characters that GitHub's Markdown would
+ * take for markup backslash-escaped, newlines as spaces. */
+void doc_md_text(FILE *f, const char *s);
 
 #endif

@@ -37,10 +37,21 @@ struct level {
 
 struct flamegraph {
 	const struct profile *p;
+	struct profile *own;  /* --jit-only: the derived profile P is, owned here */
 	unsigned ev, max_depth;
 	uint64_t total;
 	size_t n;             /* functions; node N is the root */
+	/* the arcs the model uses: the profile's, or a copy without the arcs into a focus */
+	const struct prof_arc *arcs;
+	struct prof_arc *arcs_copy;
+	size_t narcs;
+	uint64_t *cost;       /* narcs: each arc's cost of the event */
+	uint32_t ncomp;
 	uint32_t *comp;       /* N: each function's strongly connected component */
+	uint32_t *comp_size;  /* per component: its members */
+	uint64_t *arcp;       /* narcs: the consistent arcs (0 inside a component) */
+	const unsigned char *prio;   /* N: functions whose arcs out are made consistent first
+	                                (a focus, the JIT code of --jit-only), or NULL */
 	uint64_t *activity;   /* per component: I'(C), self plus consistent arcs out */
 	uint64_t *out;        /* N: a function's consistent arcs out of its component */
 	size_t *first;        /* N + 2: the edges of node V are first[V] .. first[V + 1] */
@@ -128,11 +139,6 @@ static uint64_t part_of(uint64_t c, wide_t num, wide_t den)
 #endif
 }
 
-static uint64_t arc_cost(const struct profile *p, size_t a, unsigned ev)
-{
-	return p->arc_costs[a * p->nevents + ev];
-}
-
 /* The arcs between two components with a cost, by the callee's component (IN) and by the
  * caller's (OUT): component C's are IN[IN_FIRST[C] .. IN_FIRST[C + 1]). */
 struct comp_arcs {
@@ -142,14 +148,13 @@ struct comp_arcs {
 
 static void comp_arcs_build(struct comp_arcs *ca, const struct flamegraph *g, uint32_t ncomp)
 {
-	const struct profile *p = g->p;
 	ca->in_first = xcalloc((size_t)ncomp + 2, sizeof(size_t));
 	ca->out_first = xcalloc((size_t)ncomp + 2, sizeof(size_t));
-	ca->in = xmalloc((p->narcs + 1) * sizeof(uint32_t));
-	ca->out = xmalloc((p->narcs + 1) * sizeof(uint32_t));
-	for (size_t a = 0; a < p->narcs; a++) {
-		uint32_t from = g->comp[p->arcs[a].caller], to = g->comp[p->arcs[a].callee];
-		if (from != to && arc_cost(p, a, g->ev)) {
+	ca->in = xmalloc((g->narcs + 1) * sizeof(uint32_t));
+	ca->out = xmalloc((g->narcs + 1) * sizeof(uint32_t));
+	for (size_t a = 0; a < g->narcs; a++) {
+		uint32_t from = g->comp[g->arcs[a].caller], to = g->comp[g->arcs[a].callee];
+		if (from != to && g->cost[a]) {
 			ca->in_first[to + 2]++;
 			ca->out_first[from + 2]++;
 		}
@@ -159,9 +164,9 @@ static void comp_arcs_build(struct comp_arcs *ca, const struct flamegraph *g, ui
 		ca->out_first[c + 1] += ca->out_first[c];
 	}
 	/* each list is filled at its start + 1's cursor, which ends at the next list's start */
-	for (size_t a = 0; a < p->narcs; a++) {
-		uint32_t from = g->comp[p->arcs[a].caller], to = g->comp[p->arcs[a].callee];
-		if (from != to && arc_cost(p, a, g->ev)) {
+	for (size_t a = 0; a < g->narcs; a++) {
+		uint32_t from = g->comp[g->arcs[a].caller], to = g->comp[g->arcs[a].callee];
+		if (from != to && g->cost[a]) {
 			ca->in[ca->in_first[to + 1]++] = (uint32_t)a;
 			ca->out[ca->out_first[from + 1]++] = (uint32_t)a;
 		}
@@ -176,6 +181,12 @@ static void comp_arcs_free(struct comp_arcs *ca)
 	free(ca->out);
 }
 
+/* 1 if arc A is one of the arcs whose cost is taken first (consistent_arcs()). */
+static int is_prio(const struct flamegraph *g, size_t a)
+{
+	return g->prio && g->prio[g->arcs[a].caller];
+}
+
 /* The consistent arcs (docs/flamegraph.md, "Consistent arcs"): callgrind's arcs into a
  * component can add up to more than it spends (recursion counted again, the arcs of a
  * cycle); each component's activity I'(C), its self cost plus its consistent arcs out, is
@@ -186,7 +197,7 @@ static void comp_arcs_free(struct comp_arcs *ca)
 static uint64_t *consistent_arcs(struct flamegraph *g, uint32_t ncomp, const struct comp_arcs *ca)
 {
 	const struct profile *p = g->p;
-	uint64_t *arcp = xcalloc(p->narcs + 1, sizeof(*arcp));
+	uint64_t *arcp = xcalloc(g->narcs + 1, sizeof(*arcp));
 	for (size_t f = 0; f < g->n; f++)
 		g->activity[g->comp[f]] += p->fns[f].self[g->ev];
 	for (uint32_t c = 0; c < ncomp; c++) {
@@ -194,22 +205,28 @@ static uint64_t *consistent_arcs(struct flamegraph *g, uint32_t ncomp, const str
 		for (size_t i = ca->out_first[c]; i < ca->out_first[c + 1]; i++)
 			act += arcp[ca->out[i]];   /* into components numbered lower: done */
 		g->activity[c] = act;
-		wide_t in = 0, cum = 0;
+		/* the arcs out of the functions the graph is cut to (a focus, JIT code) first:
+		 * each records what ran under those calls, and that is the question asked */
+		wide_t in[2] = { 0, 0 }, cum[2] = { 0, 0 };
 		for (size_t i = ca->in_first[c]; i < ca->in_first[c + 1]; i++)
-			in += arc_cost(p, ca->in[i], g->ev);
+			in[is_prio(g, ca->in[i])] += g->cost[ca->in[i]];
+		uint64_t share[2];
+		share[1] = in[1] <= act ? (uint64_t)in[1] : act;
+		share[0] = act - share[1];
 		for (size_t i = ca->in_first[c]; i < ca->in_first[c + 1]; i++) {
-			uint64_t cost = arc_cost(p, ca->in[i], g->ev);
-			if (in <= act) {
+			uint64_t cost = g->cost[ca->in[i]];
+			int k = is_prio(g, ca->in[i]);
+			if (in[k] <= share[k]) {
 				arcp[ca->in[i]] = cost;
 				continue;
 			}
-			uint64_t lo = part_of(act, cum, in);
-			cum += cost;
-			arcp[ca->in[i]] = part_of(act, cum, in) - lo;
+			uint64_t lo = part_of(share[k], cum[k], in[k]);
+			cum[k] += cost;
+			arcp[ca->in[i]] = part_of(share[k], cum[k], in[k]) - lo;
 		}
 	}
-	for (size_t a = 0; a < p->narcs; a++)
-		g->out[p->arcs[a].caller] += arcp[a];
+	for (size_t a = 0; a < g->narcs; a++)
+		g->out[g->arcs[a].caller] += arcp[a];
 	return arcp;
 }
 
@@ -231,12 +248,12 @@ static uint64_t *entry_costs(struct flamegraph *g, uint32_t ncomp, const uint64_
 	memcpy(left, g->activity, ncomp * sizeof(*left));
 	for (size_t f = 0; f < n; f++)
 		excess[f] = (long double)p->fns[f].self[g->ev];
-	for (size_t a = 0; a < p->narcs; a++) {
-		const struct prof_arc *r = &p->arcs[a];
+	for (size_t a = 0; a < g->narcs; a++) {
+		const struct prof_arc *r = &g->arcs[a];
 		uint32_t from = g->comp[r->caller], to = g->comp[r->callee];
 		if (r->caller == r->callee)
 			continue;
-		long double c = (long double)(from == to ? arc_cost(p, a, g->ev) : arcp[a]);
+		long double c = (long double)(from == to ? g->cost[a] : arcp[a]);
 		excess[r->caller] += c;
 		excess[r->callee] -= c;
 		if (from != to)
@@ -295,9 +312,9 @@ static void build_edges(struct flamegraph *g, const uint64_t *arcp, const uint64
 	const struct profile *p = g->p;
 	size_t n = g->n, m = 0;
 	uint32_t *rank = name_ranks(p);
-	struct sort_edge *se = xmalloc((p->narcs + n + 1) * sizeof(*se));
-	for (size_t a = 0; a < p->narcs; a++) {
-		const struct prof_arc *r = &p->arcs[a];
+	struct sort_edge *se = xmalloc((g->narcs + n + 1) * sizeof(*se));
+	for (size_t a = 0; a < g->narcs; a++) {
+		const struct prof_arc *r = &g->arcs[a];
 		int internal = g->comp[r->caller] == g->comp[r->callee];
 		if (r->caller != r->callee && (internal || arcp[a]))
 			se[m++] = (struct sort_edge){ r->caller, rank[r->callee],
@@ -355,39 +372,413 @@ static void build_tree(struct flamegraph *g, uint32_t m)
 
 static void apply_cap(struct flamegraph *g);
 
-struct flamegraph *flamegraph_new(const struct profile *p, const struct flamegraph_opts *o)
+/* The arcs a model leaves out: into a focus function, and into a function CYCLE_CUT flags
+ * from a function of its own cycle (COMP0: P's components). */
+static int cut_arc(const struct prof_arc *r, const unsigned char *focus, const unsigned char *cycle_cut,
+		   const uint32_t *comp0)
+{
+	if (r->caller == r->callee)
+		return 0;
+	return (focus && focus[r->callee]) ||
+	       (cycle_cut && cycle_cut[r->callee] && comp0[r->caller] == comp0[r->callee]);
+}
+
+/* The model of docs/flamegraph.md section 1 for event EV of P: components, consistent
+ * arcs, activities, entries and the edges, with the arcs into the functions FOCUS flags
+ * cut (NULL: none), so that each focus function is a root of its own and the only
+ * entries are theirs (section 1.7), and the arcs into the functions CYCLE_CUT flags from
+ * inside their cycle cut (NULL: none; --jit-only, section 1.8). No limits and no walk
+ * yet. */
+static struct flamegraph *model_new(const struct profile *p, unsigned ev, const unsigned char *focus,
+				    const unsigned char *cycle_cut)
 {
 	struct flamegraph *g = xcalloc(1, sizeof(*g));
 	g->p = p;
-	g->ev = o->event;
+	g->ev = ev;
 	g->n = p->nfns;
-	g->total = p->totals[o->event];
+	g->total = p->totals[ev];
+	size_t n = g->n;
+	g->arcs = p->arcs;
+	g->narcs = p->narcs;
+	uint32_t *comp0 = NULL;
+	if (cycle_cut) {
+		comp0 = xmalloc((n + 1) * sizeof(*comp0));
+		profile_components(p, comp0);
+	}
+	if (focus || cycle_cut) {
+		g->arcs_copy = xmalloc((p->narcs + 1) * sizeof(*g->arcs_copy));
+		g->narcs = 0;
+		for (size_t a = 0; a < p->narcs; a++)
+			if (!cut_arc(&p->arcs[a], focus, cycle_cut, comp0))
+				g->arcs_copy[g->narcs++] = p->arcs[a];
+		g->arcs = g->arcs_copy;
+	}
+	g->cost = xmalloc((g->narcs + 1) * sizeof(*g->cost));
+	for (size_t a = 0, k = 0; a < p->narcs; a++)
+		if (!cut_arc(&p->arcs[a], focus, cycle_cut, comp0))
+			g->cost[k++] = p->arc_costs[a * p->nevents + ev];
+	free(comp0);
+	g->prio = focus ? focus : cycle_cut;
+	g->comp = xmalloc((n + 1) * sizeof(*g->comp));
+	g->ncomp = profile_components_of(n, g->arcs, g->narcs, g->comp);
+	g->comp_size = xcalloc((size_t)g->ncomp + 1, sizeof(*g->comp_size));
+	for (size_t f = 0; f < n; f++)
+		g->comp_size[g->comp[f]]++;
+	g->activity = xcalloc((size_t)g->ncomp + 1, sizeof(*g->activity));
+	g->out = xcalloc(n + 1, sizeof(*g->out));
+	struct comp_arcs ca;
+	comp_arcs_build(&ca, g, g->ncomp);
+	g->arcp = consistent_arcs(g, g->ncomp, &ca);
+	uint64_t *entry = entry_costs(g, g->ncomp, g->arcp);
+	if (focus) {
+		/* a focus function has no arcs in: it is a component of its own, entered with
+		 * all of its activity; nothing else is entered */
+		g->total = 0;
+		for (size_t f = 0; f < n; f++) {
+			entry[f] = focus[f] ? g->activity[g->comp[f]] : 0;
+			g->total += entry[f];
+		}
+	}
+	build_edges(g, g->arcp, entry);
+	comp_arcs_free(&ca);
+	free(entry);
+	g->prio = NULL;   /* the caller's, needed no more */
+	g->parent = xmalloc((n + 1) * sizeof(*g->parent));
+	g->sub = xcalloc(n + 1, sizeof(*g->sub));
+	g->queue = xmalloc((n + 1) * sizeof(*g->queue));
+	g->seen = xcalloc(n + 1, sizeof(*g->seen));
+	g->root_of = xmalloc(((size_t)g->ncomp + 1) * sizeof(*g->root_of));
+	for (uint32_t c = 0; c <= g->ncomp; c++)
+		g->root_of[c] = NONE;
+	return g;
+}
+
+/* ---- scopes: costs under a focus, and the graph of JIT code alone ---- */
+
+/* The members of each component: MEMBERS[FIRST[C] .. FIRST[C + 1]), in function order. */
+static void comp_members(const struct flamegraph *g, size_t **first, uint32_t **members)
+{
+	*first = xcalloc((size_t)g->ncomp + 2, sizeof(**first));
+	*members = xmalloc((g->n + 1) * sizeof(**members));
+	for (size_t f = 0; f < g->n; f++)
+		(*first)[g->comp[f] + 2]++;
+	for (uint32_t c = 0; c <= g->ncomp; c++)
+		(*first)[c + 1] += (*first)[c];
+	for (size_t f = 0; f < g->n; f++)
+		(*members)[(*first)[g->comp[f] + 1]++] = (uint32_t)f;
+}
+
+/* The members times the entries of a cycle under a focus past which one spanning tree
+ * stands for all (flamegraph_scope()): some 10^8 steps, a second or two. */
+#define SCOPE_TREE_WORK 1e8L
+
+static uint64_t round_cost(long double v)
+{
+	return v <= 0 ? 0 : v >= 0x1p64L ? UINT64_MAX : (uint64_t)(v + 0.5L);
+}
+
+void flamegraph_scope(const struct profile *p, unsigned ev, const unsigned char *focus,
+		      struct flamegraph_scope *s)
+{
+	struct flamegraph *g = model_new(p, ev, focus, NULL);
+	size_t n = g->n, *mfirst;
+	uint32_t nc = g->ncomp, *members;
+	comp_members(g, &mfirst, &members);
+	struct comp_arcs ca;
+	comp_arcs_build(&ca, g, nc);
+	/* U: the mass under the focus entering each component; UM: entering at each member */
+	long double *U = xcalloc((size_t)nc + 1, sizeof(*U)), *rho = xcalloc((size_t)nc + 1, sizeof(*rho));
+	long double *UM = xcalloc(n + 1, sizeof(*UM)), *own = xcalloc(n + 1, sizeof(*own));
+	long double *incl = xcalloc(n + 1, sizeof(*incl));
+	for (size_t f = 0; f < n; f++)
+		if (focus[f])
+			U[g->comp[f]] = UM[f] = (long double)g->activity[g->comp[f]];
+	/* callers first: Tarjan numbers a component after every component it calls */
+	for (uint32_t c = nc; c-- > 0;) {
+		uint64_t act = g->activity[c];
+		if (!(U[c] > 0) || !act)
+			continue;
+		long double r = U[c] / (long double)act;
+		rho[c] = r = r > 1 ? 1 : r;
+		for (size_t i = mfirst[c]; i < mfirst[c + 1]; i++)
+			own[members[i]] += r * (long double)p->fns[members[i]].self[ev];
+		/* each unit entering C leaves by its arcs out in the same proportions, wherever
+		 * it entered (docs/flamegraph.md 1.3) */
+		for (size_t i = ca.out_first[c]; i < ca.out_first[c + 1]; i++) {
+			size_t a = ca.out[i];
+			long double flow = r * (long double)g->arcp[a];
+			U[g->comp[g->arcs[a].callee]] += flow;
+			UM[g->arcs[a].callee] += flow;
+		}
+		if (g->comp_size[c] == 1) {
+			incl[members[mfirst[c]]] += U[c];
+			continue;
+		}
+		/* a member's frames are as wide as its subtree in the spanning tree of the
+		 * member the cycle was entered at: a tree per entry member, which costs the
+		 * members times the entries; past SCOPE_TREE_WORK the tree of the member entered
+		 * most stands for all (only the inclusive costs of the members change) */
+		size_t size = mfirst[c + 1] - mfirst[c], entries = 0, most = mfirst[c];
+		for (size_t i = mfirst[c]; i < mfirst[c + 1]; i++)
+			if (UM[members[i]] > 0) {
+				entries++;
+				if (UM[members[i]] > UM[members[most]])
+					most = i;
+			}
+		int one = (long double)size * (long double)entries > SCOPE_TREE_WORK;
+		for (size_t i = mfirst[c]; i < mfirst[c + 1]; i++) {
+			uint32_t m = members[i];
+			if (!(UM[m] > 0) || (one && i != most))
+				continue;
+			long double mass = one ? U[c] : UM[m];
+			build_tree(g, m);
+			for (size_t k = mfirst[c]; k < mfirst[c + 1]; k++)
+				incl[members[k]] += mass * (long double)g->sub[members[k]] / (long double)act;
+		}
+	}
+	s->total = g->total;
+	s->self = xcalloc(n + 1, sizeof(*s->self));
+	s->incl = xcalloc(n + 1, sizeof(*s->incl));
+	s->calls = xcalloc(n + 1, sizeof(*s->calls));
+	s->in_cycle = xcalloc(n + 1, 1);
+	long double *calls = xcalloc(n + 1, sizeof(*calls));
+	/* the calls made under the focus, in proportion to the caller's activity there; a
+	 * focus function's are those from outside the focus (the arcs the model cut) */
+	for (size_t a = 0; a < g->narcs; a++)
+		if (g->arcs[a].caller != g->arcs[a].callee)
+			calls[g->arcs[a].callee] += (long double)g->arcs[a].count * rho[g->comp[g->arcs[a].caller]];
+	for (size_t a = 0; a < p->narcs; a++)
+		if (focus[p->arcs[a].callee] && !focus[p->arcs[a].caller])
+			s->calls[p->arcs[a].callee] += p->arcs[a].count;
+	for (size_t f = 0; f < n; f++) {
+		s->self[f] = round_cost(own[f]);
+		s->incl[f] = round_cost(incl[f]);
+		if (!focus[f])
+			s->calls[f] = round_cost(calls[f]);
+		s->in_cycle[f] = g->comp_size[g->comp[f]] > 1;
+	}
+	free(calls);
+	free(U);
+	free(rho);
+	free(UM);
+	free(own);
+	free(incl);
+	free(mfirst);
+	free(members);
+	comp_arcs_free(&ca);
+	flamegraph_free(g);
+}
+
+void flamegraph_scope_free(struct flamegraph_scope *s)
+{
+	free(s->self);
+	free(s->incl);
+	free(s->calls);
+	free(s->in_cycle);
+	memset(s, 0, sizeof(*s));
+}
+
+/* A max-heap of component numbers: the components a JIT function's calls reach, taken
+ * callers first. */
+struct comp_heap {
+	uint32_t *v;
+	size_t n;
+};
+
+static void heap_push(struct comp_heap *h, uint32_t c)
+{
+	size_t i = h->n++;
+	while (i && h->v[(i - 1) / 2] < c) {
+		h->v[i] = h->v[(i - 1) / 2];
+		i = (i - 1) / 2;
+	}
+	h->v[i] = c;
+}
+
+static uint32_t heap_pop(struct comp_heap *h)
+{
+	uint32_t top = h->v[0], last = h->v[--h->n];
+	size_t i = 0;
+	for (;;) {
+		size_t k = 2 * i + 1;
+		if (k >= h->n)
+			break;
+		if (k + 1 < h->n && h->v[k + 1] > h->v[k])
+			k++;
+		if (h->v[k] <= last)
+			break;
+		h->v[i] = h->v[k];
+		i = k;
+	}
+	if (h->n)
+		h->v[i] = last;
+	return top;
+}
+
+struct jit_pass {
+	const struct flamegraph *g;
+	const unsigned char *keep;
+	size_t *mfirst;
+	uint32_t *members;
+	struct comp_arcs ca;
+	long double *in;          /* per component: the source's mass entering it */
+	struct comp_heap heap;
+	long double *to;          /* per kept function: the source's mass reaching it */
+	uint32_t *touched;
+	size_t ntouched;
+	long double not_jit;      /* the source's mass spent in code that is not kept */
+};
+
+static void jit_deliver(struct jit_pass *j, uint32_t c, long double m)
+{
+	if (!(m > 0))
+		return;   /* nothing arrives: and an empty component is never queued twice */
+	if (!(j->in[c] > 0))
+		heap_push(&j->heap, c);
+	j->in[c] += m;
+}
+
+/* Where the activity of kept function X goes once the functions that are not kept are
+ * collapsed out: mass entering a component is shared among its members by their own
+ * activity (self cost plus arcs out of it, which add up to the component's); a kept
+ * member takes its share as a call from X, another spends its self cost as code that is
+ * not JIT and passes its arcs out on, callees after callers. */
+static void jit_source(struct jit_pass *j, uint32_t x)
+{
+	const struct flamegraph *g = j->g;
+	const struct profile *p = g->p;
+	uint32_t cx = g->comp[x];
+	j->not_jit = 0;
+	for (size_t i = j->ca.out_first[cx]; i < j->ca.out_first[cx + 1]; i++)
+		if (g->arcs[j->ca.out[i]].caller == x)
+			jit_deliver(j, g->comp[g->arcs[j->ca.out[i]].callee], (long double)g->arcp[j->ca.out[i]]);
+	while (j->heap.n) {
+		uint32_t c = heap_pop(&j->heap);
+		long double m = j->in[c], act = (long double)g->activity[c];
+		j->in[c] = 0;
+		if (!(act > 0))
+			continue;
+		for (size_t i = j->mfirst[c]; i < j->mfirst[c + 1]; i++) {
+			uint32_t z = j->members[i];
+			if (j->keep[z]) {
+				if (!(j->to[z] > 0))
+					j->touched[j->ntouched++] = z;
+				j->to[z] += m * ((long double)(p->fns[z].self[g->ev] + g->out[z]) / act);
+				continue;
+			}
+			j->not_jit += m * ((long double)p->fns[z].self[g->ev] / act);
+		}
+		for (size_t i = j->ca.out_first[c]; i < j->ca.out_first[c + 1]; i++) {
+			size_t a = j->ca.out[i];
+			if (!j->keep[g->arcs[a].caller])
+				jit_deliver(j, g->comp[g->arcs[a].callee], m * ((long double)g->arcp[a] / act));
+		}
+	}
+}
+
+/* --jit-only (docs/flamegraph.md section 1.8): a profile of event EV with the JIT functions
+ * of P (and the FOCUS functions, NULL: none) and one function FLAMEGRAPH_NOT_JIT_NAME for
+ * the code they call that is not JIT; every other function is collapsed out of the stacks.
+ * Each kept function keeps its self cost. *FOCUS_OUT gets the focus flags over the new
+ * profile's functions (NULL without a focus). The caller owns the profile. */
+static struct profile *jit_profile(const struct profile *p, unsigned ev, const unsigned char *focus,
+				   unsigned char **focus_out)
+{
+	size_t n = p->nfns;
+	unsigned char *keep = xcalloc(n + 1, 1);
+	for (size_t f = 0; f < n; f++)
+		keep[f] = p->fns[f].jit || (focus && focus[f]);
+	/* a cycle of JIT code and other code (V8's builtins calling back into JS, CPython's
+	 * interpreter between its trampolines) is cut at its JIT functions, as a focus is
+	 * cut: each then holds what it calls */
+	struct flamegraph *g = model_new(p, ev, focus, keep);
+	struct jit_pass j = { .g = g };
+	j.keep = keep;
+	comp_members(g, &j.mfirst, &j.members);
+	comp_arcs_build(&j.ca, g, g->ncomp);
+	j.in = xcalloc((size_t)g->ncomp + 1, sizeof(*j.in));
+	j.heap.v = xmalloc(((size_t)g->ncomp + 1) * sizeof(*j.heap.v));
+	j.to = xcalloc(n + 1, sizeof(*j.to));
+	j.touched = xmalloc((n + 1) * sizeof(*j.touched));
+
+	struct profile *d = xcalloc(1, sizeof(*d));
+	const char *evn[1] = { p->events[ev] };
+	struct profile_builder *b = profile_builder_new(d, 1, evn);
+	d->path = p->path ? xstrndup(p->path, strlen(p->path)) : NULL;
+	if (p->cmd)
+		profile_set_cmd(d, p->cmd, strlen(p->cmd));
+	d->parts = p->parts;
+	d->part = p->part;
+	d->folded = p->folded;
+	uint32_t *idx = xmalloc((n + 1) * sizeof(*idx));
+	for (size_t f = 0; f < n; f++) {
+		if (!keep[f])
+			continue;
+		const struct prof_fn *fn = &p->fns[f];
+		idx[f] = profile_builder_fn(b, fn->obj, strlen(fn->obj), fn->file, strlen(fn->file), fn->name,
+					    strlen(fn->name));
+		profile_builder_self(b, idx[f], &fn->self[ev]);
+	}
+	uint32_t other = profile_builder_fn(b, "", 0, "", 0, FLAMEGRAPH_NOT_JIT_NAME,
+					    sizeof(FLAMEGRAPH_NOT_JIT_NAME) - 1);
+	uint64_t other_self = 0;
+	for (size_t x = 0; x < n; x++) {
+		if (!keep[x])
+			continue;
+		jit_source(&j, (uint32_t)x);
+		for (size_t i = 0; i < j.ntouched; i++) {
+			uint32_t z = j.touched[i];
+			uint64_t c = round_cost(j.to[z]);
+			j.to[z] = 0;
+			if (c && z != x)
+				profile_builder_call(b, idx[x], idx[z], 1, &c);
+		}
+		j.ntouched = 0;
+		uint64_t c = round_cost(j.not_jit);
+		if (c) {
+			profile_builder_call(b, idx[x], other, 1, &c);
+			other_self += c;
+		}
+	}
+	profile_builder_self(b, other, &other_self);
+	profile_builder_finish(b);
+	if (focus) {
+		*focus_out = xcalloc(d->nfns + 1, 1);
+		for (size_t f = 0; f < n; f++)
+			if (focus[f])
+				(*focus_out)[idx[f]] = 1;
+	}
+	free(idx);
+	free(keep);
+	free(j.mfirst);
+	free(j.members);
+	comp_arcs_free(&j.ca);
+	free(j.in);
+	free(j.heap.v);
+	free(j.to);
+	free(j.touched);
+	flamegraph_free(g);
+	return d;
+}
+
+struct flamegraph *flamegraph_new(const struct profile *p, const struct flamegraph_opts *o)
+{
+	struct flamegraph *g;
+	if (o->jit_only) {
+		unsigned char *focus = NULL;
+		struct profile *derived = jit_profile(p, o->event, o->focus, &focus);
+		g = model_new(derived, 0, focus, NULL);
+		g->own = derived;
+		free(focus);
+	} else {
+		g = model_new(p, o->event, o->focus, NULL);
+	}
 	g->max_depth = o->max_depth ? o->max_depth : 1;
 	g->max_frames = o->max_frames ? o->max_frames : FLAMEGRAPH_MAX_FRAMES;
 	if (g->max_frames < 2)
 		g->max_frames = 2;   /* the root and its elision frame always fit */
 	long double min = (long double)o->min_width * (long double)g->total;
 	g->asked_units = min > 1 ? min : 1;
-	size_t n = g->n;
-	g->comp = xmalloc((n + 1) * sizeof(*g->comp));
-	uint32_t ncomp = profile_components(p, g->comp);
-	g->activity = xcalloc((size_t)ncomp + 1, sizeof(*g->activity));
-	g->out = xcalloc(n + 1, sizeof(*g->out));
-	struct comp_arcs ca;
-	comp_arcs_build(&ca, g, ncomp);
-	uint64_t *arcp = consistent_arcs(g, ncomp, &ca);
-	uint64_t *entry = entry_costs(g, ncomp, arcp);
-	build_edges(g, arcp, entry);
-	comp_arcs_free(&ca);
-	free(arcp);
-	free(entry);
-	g->parent = xmalloc((n + 1) * sizeof(*g->parent));
-	g->sub = xcalloc(n + 1, sizeof(*g->sub));
-	g->queue = xmalloc((n + 1) * sizeof(*g->queue));
-	g->seen = xcalloc(n + 1, sizeof(*g->seen));
-	g->root_of = xmalloc(((size_t)ncomp + 1) * sizeof(*g->root_of));
-	for (uint32_t c = 0; c <= ncomp; c++)
-		g->root_of[c] = NONE;
 	/* function frames down to max_depth, an elision frame one below */
 	g->levels = xmalloc(((size_t)g->max_depth + 2) * sizeof(*g->levels));
 	g->frames_at = xmalloc(((size_t)g->max_depth + 2) * sizeof(*g->frames_at));
@@ -399,6 +790,10 @@ void flamegraph_free(struct flamegraph *g)
 {
 	if (!g)
 		return;
+	free(g->arcs_copy);
+	free(g->cost);
+	free(g->comp_size);
+	free(g->arcp);
 	free(g->comp);
 	free(g->activity);
 	free(g->out);
@@ -411,12 +806,16 @@ void flamegraph_free(struct flamegraph *g)
 	free(g->root_of);
 	free(g->levels);
 	free(g->frames_at);
+	if (g->own) {
+		profile_free(g->own);
+		free(g->own);
+	}
 	free(g);
 }
 
 const struct profile *flamegraph_profile(const struct flamegraph *g)
 {
-	return g->p;
+	return g->p;   /* with --jit-only, the derived profile */
 }
 
 uint64_t flamegraph_total(const struct flamegraph *g)

@@ -23,6 +23,9 @@ struct profile;
  * leaf drawn in a neutral colour and named FLAMEGRAPH_ELIDED_NAME. */
 #define FLAMEGRAPH_ELIDED (SIZE_MAX - 1)
 #define FLAMEGRAPH_ELIDED_NAME "[elided]"
+/* --jit-only: the one function that stands for the code JIT functions call that is not
+ * JIT (its object and file are ""). */
+#define FLAMEGRAPH_NOT_JIT_NAME "[not JIT]"
 /* The default cap on the number of frames (flamegraph_opts.max_frames 0). */
 #define FLAMEGRAPH_MAX_FRAMES 200000
 
@@ -35,6 +38,11 @@ struct flamegraph_opts {
 	size_t max_frames;    /* the cap on frames drawn (0: FLAMEGRAPH_MAX_FRAMES; at least 2):
 	                         where more frames are at least min_width wide, the minimum
 	                         width is raised until they fit (flamegraph_limits()) */
+	const unsigned char *focus;   /* per function of the profile: 1 for a focus function, or
+	                                 NULL: draw only what runs under the focus, each focus
+	                                 function a root of its own (docs/flamegraph.md 1.7) */
+	int jit_only;         /* draw JIT functions (and the focus) only: the rest is collapsed
+	                         out of the stacks, its cost in FLAMEGRAPH_NOT_JIT_NAME (1.8) */
 };
 
 struct flamegraph_frame {
@@ -58,12 +66,15 @@ struct flamegraph_limits {
 struct flamegraph;
 
 /* Makes P's arcs consistent, collapses its cycles and applies the frame cap (which may walk
- * the graph a few times, each walk stopped after max_frames frames). P must outlive the
- * result. Returns the graph (never NULL). */
+ * the graph a few times, each walk stopped after max_frames frames). P (and O->focus) must
+ * outlive the result. Returns the graph (never NULL). */
 struct flamegraph *flamegraph_new(const struct profile *p, const struct flamegraph_opts *o);
 void flamegraph_free(struct flamegraph *g);   /* NULL is a no-op */
+/* The profile whose functions the frames index: P, or with jit_only the profile of the
+ * JIT functions made from it (valid until flamegraph_free()). */
 const struct profile *flamegraph_profile(const struct flamegraph *g);
-/* The total of the event: the root frame's width. */
+/* The total of the event: the root frame's width (under a focus, the focus's cost; with
+ * jit_only, the cost under JIT frames). */
 uint64_t flamegraph_total(const struct flamegraph *g);
 unsigned flamegraph_event(const struct flamegraph *g);
 /* Fills L with the limits G is drawn with. */
@@ -77,6 +88,23 @@ typedef int (*flamegraph_visit_fn)(void *ctx, const struct flamegraph_frame *sta
  * object) and a parent's elision frame after them, the same order every time. Returns 0,
  * or -1 if VISIT stopped it. */
 int flamegraph_walk(struct flamegraph *g, flamegraph_visit_fn visit, void *ctx);
+
+/* Costs of one event under a focus, in the flame graph's model (docs/reports.md 2.1): the
+ * arcs into the focus functions are cut, each is a root entered with its activity, and
+ * what they call gets their mass in the proportions of the consistent arcs. */
+struct flamegraph_scope {
+	uint64_t total;           /* the focus's cost: its functions' activity (100%) */
+	uint64_t *self;           /* per function of the profile: its own cost under the focus */
+	uint64_t *incl;           /* ... the width of its frames under the focus */
+	uint64_t *calls;          /* ... the calls into it made under the focus (estimated in
+	                             proportion); a focus function's: from outside the focus */
+	unsigned char *in_cycle;  /* ... on a cycle once the arcs into the focus are cut */
+};
+/* Fills S for event EV of P and the functions FOCUS flags (NFNS entries, not all 0).
+ * Free S with flamegraph_scope_free(). */
+void flamegraph_scope(const struct profile *p, unsigned ev, const unsigned char *focus,
+		      struct flamegraph_scope *s);
+void flamegraph_scope_free(struct flamegraph_scope *s);
 
 /* Writes Brendan Gregg's folded stacks to OUT: one line "entry;...;f SELF" per frame with a
  * self cost above 0, a frame before its children, so that the values add up to the total.

@@ -35,8 +35,11 @@ struct svg {
 	uint64_t total;
 	unsigned max_depth;
 	size_t frames;
-	size_t *base_of;          /* --diff: each function's index in BASE, or SIZE_MAX */
+	size_t *base_of;          /* --diff: each function of NOW's index in BASE, or SIZE_MAX */
 	unsigned base_ev;
+	const struct profile *now;   /* --diff: whose self costs are compared: P or a scoped one */
+	size_t *now_of;           /* each function of P's index in NOW (NULL: NOW is P) */
+	unsigned now_ev;
 	double max_change;        /* --diff: the largest |self change| among the frames drawn */
 	double height;
 };
@@ -142,16 +145,42 @@ static void put_text(struct flamegraph_sink *k, const char *s, size_t max)
 		PUT(k, "..");
 }
 
+/* --jit-only's stand-in for the code JIT functions call that is not JIT (flamegraph.h). */
+static int is_not_jit(const struct prof_fn *f)
+{
+	return !*f->obj && !*f->file && !strcmp(f->name, FLAMEGRAPH_NOT_JIT_NAME);
+}
+
 /* A function's frame, not the root or an elision frame. */
 static int is_fn(size_t fn)
 {
 	return fn != FLAMEGRAPH_ROOT && fn != FLAMEGRAPH_ELIDED;
 }
 
+/* FN's function in NOW, or SIZE_MAX. */
+static size_t now_index(const struct svg *v, size_t fn)
+{
+	return v->now_of ? v->now_of[fn] : fn;
+}
+
+static uint64_t self_now(const struct svg *v, size_t fn)
+{
+	size_t i = now_index(v, fn);
+	return i == SIZE_MAX ? 0 : v->now->fns[i].self[v->now_ev];
+}
+
+/* FN's function in BASE, or SIZE_MAX. */
+static size_t base_index(const struct svg *v, size_t fn)
+{
+	size_t i = now_index(v, fn);
+	return i == SIZE_MAX ? SIZE_MAX : v->base_of[i];
+}
+
 static int64_t self_change(const struct svg *v, size_t fn)
 {
-	uint64_t now = v->p->fns[fn].self[v->ev];
-	uint64_t was = v->base_of[fn] == SIZE_MAX ? 0 : v->base->fns[v->base_of[fn]].self[v->base_ev];
+	uint64_t now = self_now(v, fn);
+	size_t b = base_index(v, fn);
+	uint64_t was = b == SIZE_MAX ? 0 : v->base->fns[b].self[v->base_ev];
 	/* clamped as cgjit diff clamps: costs may pass 2^63, a difference in int64_t may not */
 	if (now >= was)
 		return now - was > INT64_MAX ? INT64_MAX : (int64_t)(now - was);
@@ -181,7 +210,11 @@ static void kind_colour(const struct svg *v, size_t fn, unsigned rgb[3])
 	}
 	const struct prof_fn *f = &v->p->fns[fn];
 	uint32_t h = name_hash(f->name);
-	if (f->unknown) {
+	if (is_not_jit(f)) {
+		rgb[0] = rgb[1] = rgb[2] = 222;
+		return;
+	}
+	if (f->kind == PROF_UNNAMED_JIT || f->kind == PROF_NO_SYMBOL) {
 		rgb[0] = rgb[1] = rgb[2] = 175 + h % 30;
 	} else if (f->jit) {
 		rgb[0] = 70 + h % 60;
@@ -257,6 +290,10 @@ static void put_title(struct svg *v, const struct flamegraph_frame *fr)
 			       v->p->events[v->ev], share(v, fr->width), doc_commas(b2, fr->self));
 	if (fr->fn == FLAMEGRAPH_ELIDED)
 		PUT(k, "\nframes cut here: narrower than the minimum width, or below --max-depth");
+	if (f && is_not_jit(f)) {
+		PUT(k, "\ncode that is not JIT, called from the JIT frame below (--jit-only)");
+		f = NULL;
+	}
 	if (f) {
 		PUT(k, "\n");
 		if (f->jit)
@@ -267,13 +304,13 @@ static void put_title(struct svg *v, const struct flamegraph_frame *fr)
 	}
 	if (f && v->base_of) {
 		int64_t c = self_change(v, fr->fn);
-		size_t b = v->base_of[fr->fn];
+		size_t b = base_index(v, fr->fn);
 		if (b == SIZE_MAX) {
-			flamegraph_sink_printf(k, "\nnot in the base profile (self %s)", doc_commas(b1, f->self[v->ev]));
+			flamegraph_sink_printf(k, "\nnot in the base profile (self %s)", doc_commas(b1, self_now(v, fr->fn)));
 		} else {
 			uint64_t was = v->base->fns[b].self[v->base_ev];
 			flamegraph_sink_printf(k, "\nself %s -> %s (%s", doc_commas(b1, was),
-					       doc_commas(b2, f->self[v->ev]), doc_commas_signed(b3, c));
+					       doc_commas(b2, self_now(v, fr->fn)), doc_commas_signed(b3, c));
 			if (was)
 				flamegraph_sink_printf(k, ", %+.2f%%", 100.0 * (double)c / (double)was);
 			PUT(k, ")");
@@ -344,6 +381,11 @@ static void put_head(struct svg *v, const struct flamegraph_svg_opts *o)
 	else
 		PUT(k, "green: JIT code, grey: no symbol, warm: other code");
 	PUT(k, "; dashed: " FLAMEGRAPH_ELIDED_NAME " (cut frames); stacks estimated from call arcs</text>\n");
+	if (o->scope) {
+		flamegraph_sink_printf(k, "<text x=\"%.0f\" y=\"58\" text-anchor=\"middle\">", SVG_W / 2);
+		put_text(k, o->scope, 160);
+		PUT(k, "</text>\n");
+	}
 	flamegraph_sink_printf(k, "<text id=\"reset\" x=\"%.0f\" y=\"24\" style=\"display:none\">Reset zoom</text>\n", PAD);
 	flamegraph_sink_printf(k, "<text id=\"details\" x=\"%.0f\" y=\"%.0f\"> </text>\n", PAD, v->height - 12);
 }
@@ -360,8 +402,12 @@ int flamegraph_svg_write(struct flamegraph *g, const struct flamegraph_svg_opts 
 	v->total = flamegraph_total(g);
 	v->base = o->base;
 	v->base_ev = o->base_event;
+	v->now = o->now ? o->now : v->p;
+	v->now_ev = o->now ? o->now_event : v->ev;
+	if (o->base && o->now)
+		v->now_of = prof_diff_match(o->now, v->p);
 	if (o->base)
-		v->base_of = prof_diff_match(o->base, v->p);
+		v->base_of = prof_diff_match(o->base, v->now);
 	flamegraph_walk(g, measure, v);
 	v->height = TOP + (v->max_depth + 1) * FRAME_H + BOTTOM;
 	put_head(v, o);
@@ -370,6 +416,7 @@ int flamegraph_svg_write(struct flamegraph *g, const struct flamegraph_svg_opts 
 	PUT(&v->sink, "</g>\n</svg>\n");
 	int rc = flamegraph_sink_flush(&v->sink);
 	free(v->base_of);
+	free(v->now_of);
 	free(v);
 	return rc;
 }

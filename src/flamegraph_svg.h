@@ -14,6 +14,12 @@ struct flamegraph_svg_opts {
 	const struct profile *base;  /* --diff: colour each function by the change of its self
 	                                cost from BASE (red more, blue less); NULL: by kind */
 	unsigned base_event;         /* the same event in BASE */
+	const struct profile *now;   /* --diff: the self costs compared with BASE's, matched to
+	                                the frames' functions by name (a scoped profile: the
+	                                costs under a focus); NULL: the profile drawn */
+	unsigned now_event;          /* the event in NOW */
+	const char *scope;           /* a line on what the graph is cut to (a focus, JIT code
+	                                only), or NULL */
 };
 
 /* Writes G's frames as SVG to OUT (UTF-8; bytes of names that are not UTF-8 are written

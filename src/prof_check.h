@@ -8,15 +8,18 @@
 
 struct budget;
 struct diag;
+struct prof_scope_opts;
 struct profile;
 
 /* Every limit of B measured on P, with its verdict; soft limits against BASE (NULL: they are
- * skipped). A limit on a glob gives one result per function it matches. Returns a new
- * reference, or NULL with D set: *BAD_BUDGET is 1 when the budget does not fit P (an event
- * P does not count, inclusive cost of a cachegrind file; the message points into the
+ * skipped). A limit on a glob gives one result per function it matches. A limit is measured
+ * under its focus (its own, else SCOPE's, else the file's: docs/reports.md section 4), and
+ * with SCOPE->jit_only on JIT functions only (SCOPE may be NULL). Returns a new reference,
+ * or NULL with D set: *BAD_BUDGET is 1 when the budget does not fit P (an event P does not
+ * count, inclusive cost or a focus on a cachegrind file; the message points into the
  * budget file), 0 when BASE does not count an event the budget uses. */
-json_t *prof_check_build(const struct budget *b, const struct profile *p,
-			 const struct profile *base, int *bad_budget, struct diag *d);
+json_t *prof_check_build(const struct budget *b, const struct profile *p, const struct profile *base,
+			 const struct prof_scope_opts *scope, int *bad_budget, struct diag *d);
 /* 1 if DOC says every limit held (nothing exceeded, no required function missing). */
 int prof_check_passed(const json_t *doc);
 /* DOC as aligned text (MARKDOWN 0) or a GitHub Markdown table (1). */

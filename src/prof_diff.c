@@ -1,6 +1,7 @@
 /* prof_diff.c - `cgjit diff`: matches the functions of two profiles by kcachegrind's key
  * (object file name, file, name), computes the change of self and inclusive cost of one
- * event, and renders the result as text or Markdown (JSON and YAML: doc_out.c). */
+ * event, warns when the profiles ran different commands, and renders the result as text
+ * or Markdown (JSON and YAML: doc_out.c). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -99,16 +100,18 @@ static json_t *change(uint64_t from, uint64_t to)
 	return json_integer(down > (uint64_t)INT64_MAX ? INT64_MIN : -(json_int_t)down);
 }
 
+/* A function's entry: the keys of the report's (self, inclusive: the new profile's), and
+ * the baseline's value and the change of each (docs/reports.md, "cgjit.diff/2"). */
 static json_t *change_entry(const struct profile *A, const struct profile *B, const struct change *c)
 {
 	json_t *o = c->b != SIZE_MAX ? prof_report_fn_ident(B, c->b) : prof_report_fn_ident(A, c->a);
 	json_object_set_new(o, "status", json_string(c->a == SIZE_MAX ? "added" : c->b == SIZE_MAX ? "removed" : "both"));
-	json_object_set_new(o, "self_base", doc_u64(c->sa));
-	json_object_set_new(o, "self_new", doc_u64(c->sb));
+	json_object_set_new(o, "self", doc_u64(c->sb));
+	json_object_set_new(o, "baseline_self", doc_u64(c->sa));
 	json_object_set_new(o, "self_change", change(c->sa, c->sb));
 	json_object_set_new(o, "self_change_rel", rel(c->sa, c->sb));
-	json_object_set_new(o, "inclusive_base", doc_u64(c->ia));
-	json_object_set_new(o, "inclusive_new", doc_u64(c->ib));
+	json_object_set_new(o, "inclusive", doc_u64(c->ib));
+	json_object_set_new(o, "baseline_inclusive", doc_u64(c->ia));
 	json_object_set_new(o, "inclusive_change", change(c->ia, c->ib));
 	json_object_set_new(o, "inclusive_change_rel", rel(c->ia, c->ib));
 	return o;
@@ -211,11 +214,13 @@ static struct change *pair_up(const struct profile *A, const struct profile *B, 
 	size_t m = 0;
 	for (size_t i = 0; i < A->nfns; i++) {
 		size_t j = in_b[i];
+		if (!profile_listed(A, i) || (j != SIZE_MAX && !profile_listed(B, j)))
+			continue;   /* --jit-only */
 		c[m++] = (struct change){ i, j, A->fns[i].self[ea], j != SIZE_MAX ? B->fns[j].self[eb] : 0,
 					  A->fns[i].incl[ea], j != SIZE_MAX ? B->fns[j].incl[eb] : 0 };
 	}
 	for (size_t j = 0; j < B->nfns; j++)
-		if (in_a[j] == SIZE_MAX)
+		if (in_a[j] == SIZE_MAX && profile_listed(B, j))
 			c[m++] = (struct change){ SIZE_MAX, j, 0, B->fns[j].self[eb], 0, B->fns[j].incl[eb] };
 	free(in_a);
 	free(in_b);
@@ -243,24 +248,29 @@ json_t *prof_diff_build(const struct profile *A, const struct profile *B, const 
 	struct change *c = pair_up(A, B, (unsigned)ea, (unsigned)eb, &n);
 	qsort(c, n, sizeof(*c), cmp_change);
 	json_t *doc = json_object();
-	json_object_set_new(doc, "schema", json_string("cgjit.diff/1"));
-	json_object_set_new(doc, "base", doc_string(A->path));
-	json_object_set_new(doc, "new", doc_string(B->path));
+	json_object_set_new(doc, "schema", json_string("cgjit.diff/2"));
+	json_object_set_new(doc, "profile", doc_string(B->path));
+	json_object_set_new(doc, "baseline", doc_string(A->path));
+	json_object_set_new(doc, "command", B->cmd ? doc_string(B->cmd) : json_null());
+	json_object_set_new(doc, "baseline_command", A->cmd ? doc_string(A->cmd) : json_null());
 	json_object_set_new(doc, "event", doc_string(A->events[ea]));
+	json_object_set_new(doc, "scope", prof_report_scope(B));
 	json_object_set_new(doc, "inclusive", json_boolean(!A->cachegrind && !B->cachegrind));
-	json_t *tot = json_object();
+	/* the events both count, in the baseline's order */
+	json_t *tot = json_object(), *btot = json_object(), *ch = json_object(), *chr = json_object();
 	for (unsigned e = 0; e < A->nevents; e++) {
 		int k = profile_event(B, A->events[e]);
 		if (k < 0)
 			continue;
-		json_t *t = json_object();
-		json_object_set_new(t, "base", doc_u64(A->totals[e]));
-		json_object_set_new(t, "new", doc_u64(B->totals[k]));
-		json_object_set_new(t, "change", change(A->totals[e], B->totals[k]));
-		json_object_set_new(t, "change_rel", rel(A->totals[e], B->totals[k]));
-		doc_set_key(tot, A->events[e], t);
+		doc_set_key(tot, A->events[e], doc_u64(B->totals[k]));
+		doc_set_key(btot, A->events[e], doc_u64(A->totals[e]));
+		doc_set_key(ch, A->events[e], change(A->totals[e], B->totals[k]));
+		doc_set_key(chr, A->events[e], rel(A->totals[e], B->totals[k]));
 	}
 	json_object_set_new(doc, "totals", tot);
+	json_object_set_new(doc, "baseline_totals", btot);
+	json_object_set_new(doc, "totals_change", ch);
+	json_object_set_new(doc, "totals_change_rel", chr);
 	json_object_set_new(doc, "threshold_percent", json_real(threshold));
 	/* the threshold is a share of BASE's total, so that noise in tiny functions hides */
 	double limit = threshold / 100.0 * (double)A->totals[ea];
@@ -281,12 +291,43 @@ json_t *prof_diff_build(const struct profile *A, const struct profile *B, const 
 			shown++;
 		}
 	}
-	json_object_set_new(doc, "functions_changed", doc_u64(changed));
-	json_object_set_new(doc, "functions_added", doc_u64(added));
-	json_object_set_new(doc, "functions_removed", doc_u64(removed));
-	json_object_set_new(doc, "changes", list);
+	json_object_set_new(doc, "changed", doc_u64(changed));
+	json_object_set_new(doc, "added", doc_u64(added));
+	json_object_set_new(doc, "removed", doc_u64(removed));
+	json_object_set_new(doc, "warnings", prof_diff_warnings(A, B));
+	json_object_set_new(doc, "functions", list);
 	free(c);
 	return doc;
+}
+
+json_t *prof_diff_warnings(const struct profile *base, const struct profile *p)
+{
+	json_t *w = json_array();
+	/* two different programs compare without error, function by function, and a diff of
+	 * them reads like a regression: say so (cmd: lines, as callgrind wrote them) */
+	if (base->cmd && p->cmd && strcmp(base->cmd, p->cmd)) {
+		char *a = doc_clean_utf8(base->cmd, strlen(base->cmd)), *b = doc_clean_utf8(p->cmd, strlen(p->cmd));
+		json_array_append_new(w, json_pack("s++++", "the profiles ran different commands: the baseline '",
+						   a, "', this one '", b, "'"));
+		free(a);
+		free(b);
+	}
+	return w;
+}
+
+void prof_diff_render_warnings(const json_t *doc, FILE *f, int md)
+{
+	size_t i;
+	json_t *w;
+	json_array_foreach(json_object_get(doc, "warnings"), i, w) {
+		if (md) {
+			fputs("> **Warning:** ", f);
+			doc_md_text(f, json_string_value(w));
+			fputs("\n\n", f);
+		} else {
+			fprintf(f, "warning   %s\n", json_string_value(w));
+		}
+	}
 }
 
 /* Always into BUF: the callers print BUF. */
@@ -304,27 +345,33 @@ void prof_diff_render(const json_t *doc, FILE *f, int md)
 	char b1[32], b2[32], b3[32], b4[32], b5[32];
 	const char *ev = doc_get_str(doc, "event");
 	int incl = json_is_true(json_object_get(doc, "inclusive"));
-	if (md)
-		fprintf(f, "## Profile diff (%s)\n\nbase `%s`, new `%s`\n\n| event | base | new | change | |\n|---|---:|---:|---:|---:|\n",
-			ev, doc_get_str(doc, "base"), doc_get_str(doc, "new"));
-	else
-		fprintf(f, "base      %s\nnew       %s\n", doc_get_str(doc, "base"), doc_get_str(doc, "new"));
-	const json_t *tot = json_object_get(doc, "totals");
+	if (md) {
+		fprintf(f, "## Profile diff (%s)\n\nbase `%s`, new `%s`\n\n", ev, doc_get_str(doc, "baseline"),
+			doc_get_str(doc, "profile"));
+		prof_diff_render_warnings(doc, f, 1);
+		prof_report_render_scope(doc, f, 1);
+		fputs("| event | base | new | change | |\n|---|---:|---:|---:|---:|\n", f);
+	} else {
+		fprintf(f, "base      %s\nnew       %s\n", doc_get_str(doc, "baseline"), doc_get_str(doc, "profile"));
+		prof_diff_render_warnings(doc, f, 0);
+		prof_report_render_scope(doc, f, 0);
+	}
+	const json_t *tot = json_object_get(doc, "totals"), *btot = json_object_get(doc, "baseline_totals");
 	const char *key;
 	json_t *t;
 	json_object_foreach((json_t *)tot, key, t) {
-		doc_commas(b1, doc_get_u64(t, "base"));
-		doc_commas(b2, doc_get_u64(t, "new"));
-		doc_commas_signed(b3, json_integer_value(json_object_get(t, "change")));
-		rel_text(b4, json_object_get(t, "change_rel"));
+		doc_commas(b1, doc_get_u64(btot, key));
+		doc_commas(b2, doc_get_u64(tot, key));
+		doc_commas_signed(b3, json_integer_value(json_object_get(json_object_get(doc, "totals_change"), key)));
+		rel_text(b4, json_object_get(json_object_get(doc, "totals_change_rel"), key));
 		fprintf(f, md ? "| %s | %s | %s | %s | %s |\n" : "total     %-10s %16s -> %16s %16s %9s\n",
 			key, b1, b2, b3, b4);
 	}
 	double th = doc_get_real(doc, "threshold_percent");
 	fprintf(f, md ? "\n%" JSON_INTEGER_FORMAT " functions changed, %" JSON_INTEGER_FORMAT " only in new, %" JSON_INTEGER_FORMAT " only in base"
 		      : "functions %" JSON_INTEGER_FORMAT " changed, %" JSON_INTEGER_FORMAT " only in new, %" JSON_INTEGER_FORMAT " only in base",
-		(json_int_t)doc_get_u64(doc, "functions_changed"), (json_int_t)doc_get_u64(doc, "functions_added"),
-		(json_int_t)doc_get_u64(doc, "functions_removed"));
+		(json_int_t)doc_get_u64(doc, "changed"), (json_int_t)doc_get_u64(doc, "added"),
+		(json_int_t)doc_get_u64(doc, "removed"));
 	if (th > 0)
 		fprintf(f, "; changes under %g%% of the base total hidden", th);
 	fputs(md ? "\n\n" : "\n\n", f);
@@ -336,10 +383,10 @@ void prof_diff_render(const json_t *doc, FILE *f, int md)
 			"self new", incl ? "incl. change" : "function  [object, file]", "", incl ? "function  [object, file]" : "");
 	size_t i;
 	json_t *c;
-	json_array_foreach(json_object_get(doc, "changes"), i, c) {
+	json_array_foreach(json_object_get(doc, "functions"), i, c) {
 		doc_commas_signed(b1, json_integer_value(json_object_get(c, "self_change")));
 		rel_text(b2, json_object_get(c, "self_change_rel"));
-		doc_commas(b3, doc_get_u64(c, "self_new"));
+		doc_commas(b3, doc_get_u64(c, "self"));
 		doc_commas_signed(b4, json_integer_value(json_object_get(c, "inclusive_change")));
 		rel_text(b5, json_object_get(c, "inclusive_change_rel"));
 		const char *status = doc_get_str(c, "status");

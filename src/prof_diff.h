@@ -1,5 +1,5 @@
 /* prof_diff.h - `cgjit diff`: the change of every function's self and inclusive cost
- * between two profiles, as one document ("cgjit.diff/1", docs/reports.md). */
+ * between two profiles, as one document ("cgjit.diff/2", docs/reports.md). */
 #ifndef CGJIT_PROF_DIFF_H
 #define CGJIT_PROF_DIFF_H
 
@@ -18,6 +18,12 @@ struct profile;
 json_t *prof_diff_build(const struct profile *base, const struct profile *new_,
 			const char *event, size_t top, double threshold, struct diag *d);
 void prof_diff_render(const json_t *doc, FILE *f, int markdown);
+
+/* What a comparison of P with BASE should be told (a JSON array of strings, new
+ * reference): that they ran different commands (their cmd: lines differ). */
+json_t *prof_diff_warnings(const struct profile *base, const struct profile *p);
+/* DOC's "warnings", one line each (MARKDOWN: a quoted paragraph each). */
+void prof_diff_render_warnings(const json_t *doc, FILE *f, int markdown);
 
 /* Matches the functions of NEW to those of BASE as prof_diff_build() does: by object file
  * name without its directory (a JIT object's pid left out), file and name; then JIT

@@ -1,6 +1,6 @@
 /* prof_report.h - `cgjit report`: a profile's totals and top functions as one document
- * (docs/reports.md gives its JSON schema, "cgjit.report/1"), rendered as text or Markdown
- * here and as JSON or YAML by doc_out.c. */
+ * (docs/reports.md gives its JSON schema, "cgjit.report/2", one of the family that diff and
+ * check share), rendered as text or Markdown here and as JSON or YAML by doc_out.c. */
 #ifndef CGJIT_PROF_REPORT_H
 #define CGJIT_PROF_REPORT_H
 
@@ -15,8 +15,24 @@ json_t *prof_report_build(const struct profile *p, unsigned event, size_t top);
 /* DOC as an aligned text report (MARKDOWN 0) or GitHub Markdown (1). */
 void prof_report_render(const json_t *doc, FILE *f, int markdown);
 
-/* One function's entry as the report, the diff and the check write it: name, object (the
- * file name without its directory), file, flags. */
+/* The pieces every document of the family writes alike (new references):
+ * one function's identity (name, object: the file name without its directory, file, kind,
+ * jit), ... */
 json_t *prof_report_fn_ident(const struct profile *p, size_t fn);
+/* ... P's totals, {"EVENT": cost, ...}, ... */
+json_t *prof_report_totals(const struct profile *p);
+/* ... and the scope P's costs are taken in ("focus", "jit_only", "fold_recursion"). */
+json_t *prof_report_scope(const struct profile *p);
+/* Appends to NOTES what a scoped P's numbers mean (an estimate from arcs, several focus
+ * functions added up). */
+void prof_report_scope_notes(const struct profile *p, json_t *notes);
+/* The "focus" and "scope" lines of DOC's header (text, or MARKDOWN), when it has a scope. */
+void prof_report_render_scope(const json_t *doc, FILE *f, int markdown);
+
+/* The note of every document about costs under a focus. */
+#define PROF_REPORT_NOTE_FOCUS "costs under a focus are estimated from call arcs: callgrind " \
+	"records who called whom and at what cost, not whole stacks, so a function called from " \
+	"inside and outside the focus is shared in proportion to those calls' cost " \
+	"(docs/reports.md section 2.1); recorded with --separate-callers=N, exact to N callers"
 
 #endif

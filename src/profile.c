@@ -31,6 +31,16 @@ void profile_free(struct profile *p)
 	if (!p)
 		return;
 	free(p->path);
+	free(p->cmd);
+	if (p->scope) {
+		free(p->scope->match);
+		free(p->scope->pattern);
+		free(p->scope->object);
+		free(p->scope->file);
+		free(p->scope->focus);
+		free(p->scope->profile_totals);
+		free(p->scope);
+	}
 	for (unsigned i = 0; i < p->nevents; i++)
 		free(p->events[i]);
 	free(p->events);
@@ -43,6 +53,27 @@ void profile_free(struct profile *p)
 	strtab_free(&p->objs);
 	strtab_free(&p->files);
 	memset(p, 0, sizeof(*p));
+}
+
+const char *profile_kind_name(enum prof_kind kind)
+{
+	static const char *const names[] = { "native", "jit", "unnamed_jit", "no_symbol" };
+	return names[kind];
+}
+
+void profile_set_cmd(struct profile *p, const char *cmd, size_t len)
+{
+	while (len && (*cmd == ' ' || *cmd == '\t'))
+		cmd++, len--;
+	while (len && (cmd[len - 1] == ' ' || cmd[len - 1] == '\t'))
+		len--;
+	if (!p->cmd)
+		p->cmd = xstrndup(cmd, len);
+}
+
+int profile_listed(const struct profile *p, size_t fn)
+{
+	return !p->scope || !p->scope->jit_only || p->fns[fn].jit;
 }
 
 int profile_event(const struct profile *p, const char *name)
@@ -148,8 +179,9 @@ uint32_t profile_builder_fn(struct profile_builder *b, const char *obj, size_t o
 	XGROW(p->fns, b->fns_cap, p->nfns + 1);
 	struct prof_fn *fn = &p->fns[p->nfns++];
 	memset(fn, 0, sizeof(*fn));
-	/* pointers into the tables are set in finish(): the tables move while they grow */
-	fn->unknown = (unsigned)is_unknown_name(name, nlen);
+	/* pointers into the tables are set in finish(): the tables move while they grow;
+	 * so is the kind, which needs the object */
+	fn->kind = is_unknown_name(name, nlen) ? PROF_NO_SYMBOL : PROF_NATIVE;
 	XGROW(b->self, b->self_cap, p->nfns * b->nev);
 	memset(b->self + (p->nfns - 1) * b->nev, 0, b->nev * sizeof(*b->self));
 	return i;
@@ -269,6 +301,11 @@ uint32_t profile_components(const struct profile *p, uint32_t *comp)
 	return components(p->nfns, p->arcs, p->narcs, comp, NULL);
 }
 
+uint32_t profile_components_of(size_t n, const struct prof_arc *arcs, size_t narcs, uint32_t *comp)
+{
+	return components(n, arcs, narcs, comp, NULL);
+}
+
 /* Inclusive cost, as docs/reports.md explains: the calls into a function from other
  * functions (callgrind_annotate's rule), or, for a function nobody calls, its self cost
  * plus its calls out; never less than its self cost (an activation that is the root of a
@@ -358,6 +395,12 @@ void profile_builder_finish(struct profile_builder *b)
 		fn->self = p->cost_pool + i * nev;
 		fn->incl = p->cost_pool + (n + i) * nev;
 		fn->jit = (unsigned)is_jit_object(fn->obj);
+		/* callgrind's object ??? is memory that no ELF file maps: a 0x... name there is
+		 * JIT code no symbol names; in an ELF file it is code without symbols */
+		if (fn->jit)
+			fn->kind = PROF_JIT;
+		else if (fn->kind == PROF_NO_SYMBOL && !strcmp(fn->obj, "???"))
+			fn->kind = PROF_UNNAMED_JIT;
 	}
 	profile_builder_abort(b);
 }

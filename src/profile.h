@@ -22,6 +22,17 @@ struct prof_arc {
 	uint64_t count;
 };
 
+/* What kind of code a function is, from its object and name (docs/reports.md section 1). */
+enum prof_kind {
+	PROF_NATIVE,        /* named code of an ELF file (any named code of a cachegrind file) */
+	PROF_JIT,           /* named by cgjit augment: its object is a perf map, a jitdump or
+	                       the ELF file made from one */
+	PROF_UNNAMED_JIT,   /* callgrind's 0x... name in object ???: code in no ELF file that no
+	                       symbol names (JIT code before augment, or that no map covers) */
+	PROF_NO_SYMBOL,     /* a 0x... name in an ELF file (or in a cachegrind file, which
+	                       names no objects): code without symbols, e.g. a stripped library */
+};
+
 struct prof_fn {
 	const char *name;   /* NUL-terminated */
 	const char *obj;    /* "" when the profile names no object (cachegrind) */
@@ -29,16 +40,31 @@ struct prof_fn {
 	uint64_t *self;     /* per event */
 	uint64_t *incl;     /* per event; equal to self for cachegrind (no calls there) */
 	uint64_t calls;     /* calls into it from other functions */
-	unsigned jit : 1;       /* named by cgjit augment: its object is a perf map, a jitdump
-	                           or an ELF file made from one */
-	unsigned unknown : 1;   /* callgrind's name for code without a symbol: 0x... */
+	unsigned jit : 1;       /* kind == PROF_JIT */
+	unsigned kind : 2;      /* enum prof_kind */
 	unsigned self_calls : 1;   /* it calls itself (direct recursion) */
 	unsigned in_cycle : 1;     /* it is on a cycle of calls through other functions */
 };
 
+/* How a profile made by prof_scope_make() was cut from the profile it was read as
+ * (docs/reports.md section 2.1). */
+struct profile_scope {
+	int jit_only;           /* the documents list and match JIT functions only */
+	int focused;            /* costs are those under a focus, and the totals the focus's */
+	char *match, *pattern;  /* the focus: "name" or "glob", and the name or pattern */
+	char *object, *file;    /* ... its patterns on the object and the file, or NULL */
+	size_t nfocus;
+	uint32_t *focus;        /* the focus functions: indices into fns */
+	uint64_t calls;         /* calls into the focus from functions outside it */
+	uint64_t *profile_totals;   /* per event: the whole profile's totals */
+};
+
 struct profile {
 	char *path;
+	char *cmd;              /* the command the profile ran (its cmd: line), or NULL */
 	int cachegrind;         /* a cachegrind file: self cost only */
+	int folded;             /* recursion copies name'N were read as name */
+	struct profile_scope *scope;   /* NULL: the whole profile, as read */
 	unsigned nevents;
 	char **events;
 	uint64_t *totals;       /* per event: the sum of every function's self cost */
@@ -72,6 +98,16 @@ int profile_load_input(struct profile *p, struct input *in, const struct profile
 		       struct diag *d);
 void profile_free(struct profile *p);
 
+/* The name of KIND as the documents write it: "native", "jit", "unnamed_jit", "no_symbol". */
+const char *profile_kind_name(enum prof_kind kind);
+/* Sets P's command (a cmd: line's value, LEN bytes; blanks around it removed); the first
+ * one given is kept. */
+void profile_set_cmd(struct profile *p, const char *cmd, size_t len);
+
+/* 0 when FN is not to be listed or matched in P's documents (a scope of JIT code only and
+ * FN is not JIT), else 1. */
+int profile_listed(const struct profile *p, size_t fn);
+
 /* The index of event NAME, or -1. */
 int profile_event(const struct profile *p, const char *name);
 
@@ -79,6 +115,9 @@ int profile_event(const struct profile *p, const char *name);
  * algorithm): COMP[f], an array of nfns entries from the caller, gets the number of f's
  * component. Returns the number of components. */
 uint32_t profile_components(const struct profile *p, uint32_t *comp);
+/* The same for N functions and the arcs ARCS[0..NARCS) between them (a subset of a
+ * profile's: the flame graph cuts the arcs into a focus). */
+uint32_t profile_components_of(size_t n, const struct prof_arc *arcs, size_t narcs, uint32_t *comp);
 
 /* Builds the per-function sums from self costs and call arcs: used by the loaders and by
  * tests that construct profiles directly. */

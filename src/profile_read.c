@@ -86,6 +86,8 @@ static int load_callgrind(struct cg_load *L, struct input *in, struct diag *d)
 				L->part++;
 				L->want = !L->o->part || L->o->part == L->part;
 			}
+			if (rec.key == HK_CMD && rec.len > 4)   /* "cmd: ..." */
+				profile_set_cmd(L->p, rec.text + 4, rec.len - 4);
 			if (rec.key == HK_EVENTS && L->want && part_events(L, r, d) < 0) {
 				rc = -1;
 				break;
@@ -138,7 +140,11 @@ static int cachegrind_line(struct profile *p, const struct profile_opts *o,
 {
 	const char *end = line + len;
 	struct profile_builder *b = *bp;
-	if (!len || line[0] == '#' || !strncmp(line, "desc:", 5) || !strncmp(line, "cmd:", 4))
+	if (!strncmp(line, "cmd:", 4)) {
+		profile_set_cmd(p, line + 4, len - 4);
+		return 0;
+	}
+	if (!len || line[0] == '#' || !strncmp(line, "desc:", 5))
 		return 0;
 	if (!strncmp(line, "events:", 7)) {
 		if (b)
@@ -250,6 +256,7 @@ int profile_load_input(struct profile *p, struct input *in, const struct profile
 	memset(p, 0, sizeof(*p));
 	p->path = xstrndup(path, strlen(path));
 	p->part = o->part;
+	p->folded = o->fold_recursion;
 	char head[INPUT_PEEK_MAX];
 	ssize_t n = input_peek(in, head, sizeof(head), d);
 	int rc = n < 0 ? -1 : 0;

@@ -16,7 +16,9 @@ struct report_event {
 	char name[64];
 	uint64_t total;       /* sum of self costs, all parts */
 	uint64_t jit;         /* ... on named JIT functions */
-	uint64_t unknown;     /* ... on pseudo-functions in object ??? that no symbol covers */
+	uint64_t unknown;     /* ... on pseudo-functions in object ??? that no symbol covers:
+	                         unnamed JIT code, as cgjit report calls it ("unnamed" in the
+	                         summary, "unnamed_jit" in --stats) */
 	uint64_t contested;   /* ... on addresses that several symbol names claimed */
 };
 

@@ -109,7 +109,7 @@ void report_text_write(const struct report *r, FILE *f)
 	if (!r->instr_positions)
 		fprintf(f, "  note: no instruction positions; JIT code is named per function "
 			   "(record with --dump-instr=yes for per-instruction attribution)\n");
-	fprintf(f, "  %-12s %20s %9s %9s %9s\n", "event", "total", "JIT", "unknown", "contested");
+	fprintf(f, "  %-12s %20s %9s %9s %9s\n", "event", "total", "JIT", "unnamed", "contested");
 	for (unsigned i = 0; i < r->nevents; i++) {
 		const struct report_event *e = &r->events[i];
 		fprintf(f, "  %-12s %20" PRIu64 " %8.2f%% %8.2f%% %8.2f%%\n", e->name, e->total,

@@ -138,9 +138,9 @@ static int emit_report(yaml_emitter_t *e, const struct report *r)
 	for (unsigned i = 0; ok && i < r->nevents; i++) {
 		const struct report_event *v = &r->events[i];
 		ok = scalar(e, v->name) && map_start(e) && kv_u64(e, "total", v->total) &&
-		     kv_u64(e, "jit", v->jit) && kv_u64(e, "unknown", v->unknown) &&
+		     kv_u64(e, "jit", v->jit) && kv_u64(e, "unnamed_jit", v->unknown) &&
 		     kv_u64(e, "contested", v->contested) && kv_ratio(e, "jit_share", v->jit, v->total) &&
-		     kv_ratio(e, "unknown_share", v->unknown, v->total) && map_end(e);
+		     kv_ratio(e, "unnamed_jit_share", v->unknown, v->total) && map_end(e);
 	}
 	return ok && map_end(e) && map_end(e);
 }

@@ -393,6 +393,12 @@ static json_t *build_doc(const struct tl *t, const struct timeline_opts *o, cons
 	json_object_set_new(doc, "bad_moves", doc_u64(t->bad_moves));
 	json_object_set_new(doc, "out_of_order", doc_u64(t->out_of_order));
 	json_object_set_new(doc, "truncated_bytes", doc_u64(jitdump_walk_truncated(t->w)));
+	/* the dump does not say whether its run was under valgrind, and a timeline read
+	 * without that in mind takes valgrind's slowdown for the JIT's (docs/timeline.md) */
+	json_object_set_new(doc, "valgrind_profile", json_null());
+	json_t *notes = json_array();
+	json_array_append_new(notes, json_string(TIMELINE_NOTE_VALGRIND));
+	json_object_set_new(doc, "notes", notes);
 	json_object_set_new(doc, "buckets", buckets_json(&c));
 	json_object_set_new(doc, "late", late_json(&c, given));
 	json_object_set_new(doc, "recompiled", recompiled_json(&c));
@@ -478,6 +484,10 @@ static void render_head(const json_t *doc, FILE *f)
 		fputs("clock: CPU counter ticks (header flag JITDUMP_FLAGS_ARCH_TIMESTAMP); times from the first record\n", f);
 	else
 		fputs("clock: CLOCK_MONOTONIC nanoseconds (no JITDUMP_FLAGS_ARCH_TIMESTAMP); times from the first record\n", f);
+	size_t i;
+	const json_t *v;
+	json_array_foreach(json_object_get(doc, "notes"), i, v)
+		fprintf(f, "note: %s\n", json_string_value(v));
 	uint64_t nl = doc_get_u64(late, "loads");
 	fprintf(f, "warm-up: %s%s = %s; after it: %s loads (%.1f%%) of %" PRIu64 " functions, %s bytes\n",
 		doc_get_str(late, "warmup"), strchr(doc_get_str(late, "warmup"), '%') ? " of the span" : "",
@@ -586,6 +596,16 @@ static void render_moved(const json_t *doc, FILE *f)
 	const json_t *e;
 	json_array_foreach(list, i, e)
 		fprintf(f, "%7" PRIu64 "  %s\n", doc_get_u64(e, "moves"), doc_get_str(e, "name"));
+}
+
+void timeline_set_valgrind_profile(json_t *doc, const char *path)
+{
+	char *clean = doc_clean_utf8(path, strlen(path));
+	json_object_set_new(doc, "valgrind_profile", json_string(clean));
+	json_array_append_new(json_object_get(doc, "notes"),
+			      json_pack("s++", "this run was under valgrind: its callgrind profile ", clean,
+					" is beside the dump"));
+	free(clean);
 }
 
 void timeline_render_text(const json_t *doc, FILE *f)

@@ -39,6 +39,14 @@ void timeline_opts_init(struct timeline_opts *o);
  * timestamps are CPU counter ticks. */
 json_t *timeline_build(struct input *in, const struct timeline_opts *o, struct diag *d);
 
+/* The note every timeline carries ("notes"): the times are the recorded run's. */
+#define TIMELINE_NOTE_VALGRIND "times are the recorded run's: under valgrind (cgjit record) a " \
+	"program and its JIT run many times slower than natively (docs/timeline.md section 2)"
+
+/* Records in DOC that PATH, a callgrind profile of the dump's pid beside the dump, shows
+ * that the run was under valgrind ("valgrind_profile", and a note). */
+void timeline_set_valgrind_profile(json_t *doc, const char *path);
+
 /* DOC as aligned text. */
 void timeline_render_text(const json_t *doc, FILE *f);
 

@@ -169,6 +169,10 @@ void timeline_svg_render(const json_t *doc, FILE *f)
 	fputs("<text x=\"16\" y=\"26\" font-size=\"17\" class=\"h\">JIT code loaded over time: ", f);
 	xml(f, doc_get_str(doc, "dump"));
 	fputs("</text>\n", f);
+	fprintf(f, "<text x=\"%d\" y=\"26\" text-anchor=\"end\" fill=\"#555\">%s</text>\n", WIDTH - RIGHT,
+		json_is_string(json_object_get(doc, "valgrind_profile"))
+			? "recorded under valgrind (its profile is beside the dump): times are stretched"
+			: "times as the run took them: under valgrind, many times a native run's");
 	fprintf(f, "<text x=\"16\" y=\"46\">pid %" PRIu64 ": %s code loads, %s bytes, %" PRIu64 " moves over %s "
 		"(clock: %s; times from the first record)</text>\n", doc_get_u64(doc, "pid"),
 		doc_commas(l, doc_get_u64(doc, "loads")), doc_commas(b, doc_get_u64(doc, "bytes")),

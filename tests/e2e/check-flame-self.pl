@@ -2,7 +2,7 @@
 # check-flame-self.pl [options] CGJIT PROFILE FOLDED [SVG]: a function's flame graph frames
 # carry its self cost. FOLDED is `cgjit flamegraph --format folded` of the plain file
 # PROFILE, SVG the SVG made with the same options. The self cost per function comes from
-# `cgjit report --format json --fold-recursion` and from callgrind_annotate --inclusive=no
+# `cgjit report --format json` (it folds too) and from callgrind_annotate --inclusive=no
 # (cg_annotate for a cachegrind file): independent consumers of the file. Functions are
 # compared by name (the last frame of a folded stack; callgrind_annotate's "file:name"
 # split at a file the profile names; name'N recursion copies folded to name as flamegraph
@@ -20,7 +20,12 @@
 # positive), in elision frames (an older cgjit's "[other]" counted as one), and sum over
 # functions of |drawn - S| / 2 (which counts half of the elided cost).
 # Options: --event E, --part N (no callgrind_annotate then: it sums all parts),
-# --measure (print only the share: works on any folded file, e.g. an older cgjit's).
+# --measure (print only the share: works on any folded file, e.g. an older cgjit's),
+# --focus F [--focus-object O] [--focus-file L] (FOLDED is `flamegraph` with the same
+# options: the self costs are `report --focus F`'s, the
+# total the focus's; callgrind_annotate has no focus and is not asked), --jit-only (FOLDED
+# is `flamegraph --jit-only`: every frame is a JIT function, "[not JIT]" or "[elided]",
+# and the JIT functions are compared, with report and callgrind_annotate).
 use strict;
 use warnings;
 use Cwd qw(abs_path);
@@ -28,14 +33,18 @@ use File::Temp qw(tempdir);
 use Getopt::Long;
 use JSON::PP;
 
-my ($event, $part, $measure) = (undef, undef, 0);
-GetOptions("event=s" => \$event, "part=i" => \$part, "measure" => \$measure) or die "bad options\n";
+my ($event, $part, $measure, $focus, $focus_object, $focus_file, $jit_only) = (undef, undef, 0, undef, undef, undef, 0);
+GetOptions("event=s" => \$event, "part=i" => \$part, "measure" => \$measure, "focus=s" => \$focus,
+	   "focus-object=s" => \$focus_object, "focus-file=s" => \$focus_file, "jit-only" => \$jit_only)
+	or die "bad options\n";
 my ($cgjit, $profile, $folded, $svg) = @ARGV;
 die "usage: $0 [--event E] [--part N] [--measure] CGJIT PROFILE FOLDED [SVG]\n" unless defined $folded;
 $profile = abs_path($profile);
 (my $label = $profile) =~ s{.*/}{};
 $label .= " --part $part" if defined $part;
 $label .= " --event $event" if defined $event;
+$label .= " --focus '$focus'" if defined $focus;
+$label .= " --jit-only" if $jit_only;
 my $elided = "[elided]";
 
 # flamegraph's name rules, written again: callgrind's --separate-recs copies name'N are
@@ -54,7 +63,7 @@ sub folded_name {
 }
 
 # the folded stacks: drawn cost and lines per last frame
-my (%drawn, %lines, $sum);
+my (%drawn, %lines, $sum, %frame_names);
 open(my $fh, "<", $folded) or die "$folded: $!\n";
 while (<$fh>) {
 	chomp;
@@ -65,14 +74,18 @@ while (<$fh>) {
 	$drawn{$last} += $v;
 	$lines{$last}++;
 	$sum += $v;
+	$frame_names{$_} = 1 for split /;/, $stack;
 }
 close $fh;
 $sum //= 0;
 
 # self cost per name from cgjit report
-my @ropt = ("--fold-recursion", "-n", "1000000000");
+my @ropt = ("-n", "1000000000");
 push @ropt, "-e", $event if defined $event;
 push @ropt, "--part", $part if defined $part;
+push @ropt, "--focus", $focus if defined $focus;
+push @ropt, "--focus-object", $focus_object if defined $focus_object;
+push @ropt, "--focus-file", $focus_file if defined $focus_file;
 my $json = do {
 	open(my $r, "-|", $cgjit, "report", "-f", "json", @ropt, $profile) or die "$cgjit: $!\n";
 	local $/;
@@ -82,15 +95,25 @@ my $doc = decode_json($json);
 my $ev = $event // $doc->{event};
 my $total = $doc->{totals}{$ev};
 my (%self, %jit);
-for my $f (@{$doc->{top_self}}) {
+for my $f (@{$doc->{functions}}) {
 	my $k = folded_name($f->{name});
 	$self{$k} += $f->{self};
 	$jit{$k} = 1 if $f->{jit};
 }
 
+my %names = (%self, %drawn);
+if ($jit_only) {
+	# only JIT functions are drawn: the others are no function's frames to compare
+	my $not_jit = "[not JIT]";
+	my @other = grep { $_ ne $elided && $_ ne $not_jit && !$jit{$_} } sort keys %frame_names;
+	print +(@other ? "not ok" : "ok") . " - $label: every frame is a JIT function, $not_jit or $elided"
+		. (@other ? " (not: '" . join("', '", @other[0 .. ($#other < 2 ? $#other : 2)]) . "')" : "") . "\n";
+	delete $names{$_} for grep { !$jit{$_} } keys %names;
+	$total = $sum;   # the cost under JIT frames, not the profile's
+}
+
 # the shares of the total drawn under another name, and elided
 my ($abs, $more) = (0, 0);
-my %names = (%self, %drawn);
 for my $k (keys %names) {
 	next if $k eq $elided;
 	my $d = ($drawn{$k} // 0) - ($self{$k} // 0);
@@ -110,7 +133,8 @@ if ($measure) {
 	exit 0;
 }
 
-print +($sum == $total ? "ok" : "not ok") . " - $label: folded values add up to the report's total ($sum, $total)\n";
+print +($sum == $total ? "ok" : "not ok") . " - $label: folded values add up to the report's total ($sum, $total)\n"
+	unless $jit_only;
 
 # frames per name in the SVG, and how many there are
 my (%frames, $nframes);
@@ -138,10 +162,11 @@ for my $k (sort keys %names) {
 	my ($over, $under) = ($d - $s, $s - $d);
 	$max_over = $over if $over > $max_over;
 	$max_under = $under if $under > $max_under;
-	if ($over > 0 && $over >= ($lines{$k} // 0)) {
+	# under a focus the report's self cost is the exact share rounded to a unit: one more
+	if ($over > 0 && $over >= ($lines{$k} // 0) + (defined $focus ? 1 : 0)) {
 		print "not ok - $label: '$k' drawn $d, self $s: more than its $lines{$k} lines can round up\n";
 		$bad++;
-	} elsif (defined $svg && $under > 0 && $under >= ($frames{$k} // 0) + $e + $nframes) {
+	} elsif (defined $svg && $under > 0 && $under >= ($frames{$k} // 0) + $e + $nframes + (defined $focus ? 1 : 0)) {
 		print "not ok - $label: '$k' drawn $d, self $s: less than its " . ($frames{$k} // 0)
 			. " frames' rounding and the $e elided\n";
 		$bad++;
@@ -151,8 +176,8 @@ print +($bad ? "not ok" : "ok") . " - $label: $n functions ($njit JIT) drawn at 
 	. " (largest excess $max_over, largest shortfall $max_under"
 	. (defined $svg ? "; $nframes frames, $e elided" : "") . ")\n";
 
-# the same against callgrind_annotate / cg_annotate (it sums all parts)
-exit 0 if defined $part;
+# the same against callgrind_annotate / cg_annotate (it sums all parts, and has no focus)
+exit 0 if defined $part || defined $focus;
 my %files;
 {
 	open(my $p, "<", $profile) or die "$profile: $!\n";

@@ -5,8 +5,10 @@
 # that `cgjit report --format json` gives, and each function's stacks to its self cost in
 # `cgjit report` and callgrind_annotate / cg_annotate (tests/e2e/check-flame-self.pl);
 # a lattice-shaped call graph (tests/e2e/make-lattice.pl) stays within the frame cap;
-# --diff colours the deliberately slowed-down JIT function red; parts, events, cachegrind;
-# the errors (exit 1/2, no output file left).
+# --diff colours the deliberately slowed-down JIT function red; --jit-only (only JIT frames,
+# each at its self cost) and --focus (every stack from the focus, its frames at the costs
+# of report --focus) on the samples, also with --diff; parts, events, cachegrind; the
+# errors (exit 1/2, no output file left).
 # Prints "ok"/"not ok" per check ("skip" for those this machine cannot run) and
 # "N passed, N failed, N skipped" last; exits 1 on any failure.
 . "$(dirname "$0")/harness.sh"
@@ -65,6 +67,37 @@ for dir in "$top"/samples/*/; do
 	expect '[ -n "$t" ] && [ "$s" = "$t" ]' "$n: folded values add up to the Ir total ($s = $t)"
 	expect '! grep -q "^\[other\]" "$tmp/$n.folded"' "$n: the root has no cost of its own ([other] absent)"
 	check_self "$CGJIT" "$p" "$tmp/$n.folded" "$tmp/$n.svg"
+done
+
+echo "# --jit-only on every augmented sample: only JIT frames, each at its self cost"
+for dir in "$top"/samples/*/; do
+	n=$(basename "$dir")
+	[ -e "$tmp/$n.out" ] || continue
+	"$CGJIT" flamegraph --jit-only -o "$tmp/$n-jit.svg" "$tmp/$n.out" 2>"$tmp/err"
+	expect '[ $? = 0 ] && [ ! -s "$tmp/err" ]' "$n: flamegraph --jit-only"
+	check_svg "$tmp/$n-jit.svg" "$n --jit-only"
+	"$CGJIT" flamegraph --jit-only -f folded -o "$tmp/$n-jit.folded" "$tmp/$n.out"
+	check_self --jit-only "$CGJIT" "$tmp/$n.out" "$tmp/$n-jit.folded" "$tmp/$n-jit.svg"
+done
+
+echo "# --focus on the JIT function of the largest inclusive cost: its frames carry report --focus's costs"
+for n in node-instr node-diff-base java-jvmti php-tracing moarvm-instr python-jitdump; do
+	p=$tmp/$n.out
+	IFS=$'\t' read -r name obj file < <("$CGJIT" report -f json -n 100000 "$p" | perl -MJSON::PP -e '
+		local $/; my ($f) = grep { $_->{jit} } @{decode_json(<STDIN>)->{functions_by_inclusive}};
+		print join("\t", $f->{name}, $f->{object} =~ s{.*/}{}r, $f->{file}) if $f')
+	if [ -z "$name" ]; then
+		notok "$n: no JIT function to focus on"
+		continue
+	fi
+	fo=(--focus "name:$name" --focus-object "$obj" --focus-file "$file")
+	"$CGJIT" flamegraph "${fo[@]}" -o "$tmp/$n-focus.svg" "$p" 2>"$tmp/err"
+	expect '[ $? = 0 ]' "$n: flamegraph --focus '$name'"
+	check_svg "$tmp/$n-focus.svg" "$n --focus"
+	"$CGJIT" flamegraph "${fo[@]}" -f folded -o "$tmp/$n-focus.folded" "$p"
+	expect 'perl -e '"'"'my $f = shift; $f =~ tr/;/:/; while (<>) { /^(.*) \d+$/ or exit 1; exit 1 if (split /;/, $1)[0] ne $f } exit !$.'"'"' "$name" "$tmp/$n-focus.folded"' \
+		"$n --focus: every stack starts at the focus"
+	check_self --focus "name:$name" --focus-object "$obj" --focus-file "$file" "$CGJIT" "$p" "$tmp/$n-focus.folded" "$tmp/$n-focus.svg"
 done
 
 echo "# JIT names and layout"
@@ -142,6 +175,16 @@ expect 'grep -q "Differential flame graph: node-diff-slow.out against node-diff-
 "$CGJIT" flamegraph --diff "$tmp/node-diff-slow.out" -o "$tmp/same.svg" "$tmp/node-diff-slow.out"
 expect '! grep -q "fill=\"rgb(222,36,36)\"\|+[1-9]" "$tmp/same.svg"' "--diff of a profile with itself: no change, nothing red"
 
+echo "# --diff under a focus: the self costs under it compared; --jit-only --diff"
+"$CGJIT" flamegraph --focus 'glob:JS:*checksum *' --diff "$tmp/node-diff-base.out" -o "$tmp/fdiff.svg" "$tmp/node-diff-slow.out"
+check_svg "$tmp/fdiff.svg" "diff SVG under a focus"
+r=$(perl "$tmp/diff-check.pl" <"$tmp/fdiff.svg")
+expect '[ $? = 0 ] && grep -q "under the focus glob JS:\*checksum \*: [0-9,]* of the profile.s 822,276,529 Ir" "$tmp/fdiff.svg"' \
+	"--focus with --diff: checksum red under its own focus ($r), the SVG says what it is cut to"
+"$CGJIT" flamegraph --jit-only --diff "$tmp/node-diff-base.out" -o "$tmp/jdiff.svg" "$tmp/node-diff-slow.out"
+r=$(perl "$tmp/diff-check.pl" <"$tmp/jdiff.svg")
+expect '[ $? = 0 ] && ! grep -q "<title>Builtins_" "$tmp/jdiff.svg"' "--jit-only with --diff: checksum red, no builtin drawn ($r)"
+
 echo "# errors: exit status, message, no output file"
 p=$tmp/node-instr.out
 "$CGJIT" flamegraph -o "$tmp/x.svg" "$tmp/missing" >"$tmp/out" 2>"$tmp/err"
@@ -168,6 +211,17 @@ for bad in "--min-width 101" "--min-width x" "--max-depth 0" "--part 0" "--max-f
 done
 "$CGJIT" flamegraph >/dev/null 2>"$tmp/err"
 expect '[ $? = 2 ] && grep -q "needs a PROFILE" "$tmp/err"' "no PROFILE: exit 2"
+"$CGJIT" flamegraph --focus checksum -o "$tmp/x.svg" "$tmp/node-diff-base.out" 2>"$tmp/err"
+expect '[ $? = 2 ] && [ ! -e "$tmp/x.svg" ] && grep -q "the focus name .checksum. matches no function; did you mean .JS:^checksum " "$tmp/err"' \
+	"--focus naming nothing: exit 2, the closest names, no file"
+"$CGJIT" flamegraph --focus 'glob:JS:*checksum *' --diff "$tmp/node-instr.out" -o "$tmp/x.svg" "$tmp/node-diff-slow.out" 2>"$tmp/err"
+expect '[ $? = 2 ] && [ ! -e "$tmp/x.svg" ] && grep -q "node-instr.out: the focus glob" "$tmp/err"' \
+	"--focus naming nothing in the --diff base: exit 2, says which file"
+"$CGJIT" flamegraph --focus-file x.js "$p" >/dev/null 2>"$tmp/err"
+expect '[ $? = 2 ] && grep -q "focus-file narrows --focus, which is not given" "$tmp/err"' "--focus-file without --focus: exit 2"
+"$CGJIT" flamegraph --focus main "$tmp/cg.out" >/dev/null 2>"$tmp/err"
+expect '[ $? = 2 ] && grep -q "a cachegrind file records no calls" "$tmp/err"' "--focus on a cachegrind file: exit 2"
+
 "$CGJIT" flamegraph --event Dr -o "$tmp/x.svg" "$p" 2>"$tmp/err"
 expect '[ $? = 1 ] && [ ! -e "$tmp/x.svg" ] && grep -q "no event .Dr. (it counts: Ir)" "$tmp/err"' "--event the file does not count: exit 1"
 "$CGJIT" flamegraph --event D1mr --diff "$p" -o "$tmp/x.svg" "$tmp/cg.out" 2>"$tmp/err"

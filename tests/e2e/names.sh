@@ -91,23 +91,23 @@ expect 'readelf -sW ci1/jit-$pid1.dump.elf | grep -q " JS:\*bubbleSort bench.js:
 echo "# diff of the two record runs: every function matched"
 "$CGJIT" diff -n 0 -f json "$a" "$b" >root.json
 "$CGJIT" diff -n 5 "$a" "$b" >root.txt
-rel=$(json root.json 'abs($d->{totals}{Ir}{change_rel})')
-only=$(json root.json 'join q(; ), map { "$_->{name} ($_->{status}, $_->{self_base}/$_->{self_new} Ir)" } grep { $_->{status} ne "both" } @{$d->{changes}}')
-only_jit=$(json root.json 'scalar grep { $_->{status} ne "both" && $_->{jit} } @{$d->{changes}}')
+rel=$(json root.json 'abs($d->{totals_change_rel}{Ir})')
+only=$(json root.json 'join q(; ), map { "$_->{name} ($_->{status}, $_->{baseline_self}/$_->{self} Ir)" } grep { $_->{status} ne "both" } @{$d->{functions}}')
+only_jit=$(json root.json 'scalar grep { $_->{status} ne "both" && $_->{jit} } @{$d->{functions}}')
 # At node's exit a libuv thread may spin on an async handle that the main thread is still
 # sending on (uv__async_close -> sched_yield): a race between node's threads that valgrind
 # runs one at a time but wakes by the clock. It made libc's sched_yield (5 or 10 Ir) appear
 # in one run and not the other in 10 of 20 pairs with --fair-sched=yes (also with node's
 # --v8-pool-size=0 or --no-memory-reducer; 2 of 3 without), measured on the 2-core machine
 # under load. It has no path in its name; it is allowed, alone.
-other=$(json root.json 'scalar grep { $_->{status} ne "both" && !($_->{name} eq "sched_yield" && $_->{self_base} + $_->{self_new} <= 100) } @{$d->{changes}}')
+other=$(json root.json 'scalar grep { $_->{status} ne "both" && !($_->{name} eq "sched_yield" && $_->{baseline_self} + $_->{self} <= 100) } @{$d->{functions}}')
 expect '[ "$only_jit" = 0 ] && [ "$other" = 0 ]' \
 	"diff: 0 functions only in new or only in base (JIT: $only_jit; others: ${only:-none})"
 expect 'perl -e "exit !($rel < 0.00005)" && grep -q "^total .* [+-]0\.00%$" root.txt' \
-	"diff: the total changed by $(json root.json '$d->{totals}{Ir}{change}') Ir, 0.00% ($rel)"
+	"diff: the total changed by $(json root.json '$d->{totals_change}{Ir}') Ir, 0.00% ($rel)"
 # every JIT function of each run, by name, and the same set in both
 jit_names() { "$CGJIT" report -n 1000000 -f json "$1" | perl -MJSON::PP -e 'local $/; my $d = decode_json(<STDIN>);
-	print map { "$_->{name}\n" } grep { $_->{jit} } @{$d->{top_self}}' | sort; }
+	print map { "$_->{name}\n" } grep { $_->{jit} } @{$d->{functions}}' | sort; }
 jit_names "$a" >jit1
 jit_names "$b" >jit2
 expect '[ "$(wc -l <jit1)" -gt 5 ] && cmp -s jit1 jit2 && grep -qx "JS:\*bubbleSort bench.js:11:20" jit1' \
@@ -121,8 +121,8 @@ for d in ci1 ci2; do
 	"$CGJIT" augment -q --root $d -o $d/root.out "$p" $d/jit-*.dump 2>>"$tmp/$d.err"
 done
 "$CGJIT" diff -n 0 -f json ci1/noroot.out ci2/noroot.out >noroot.json
-n_added=$(json noroot.json '$d->{functions_added}')
-n_jit=$(json noroot.json 'scalar grep { $_->{jit} && $_->{status} ne "both" && $_->{name} =~ m{/ci[12]/bench\.js:} } @{$d->{changes}}')
+n_added=$(json noroot.json '$d->{added}')
+n_jit=$(json noroot.json 'scalar grep { $_->{jit} && $_->{status} ne "both" && $_->{name} =~ m{/ci[12]/bench\.js:} } @{$d->{functions}}')
 expect '[ "$n_added" -gt 0 ] && [ "$n_jit" = $((2 * $(grep -c "bench\.js:" jit1))) ] &&
 	"$CGJIT" diff ci1/noroot.out ci2/noroot.out | grep -q "JS:\*bubbleSort .*/ci1/bench.js:11:20 (only in base)"' \
 	"augment without --root: every JIT function only in one file ($n_jit entries, JS:*bubbleSort $tmp/ci1/bench.js:11:20 only in base)"
@@ -131,8 +131,8 @@ echo "# augment --root by hand, diff --path-map: the same as record's"
 "$CGJIT" diff -n 0 -f json ci1/root.out ci2/root.out >byhand.json
 "$CGJIT" diff -n 0 -f json --path-map "$tmp/ci1=" --path-map "$tmp/ci2=" ci1/noroot.out ci2/noroot.out >pathmap.json
 same_doc() { # the documents without the base and new paths
-	[ "$(json "$1" 'delete @$d{qw(base new)}; JSON::PP->new->canonical->encode($d)')" = \
-	  "$(json "$2" 'delete @$d{qw(base new)}; JSON::PP->new->canonical->encode($d)')" ]
+	[ "$(json "$1" 'delete @$d{qw(profile baseline)}; JSON::PP->new->canonical->encode($d)')" = \
+	  "$(json "$2" 'delete @$d{qw(profile baseline)}; JSON::PP->new->canonical->encode($d)')" ]
 }
 expect 'same_doc root.json byhand.json' "augment --root ci1 (run elsewhere) gives the diff of record's default root"
 expect 'same_doc root.json pathmap.json' \
@@ -149,7 +149,7 @@ EOF
 	--path-map "$tmp/ci2=" ci2/noroot.out >check-map.json
 expect '[ "$(json check-plain.json "\$d->{results}[0]{verdict}")" = skipped ] &&
 	[ "$(json check-map.json "\$d->{results}[0]{verdict}")" = held ] &&
-	[ "$(json check-map.json "\$d->{results}[0]{name}")" = "JS:*bubbleSort bench.js:11:20" ]' \
+	[ "$(json check-map.json "\$d->{results}[0]{function}{name}")" = "JS:*bubbleSort bench.js:11:20" ]' \
 	"check --baseline: bubbleSort's soft limit is skipped without --path-map (not in the baseline), held with it"
 "$CGJIT" flamegraph -o plain.svg --diff ci1/noroot.out ci2/noroot.out
 "$CGJIT" flamegraph -o map.svg --diff ci1/noroot.out --path-map "$tmp/ci1=" --path-map "$tmp/ci2=" ci2/noroot.out
@@ -164,7 +164,7 @@ echo "# the documents hold no temporary directory"
 "$CGJIT" report -n 1000 -f json "$a" >report.json
 "$CGJIT" check -f json --budget budget.yaml --baseline "$a" "$b" >check.json
 expect '! grep -qF "$tmp" report.json root.json check.json &&
-	[ -z "$(json report.json "join q(,), grep { m{/} } map { \$_->{object} } @{\$d->{top_self}}")" ] &&
+	[ -z "$(json report.json "join q(,), grep { m{/} } map { \$_->{object} } @{\$d->{functions}}")" ] &&
 	grep -q "\"object\" *: *\"jit-$pid1.dump.elf\"" report.json' \
 	"report, diff and check JSON: objects by file name (jit-$pid1.dump.elf), files relative, no $tmp"
 

@@ -118,6 +118,30 @@ expect 'perl -MJSON::PP -e "local \$/; my \$d = decode_json(<STDIN>); my @m = @{
 	exit !(\$d->{moves} == 3000 && @m == 3 && \$m[0]{moves} + \$m[1]{moves} + \$m[2]{moves} == 3000)" <"$tmp/h.json"' \
 	"3000 moves of 3 functions: each named, the counts add up"
 
+echo "# times under valgrind: said, and detected from a profile of the pid beside the dump"
+expect 'grep -q "^note: times are the recorded run.s: under valgrind (cgjit record) a program and its JIT run many times slower" "$tmp/t.txt" \
+	&& grep -qF "note: this run was under valgrind: its callgrind profile $top/samples/node-jitdump/callgrind.out.28244.zst is beside the dump" "$tmp/t.txt"' \
+	"text: the note on valgrind's times, and the sample's profile beside its dump found"
+cp "$f" "$tmp/jit-28244.dump.zst"
+"$CGJIT" timeline -f json "$tmp/jit-28244.dump.zst" >"$tmp/alone.json"
+"$CGJIT" timeline -f svg "$tmp/jit-28244.dump.zst" >"$tmp/alone.svg"
+expect 'perl -MJSON::PP -e "local \$/; my \$d = decode_json(<STDIN>); exit !(!defined \$d->{valgrind_profile} && @{\$d->{notes}} == 1 && \$d->{notes}[0] =~ /under valgrind/)" <"$tmp/alone.json" \
+	&& grep -q "times as the run took them: under valgrind, many times a native run" "$tmp/alone.svg"' \
+	"a dump without a profile beside it: the general note only (JSON, SVG)"
+: >"$tmp/callgrind.out.28244"
+"$CGJIT" timeline -f svg "$tmp/jit-28244.dump.zst" >"$tmp/beside.svg"
+expect 'grep -q "recorded under valgrind (its profile is beside the dump)" "$tmp/beside.svg" && xmllint --noout "$tmp/beside.svg"' \
+	"callgrind.out.28244 beside it: the SVG says the run was under valgrind"
+
+echo "# the JSON has exactly the keys docs/timeline.md lists (a dump with a move, one with a recompilation)"
+"$CGJIT" timeline -f json "$top/tests/jitprog/profiles/jitdump-instr/jit-30961.dump" >"$tmp/s-moves.json"
+perl "$top/tests/e2e/check-schema.pl" "$top/docs/timeline.md" "$tmp/s-moves.json" "$tmp/pct.json" >"$tmp/schema.out" 2>&1
+expect '! grep -q "^not ok" "$tmp/schema.out" && grep -q "^ok - 2 documents of cgjit.timeline/1" "$tmp/schema.out"' \
+	"timeline JSON: the keys of docs/timeline.md section 6, at every level: $(grep -v "^ok" "$tmp/schema.out" | head -n 3)"
+"$CGJIT" timeline --help >"$tmp/help.txt"
+expect 'grep -q "json (schema cgjit.timeline/1," "$tmp/help.txt" && grep -q "docs/timeline.md section 6" "$tmp/help.txt"' \
+	"timeline --help names its schema and docs/timeline.md"
+
 echo "# errors"
 for b in dump-short-header dump-bad-version dump-record-too-small dump-record-huge; do
 	rm -f "$tmp/out"

@@ -55,7 +55,7 @@ static void check_flame(const struct profile *p)
 		total += p->fns[i].self[0];
 	if (total > UINT64_MAX)
 		return;   /* the totals wrapped: widths mean nothing, but must not crash */
-	struct flamegraph_opts fo = { 0, 0.0, 64, 2000 };
+	struct flamegraph_opts fo = { 0, 0.0, 64, 2000, NULL, 0 };
 	struct flamegraph *g = flamegraph_new(p, &fo);
 	struct flame_check c = { p, calloc(p->nfns + 1, sizeof(uint64_t)), calloc(p->nfns + 1, sizeof(size_t)), 0, { 0 }, { 0 } };
 	FUZZ_CHECK(flamegraph_walk(g, flame_visit, &c) == 0);

@@ -9,7 +9,10 @@
  * Checked beyond "no crash": an error exactly when a build fails; matched functions have
  * the same name and no BASE function is matched twice; a profile diffed with itself has
  * no change; the check's counts add up; the flame graph's frames nest and their self costs
- * add up to the total. Only the public flame graph API (flamegraph.h) is used. */
+ * add up to the total. A focus (the first function, or a glob on every function) and JIT
+ * code only go through the report, the check and the flame graph: the focus's total is the
+ * flame graph's, and its function is at 100%. Only the public flame graph API
+ * (flamegraph.h) is used. */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -25,6 +28,7 @@
 #include "prof_check.h"
 #include "prof_diff.h"
 #include "prof_report.h"
+#include "prof_scope.h"
 #include "profile.h"
 
 enum { FUZZ_MAX_LINE = 4096, MAX_DEPTH = 16 };
@@ -107,12 +111,12 @@ static void check_diff(const struct profile *base, const struct profile *p, cons
 	FUZZ_CHECK(doc ? !d.set : d.set);
 	if (!doc)
 		return;
-	FUZZ_CHECK(json_array_size(json_object_get(doc, "changes")) <= top);
+	FUZZ_CHECK(json_array_size(json_object_get(doc, "functions")) <= top);
 	if (base == p) {
 		/* every match is the function itself; two functions of one key (objects with one
 		 * file name in two directories) may stay unmatched, one on each side */
-		FUZZ_CHECK(doc_get_u64(doc, "functions_changed") == 0);
-		FUZZ_CHECK(doc_get_u64(doc, "functions_added") == doc_get_u64(doc, "functions_removed"));
+		FUZZ_CHECK(doc_get_u64(doc, "changed") == 0);
+		FUZZ_CHECK(doc_get_u64(doc, "added") == doc_get_u64(doc, "removed"));
 	}
 	render(doc, prof_diff_render);
 	json_decref(doc);
@@ -127,7 +131,7 @@ static void check_budget(const struct profile *p, const struct profile *base, co
 	FUZZ_CHECK(rc == 0 ? !d.set : rc == -1 && d.set);
 	if (rc == 0) {
 		int bad = -1;
-		json_t *doc = prof_check_build(&b, p, base, &bad, &d);
+		json_t *doc = prof_check_build(&b, p, base, NULL, &bad, &d);
 		FUZZ_CHECK(doc ? !d.set : d.set && (bad == 0 || bad == 1));
 		if (doc) {
 			size_t held = doc_get_u64(doc, "held"), exceeded = doc_get_u64(doc, "exceeded"),
@@ -174,11 +178,13 @@ static int visit(void *ctx, const struct flamegraph_frame *stack, unsigned depth
 	return 0;
 }
 
-static void check_flamegraph(const struct profile *p, unsigned ev, size_t size)
+static void check_flamegraph(const struct profile *p, unsigned ev, size_t size,
+			     const unsigned char *focus, int jit_only)
 {
 	static const double widths[] = { 0.001, 0.01, 0.2 };
 	struct flamegraph_opts o = { .event = ev, .min_width = widths[size % 3],
-				     .max_depth = 1 + (unsigned)(size % MAX_DEPTH) };
+				     .max_depth = 1 + (unsigned)(size % MAX_DEPTH), .focus = focus,
+				     .jit_only = jit_only };
 	struct flamegraph *g = flamegraph_new(p, &o);
 	struct walk w = { 0 };
 	FUZZ_CHECK(flamegraph_walk(g, visit, &w) == 0);
@@ -188,7 +194,46 @@ static void check_flamegraph(const struct profile *p, unsigned ev, size_t size)
 	FUZZ_CHECK(out != NULL);
 	FUZZ_CHECK(flamegraph_write_folded(g, out, &d) == 0 && !d.set);
 	FUZZ_CHECK(output_commit(out, &d) == 0);
+	if (focus && !jit_only) {
+		struct flamegraph_scope sc;
+		flamegraph_scope(p, ev, focus, &sc);
+		FUZZ_CHECK(sc.total == flamegraph_total(g));
+		flamegraph_scope_free(&sc);
+	}
 	flamegraph_free(g);
+}
+
+/* The report under a focus on P's first function (by name, so its recursion copies and
+ * namesakes in other files too), and of JIT code only. */
+static void check_scope(const struct profile *p, unsigned ev, size_t top, size_t size)
+{
+	if (!p->nfns)
+		return;
+	struct prof_select sel = { .name = p->fns[0].name };
+	struct prof_scope_opts o = { size & 16 ? NULL : &sel, (int)(size >> 5) & 1 };
+	struct profile q;
+	struct diag d = { 0 };
+	int rc = prof_scope_make(p, &o, ev, &q, &d);
+	/* only a cachegrind file has no focus */
+	FUZZ_CHECK(rc == 0 ? !d.set : d.set && p->cachegrind && o.focus);
+	if (rc == 0) {
+		json_t *doc = prof_report_build(&q, ev, top);
+		FUZZ_CHECK(json_array_size(json_object_get(doc, "functions")) <= top);
+		render(doc, prof_report_render);
+		json_decref(doc);
+		if (o.focus && q.scope->nfocus == 1) {
+			const struct prof_fn *f = &q.fns[q.scope->focus[0]];
+			FUZZ_CHECK(f->incl[ev] == q.totals[ev]);
+		}
+		unsigned char *flags = calloc(p->nfns + 1, 1);
+		FUZZ_CHECK(flags != NULL);
+		for (size_t i = 0; i < p->nfns; i++)
+			flags[i] = (unsigned char)prof_select_match(&sel, &p->fns[i]);
+		if (!p->cachegrind)
+			check_flamegraph(p, ev, size, o.focus ? flags : NULL, o.jit_only);
+		free(flags);
+	}
+	profile_free(&q);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -216,7 +261,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (p.nevents) {
 		json_t *doc = prof_report_build(&p, ev, top);
-		FUZZ_CHECK(json_array_size(json_object_get(doc, "top_self")) <= top);
+		FUZZ_CHECK(json_array_size(json_object_get(doc, "functions")) <= top);
 		render(doc, prof_report_render);
 		json_decref(doc);
 	}
@@ -230,8 +275,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		check_budget(&p, has_base ? b : NULL, (const char *)budget_at, (size_t)(budget_end - budget_at));
 	else
 		check_budget(&p, b, default_budget, sizeof(default_budget) - 1);
-	if (p.nevents)
-		check_flamegraph(&p, ev, size);
+	if (p.nevents) {
+		check_flamegraph(&p, ev, size, NULL, 0);
+		check_scope(&p, ev, top, size);
+	}
 	profile_free(&p);
 	if (has_base)
 		profile_free(&base);

@@ -1,7 +1,9 @@
 /* Unit tests for budget.c (the YAML budget file: every key, value forms, and the error
  * messages with line and column) and prof_check.c (each verdict: held, exceeded by the
  * hard or the soft limit, missing, skipped; globs; baseline matching across pids; the
- * budget/profile mismatches). */
+ * budget/profile mismatches; limits under a focus, of the file, of a limit or of the
+ * command line; JIT functions only; the names suggested for a limit that matches
+ * nothing). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -14,6 +16,7 @@
 #include "diag.h"
 #include "helpers.h"
 #include "prof_check.h"
+#include "prof_scope.h"
 #include "profile.h"
 
 static int load_budget(struct budget *b, const char *text, struct diag *d)
@@ -334,7 +337,7 @@ static json_t *check(const char *budget_text, const struct profile *p, const str
 {
 	struct budget b;
 	assert_int_equal(load_budget(&b, budget_text, d), 0);
-	json_t *doc = prof_check_build(&b, p, base, bad, d);
+	json_t *doc = prof_check_build(&b, p, base, NULL, bad, d);
 	budget_free(&b);
 	return doc;
 }
@@ -391,24 +394,24 @@ static void test_check__verdicts(void **state)
 	assert_non_null(doc);
 	expect_result(doc, 0, "exceeded", 200, "soft");
 	assert_int_equal(json_integer_value(json_object_get(result(doc, 0), "soft_limit")), 187);
-	assert_int_equal(json_integer_value(json_object_get(result(doc, 0), "baseline")), 170);
+	assert_int_equal(json_integer_value(json_object_get(result(doc, 0), "baseline_value")), 170);
 	expect_result(doc, 1, "exceeded", 10, "hard");
 	assert_string_equal(json_string_value(json_object_get(result(doc, 1), "event")), "Dr");
 	expect_result(doc, 2, "held", 130, "");     /* matched across perf-100 / perf-200 */
-	assert_int_equal(json_integer_value(json_object_get(result(doc, 2), "baseline")), 100);
+	assert_int_equal(json_integer_value(json_object_get(result(doc, 2), "baseline_value")), 100);
 	expect_result(doc, 3, "exceeded", 130, "soft");
 	expect_result(doc, 4, "exceeded", 60, "hard");
-	assert_string_equal(json_string_value(json_object_get(result(doc, 4), "name")), "g1");
-	assert_true(json_is_true(json_object_get(result(doc, 4), "jit")));
+	assert_string_equal(json_string_value(json_object_get(json_object_get(result(doc, 4), "function"), "name")), "g1");
+	assert_true(json_is_true(json_object_get(json_object_get(result(doc, 4), "function"), "jit")));
 	expect_result(doc, 5, "held", 20, "");
-	assert_string_equal(json_string_value(json_object_get(result(doc, 5), "name")), "g2");
+	assert_string_equal(json_string_value(json_object_get(json_object_get(result(doc, 5), "function"), "name")), "g2");
 	expect_result(doc, 6, "missing", -1, "");
 	expect_result(doc, 7, "skipped", -1, "");
 	expect_result(doc, 8, "missing", -1, "");   /* object pattern excludes it */
 	expect_result(doc, 9, "missing", -1, "");   /* file pattern excludes it */
 	expect_result(doc, 10, "exceeded", 60, "hard");
 	assert_int_equal(json_integer_value(json_object_get(result(doc, 10), "functions")), 2);
-	assert_int_equal(json_integer_value(json_object_get(result(doc, 10), "baseline")), 60);
+	assert_int_equal(json_integer_value(json_object_get(result(doc, 10), "baseline_value")), 60);
 	assert_int_equal(json_array_size(json_object_get(doc, "results")), 11);
 	assert_false(prof_check_passed(doc));
 	assert_int_equal(json_integer_value(json_object_get(doc, "held")), 2);
@@ -507,6 +510,114 @@ static void test_check__mismatch(void **state)
 	profile_free(&other);
 }
 
+static void test_check__budget_focus_key(void **state)
+{
+	(void)state;
+	struct budget b;
+	struct diag d = { 0 };
+	assert_int_equal(load_budget(&b, "focus: f\ntotal: {hard: 1}\nfunctions:\n"
+				     "  - {name: g2, hard: 1, focus: {glob: 'g*', object: 'perf-*', file: '*.js'}}\n"
+				     "  - {name: g1, hard: 1}\n", &d), 0);
+	assert_string_equal(b.focus->name, "f");
+	assert_true(b.limits[0].focus == b.focus && !b.limits[0].own_focus);
+	assert_true(b.limits[1].own_focus);
+	assert_string_equal(b.limits[1].focus->glob, "g*");
+	assert_string_equal(b.limits[1].focus->object, "perf-*");
+	assert_string_equal(b.limits[1].focus->file, "*.js");
+	assert_int_equal(b.limits[1].focus->at.line, 4);
+	assert_true(b.limits[2].focus == b.focus);
+	budget_free(&b);
+	/* the focus after the limits in the file is still their default */
+	assert_int_equal(load_budget(&b, "total: {hard: 1}\nfocus: {name: f}\n", &d), 0);
+	assert_true(b.limits[0].focus == b.focus && b.focus);
+	budget_free(&b);
+	expect_error("focus: {name: a, glob: b}\ntotal: {hard: 1}\n", "1:8: a focus takes name or glob, not both");
+	expect_error("focus: {object: x}\ntotal: {hard: 1}\n", "1:8: a focus needs name (exact) or glob (a pattern)");
+	expect_error("focus: {nme: a}\ntotal: {hard: 1}\n", "1:9: unknown key 'nme' in a focus (expected: name, glob, object, file)");
+	expect_error("focus: [a]\ntotal: {hard: 1}\n", "1:8: 'focus' takes a function's name, or a mapping");
+	expect_error("focus: ''\ntotal: {hard: 1}\n", "1:8: 'focus' takes a non-empty string");
+	expect_error("total: {hard: 1, focus: {name: a, name: b}}\n", "1:35: 'name' is given twice");
+	expect_error("total: {hard: 1, focus: {glob: [7]}}\n", "1:32: 'glob' takes a non-empty string");
+	expect_error("total: {hard: 1}\nfocuss: f\n", "2:1: unknown key 'focuss' (expected: version, event, focus, total, functions)");
+}
+
+/* Limits under a focus: the file's for every limit, a limit's own, --focus for those without
+ * their own; a focus that matches nothing makes its limits missing, with the closest names;
+ * --jit-only; a name that matches nothing gets the closest names too. */
+static void test_check__focus_verdicts(void **state)
+{
+	(void)state;
+	struct profile base, slow;
+	build(&base, "base.out", "/tmp/perf-100.map", 100);
+	build(&slow, "slow.out", "/tmp/perf-200.map", 130);
+	const char *budget =
+		"focus: g1\n"
+		"total:\n"
+		"  - {hard: 59}\n"                      /* under g1: 60 */
+		"  - {hard: 1, focus: nosuch}\n"
+		"functions:\n"
+		"  - {name: g2, hard: 20, soft: 0%}\n" /* under g1: all of g2 */
+		"  - {name: f, hard: 1}\n"              /* f is not under g1 */
+		"  - {name: f, hard: 200, soft: 25%, focus: {name: f}}\n"   /* 130 against 100 */
+		"  - {name: G2, hard: 1, focus: {glob: '*'}}\n";
+	struct diag d = { 0 };
+	int bad = -1;
+	json_t *doc = check(budget, &slow, &base, &bad, &d);
+	assert_non_null(doc);
+	expect_result(doc, 0, "exceeded", 60, "hard");
+	assert_string_equal(json_string_value(json_object_get(json_object_get(result(doc, 0), "focus"), "pattern")), "g1");
+	assert_int_equal(json_integer_value(json_object_get(result(doc, 0), "baseline_value")), 60);
+	expect_result(doc, 1, "missing", -1, "");
+	assert_non_null(strstr(json_string_value(json_object_get(result(doc, 1), "note")),
+			       "slow.out: the focus name 'nosuch' matches no function"));
+	expect_result(doc, 2, "held", 20, "");
+	expect_result(doc, 3, "missing", -1, "");
+	expect_result(doc, 4, "exceeded", 130, "soft");
+	assert_int_equal(json_integer_value(json_object_get(result(doc, 4), "baseline_value")), 100);
+	assert_string_equal(json_string_value(json_object_get(json_object_get(result(doc, 4), "focus"), "pattern")), "f");
+	/* G2 is g2's name in capitals: missing, and g2 suggested */
+	expect_result(doc, 5, "missing", -1, "");
+	assert_string_equal(json_string_value(json_array_get(json_object_get(result(doc, 5), "suggestions"), 0)), "g2");
+	assert_string_equal(json_string_value(json_object_get(result(doc, 5), "note")),
+			    "matches no function; did you mean 'g2'?");
+	json_decref(doc);
+
+	/* --focus f: the limits without a focus of their own are under f, the file's focus
+	 * overruled; --jit-only: main is not matched */
+	struct prof_select sel = { .name = "f" };
+	struct prof_scope_opts o = { &sel, 1 };
+	struct budget b;
+	assert_int_equal(load_budget(&b, "focus: g1\ntotal: {hard: 1000}\nfunctions:\n"
+				     "  - {glob: '*', hard: 1000}\n  - {name: main, hard: 1}\n", &d), 0);
+	doc = prof_check_build(&b, &slow, &base, &o, &bad, &d);
+	assert_non_null(doc);
+	expect_result(doc, 0, "held", 130, "");
+	expect_result(doc, 1, "held", 130, "");   /* f alone is under f */
+	assert_string_equal(json_string_value(json_object_get(json_object_get(result(doc, 1), "function"), "name")), "f");
+	expect_result(doc, 2, "missing", -1, "");
+	const json_t *sc = json_object_get(doc, "scope");
+	assert_true(json_is_true(json_object_get(sc, "jit_only")));
+	assert_string_equal(json_string_value(json_object_get(json_object_get(sc, "focus"), "pattern")), "f");
+	json_decref(doc);
+	budget_free(&b);
+
+	/* a focus the baseline does not have: soft limits skipped, saying so */
+	struct profile other;
+	build(&other, "other.out", "/tmp/perf-300.map", 100);
+	assert_int_equal(load_budget(&b, "total: {soft: 5%, focus: f}\n", &d), 0);
+	other.fns[1].name = "F";   /* f renamed in the baseline */
+	doc = prof_check_build(&b, &slow, &other, NULL, &bad, &d);
+	other.fns[1].name = "f";
+	expect_result(doc, 0, "skipped", 130, "");
+	assert_string_equal(json_string_value(json_object_get(result(doc, 0), "note")),
+			    "the focus matches nothing in the baseline");
+	json_decref(doc);
+	budget_free(&b);
+	profile_free(&other);
+	profile_free(&base);
+	profile_free(&slow);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -522,6 +633,8 @@ int main(void)
 		cmocka_unit_test(test_check__verdicts),
 		cmocka_unit_test(test_check__soft_limit_out_of_range),
 		cmocka_unit_test(test_check__mismatch),
+		cmocka_unit_test(test_check__budget_focus_key),
+		cmocka_unit_test(test_check__focus_verdicts),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

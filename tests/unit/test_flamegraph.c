@@ -70,7 +70,7 @@ static char *render(const struct profile *p, const struct flamegraph_opts *o, in
 	struct flamegraph *g = flamegraph_new(p, o);
 	int rc;
 	if (svg) {
-		struct flamegraph_svg_opts so = { "test", base, 0 };
+		struct flamegraph_svg_opts so = { "test", base, 0, NULL, 0, NULL };
 		rc = flamegraph_svg_write(g, &so, out, &d);
 	} else {
 		rc = flamegraph_write_folded(g, out, &d);
@@ -89,7 +89,7 @@ static void test_flamegraph__folded(void **state)
 	(void)state;
 	struct profile p;
 	build(&p);
-	struct flamegraph_opts o = { 0, 0.0, 64, 0 };
+	struct flamegraph_opts o = { 0, 0.0, 64, 0, NULL, 0 };
 	char *s = render(&p, &o, 0, NULL);
 	/* a's recursion is inside a; c and d are one component entered at c: its spanning tree
 	 * is c -> d (d -> c is not followed again), and the values add up to 120 */
@@ -137,7 +137,7 @@ static void test_flamegraph__widths(void **state)
 	(void)state;
 	struct profile p;
 	build(&p);
-	struct flamegraph_opts o = { 0, 0.0, 64, 0 };
+	struct flamegraph_opts o = { 0, 0.0, 64, 0, NULL, 0 };
 	struct flamegraph *g = flamegraph_new(&p, &o);
 	struct seen s = { 0 };
 	assert_int_equal(flamegraph_walk(g, collect, &s), 0);
@@ -213,7 +213,7 @@ static void test_flamegraph__selfs_exact(void **state)
 	(void)state;
 	struct profile p;
 	build(&p);
-	struct flamegraph_opts o = { 0, 0.0, 64, 0 };
+	struct flamegraph_opts o = { 0, 0.0, 64, 0, NULL, 0 };
 	check_selfs(&p, &o, 0);
 	profile_free(&p);
 }
@@ -239,7 +239,7 @@ static void test_flamegraph__shared_callee(void **state)
 	call(b, bb, sh, 20);
 	call(b, sh, t, 30);
 	profile_builder_finish(b);
-	struct flamegraph_opts o = { 0, 0.0, 64, 0 };
+	struct flamegraph_opts o = { 0, 0.0, 64, 0, NULL, 0 };
 	char *s = render(&p, &o, 0, NULL);
 	/* each frame of s splits as s does: half its own cost, half t's */
 	assert_string_equal(s,
@@ -273,7 +273,7 @@ static void test_flamegraph__contradictory_arcs(void **state)
 	call(b, m, h, 10);
 	call(b, f, gg, 20);
 	profile_builder_finish(b);
-	struct flamegraph_opts o = { 0, 0.0, 64, 0 };
+	struct flamegraph_opts o = { 0, 0.0, 64, 0, NULL, 0 };
 	char *s = render(&p, &o, 0, NULL);
 	assert_string_equal(s, "main;f 10\nmain;f;g 20\nmain;h 10\n");
 	free(s);
@@ -305,7 +305,7 @@ static void test_flamegraph__cycle_of_three(void **state)
 	call(b, y, w, 10);
 	call(b, z, x, 50);
 	profile_builder_finish(b);
-	struct flamegraph_opts o = { 0, 0.0, 64, 0 };
+	struct flamegraph_opts o = { 0, 0.0, 64, 0, NULL, 0 };
 	char *s = render(&p, &o, 0, NULL);
 	assert_string_equal(s,
 		"main 5\n"
@@ -329,7 +329,7 @@ static void test_flamegraph__elision(void **state)
 	(void)state;
 	struct profile p;
 	build(&p);
-	struct flamegraph_opts o = { 0, 0.2, 64, 0 };
+	struct flamegraph_opts o = { 0, 0.2, 64, 0, NULL, 0 };
 	char *s = render(&p, &o, 0, NULL);
 	assert_string_equal(s,
 		"main 10\n"
@@ -340,12 +340,12 @@ static void test_flamegraph__elision(void **state)
 		"main;c;d;[elided] 10\n");
 	free(s);
 	/* two function frames below the root: what a and c call is one elision frame each */
-	o = (struct flamegraph_opts){ 0, 0.0, 2, 0 };
+	o = (struct flamegraph_opts){ 0, 0.0, 2, 0, NULL, 0 };
 	s = render(&p, &o, 0, NULL);
 	assert_string_equal(s, "main 10\nmain;a 40\nmain;a;[elided] 20\nmain;c 10\nmain;c;[elided] 40\n");
 	free(s);
 	/* the SVG names it and draws it dashed */
-	o = (struct flamegraph_opts){ 0, 0.2, 64, 0 };
+	o = (struct flamegraph_opts){ 0, 0.2, 64, 0, NULL, 0 };
 	s = render(&p, &o, 1, NULL);
 	assert_non_null(strstr(s, "<title>[elided]\n20 Ir (16.67%), self 20\nframes cut here"));
 	assert_non_null(strstr(s, "stroke-dasharray"));
@@ -361,7 +361,7 @@ static void test_flamegraph__frame_cap(void **state)
 	(void)state;
 	struct profile p;
 	build(&p);
-	struct flamegraph_opts o = { 0, 0.0, 64, 4 };
+	struct flamegraph_opts o = { 0, 0.0, 64, 4, NULL, 0 };
 	struct flamegraph *g = flamegraph_new(&p, &o);
 	struct flamegraph_limits l;
 	flamegraph_limits(g, &l);
@@ -409,7 +409,7 @@ static void test_flamegraph__cycle_entries(void **state)
 	call(b, pp, q, 25);
 	call(b, q, pp, 15);
 	profile_builder_finish(b);
-	struct flamegraph_opts o = { 0, 0.0, 64, 0 };
+	struct flamegraph_opts o = { 0, 0.0, 64, 0, NULL, 0 };
 	char *s = render(&p, &o, 0, NULL);
 	assert_string_equal(s, "p 7\np;q 13\nq 7\nq;p 3\n");
 	free(s);
@@ -443,7 +443,7 @@ static void test_flamegraph__random_graphs(void **state)
 			call(b, f[from], f[to], v);
 		}
 		profile_builder_finish(b);
-		struct flamegraph_opts o = { 0, round % 2 ? 0.0 : 0.01, 64, 0 };
+		struct flamegraph_opts o = { 0, round % 2 ? 0.0 : 0.01, 64, 0, NULL, 0 };
 		struct flamegraph *g = flamegraph_new(&p, &o);
 		struct tally t = { 0 };
 		assert_int_equal(flamegraph_walk(g, tally_visit, &t), 0);
@@ -476,7 +476,7 @@ static void test_flamegraph__thread_entry(void **state)
 	call(b, st, cl, 2);
 	call(b, cl, th, 100);
 	profile_builder_finish(b);
-	struct flamegraph_opts o = { 0, 0.0, 64, 0 };
+	struct flamegraph_opts o = { 0, 0.0, 64, 0, NULL, 0 };
 	char *s = render(&p, &o, 0, NULL);
 	/* clone's 2 under start hold a sliver of thread's cost (2 * 100 / 102, rounded to 2),
 	 * and clone's own cost is split the same way: 1.96 and 0.04, rounded to 2 and 0 */
@@ -499,7 +499,7 @@ static void test_flamegraph__names(void **state)
 	self(b, w, 7);
 	call(b, m, w, 7);
 	profile_builder_finish(b);
-	struct flamegraph_opts o = { 0, 0.0, 64, 0 };
+	struct flamegraph_opts o = { 0, 0.0, 64, 0, NULL, 0 };
 	char *s = render(&p, &o, 0, NULL);
 	assert_string_equal(s, "Lfoo:::bar x 3\nLfoo:::bar x;<a&b> \xff\xc3\xa9 7\n");
 	free(s);
@@ -525,7 +525,7 @@ static void test_flamegraph__control_bytes(void **state)
 	uint32_t f = profile_builder_fn(b, "/bin/x", 6, "x.c", 3, name, sizeof(name) - 1);
 	self(b, f, 4);
 	profile_builder_finish(b);
-	struct flamegraph_opts o = { 0, 0.0, 64, 0 };
+	struct flamegraph_opts o = { 0, 0.0, 64, 0, NULL, 0 };
 	char *s = render(&p, &o, 0, NULL);
 	assert_string_equal(s, "a b c d:e [0m 4\n");
 	free(s);
@@ -551,7 +551,7 @@ static void test_flamegraph__svg_diff(void **state)
 	self(b, a, 10);
 	call(b, m, a, 10);
 	profile_builder_finish(b);
-	struct flamegraph_opts o = { 0, 0.0, 64, 0 };
+	struct flamegraph_opts o = { 0, 0.0, 64, 0, NULL, 0 };
 	char *s = render(&p, &o, 1, &base);
 	assert_non_null(strstr(s, "Differential flame graph: test against "));
 	assert_non_null(strstr(s, "self 10 -> 40 (+30, +300.00%)"));
@@ -585,13 +585,227 @@ static void test_flamegraph__svg_diff_past_2_63(void **state)
 	self(b, a, 5);
 	call(b, m, a, 5);
 	profile_builder_finish(b);
-	struct flamegraph_opts o = { 0, 0.0, 64, 0 };
+	struct flamegraph_opts o = { 0, 0.0, 64, 0, NULL, 0 };
 	char *s = render(&p, &o, 1, &base);
 	assert_non_null(strstr(s, "self 5 -> 9,223,372,036,854,775,818 (+9,223,372,036,854,775,807"));
 	assert_non_null(strstr(s, "self 9,223,372,036,854,775,828 -> 5 (-9,223,372,036,854,775,807"));
 	free(s);
 	profile_free(&p);
 	profile_free(&base);
+}
+
+/* --focus: only what runs under the focus, each focus function a root of its own, its
+ * arcs in cut (so c, on a cycle with d, is a root, and d's call back into it is not
+ * followed); the frames' own costs are the report's costs under the focus. */
+static void test_flamegraph__focus(void **state)
+{
+	(void)state;
+	struct profile p;
+	build(&p);
+	unsigned char focus[6] = { 0 };
+	struct flamegraph_opts o = { 0, 0.0, 64, 0, focus, 0 };
+	static const struct { const char *names; const char *want; uint64_t total; } cases[] = {
+		{ "c", "c 10\nc;d 30\nc;d;e 10\n", 50 },
+		{ "a", "a 40\na;b 20\n", 60 },   /* a's call of itself is inside it */
+		/* c (10 in all once its call of d is cut) is called by main (50) and by the focus
+		 * d (15): the focus's call is what is asked about, and takes c's 10 first */
+		{ "ad", "a 40\na;b 20\nd 30\nd;c 10\nd;e 10\n", 110 },
+	};
+	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		memset(focus, 0, sizeof(focus));
+		for (size_t i = 0; i < p.nfns; i++)
+			focus[i] = strchr(cases[k].names, p.fns[i].name[0]) != NULL && p.fns[i].name[1] == '\0';
+		char *got = render(&p, &o, 0, NULL);
+		assert_string_equal(got, cases[k].want);
+		free(got);
+		struct flamegraph *g = flamegraph_new(&p, &o);
+		assert_int_equal(flamegraph_total(g), cases[k].total);
+		flamegraph_free(g);
+		struct flamegraph_scope sc;
+		flamegraph_scope(&p, 0, focus, &sc);
+		assert_int_equal(sc.total, cases[k].total);
+		flamegraph_scope_free(&sc);
+	}
+	profile_free(&p);
+}
+
+/* On random graphs with a random focus, the frames of every function carry its cost under
+ * the focus as flamegraph_scope() (the report's --focus) gives it, within the rounding of
+ * one unit per frame and the one of rounding the exact share; the total is the same. */
+static void test_flamegraph__focus_random(void **state)
+{
+	(void)state;
+	static const char *const ev[] = { "Ir" };
+	static const char *const names[12] = { "f0", "f1", "f2", "f3", "f4", "f5", "f6", "f7", "f8", "f9", "f10", "f11" };
+	uint64_t r = 777;
+	for (int round = 0; round < 200; round++) {
+		struct profile p;
+		memset(&p, 0, sizeof(p));
+		struct profile_builder *b = profile_builder_new(&p, 1, ev);
+		uint32_t f[12];
+		unsigned char focus[12] = { 0 };
+		for (int i = 0; i < 12; i++) {
+			f[i] = fn(b, names[i]);
+			self(b, f[i], lcg(&r) % 4 ? lcg(&r) % 100000 : 0);
+		}
+		for (int i = 0; i < 40; i++) {
+			uint32_t from = lcg(&r) % 12, to = lcg(&r) % 12, v = lcg(&r) % 300000;
+			call(b, f[from], f[to], v);
+		}
+		profile_builder_finish(b);
+		focus[lcg(&r) % 12] = 1;
+		if (round % 3 == 0)
+			focus[lcg(&r) % 12] = 1;
+		struct flamegraph_opts o = { 0, 0.0, 64, 0, focus, 0 };
+		struct flamegraph *g = flamegraph_new(&p, &o);
+		struct flamegraph_scope sc;
+		flamegraph_scope(&p, 0, focus, &sc);
+		struct tally t = { 0 };
+		assert_int_equal(flamegraph_walk(g, tally_visit, &t), 0);
+		assert_int_equal(t.total, sc.total);
+		assert_int_equal(flamegraph_total(g), sc.total);
+		for (size_t i = 0; i < p.nfns; i++) {
+			uint64_t s = sc.self[i], d = t.drawn[i];
+			assert_true((d > s ? d - s : s - d) <= t.frames[i] + 1);
+			assert_true(sc.incl[i] >= sc.self[i] || sc.self[i] - sc.incl[i] <= 1);
+			if (focus[i])
+				assert_true(sc.incl[i] <= sc.total);
+		}
+		flamegraph_scope_free(&sc);
+		flamegraph_free(g);
+		profile_free(&p);
+	}
+}
+
+/* --jit-only: main (5) calls J1 (95, JIT); J1 (10) calls n1 (85, native); n1 (25) calls J2
+ * (60, JIT); J2 (40) calls n2 (20, native). The graph has J1 and J2 (J2 under J1, the native
+ * n1 collapsed out between them) and "[not JIT]" for the native code they call; main, above
+ * every JIT frame, is not drawn. Every JIT function keeps its self cost. */
+static void test_flamegraph__jit_only(void **state)
+{
+	(void)state;
+	static const char *const ev[] = { "Ir" };
+	struct profile p;
+	memset(&p, 0, sizeof(p));
+	struct profile_builder *b = profile_builder_new(&p, 1, ev);
+	uint32_t m = fn(b, "main"), n1 = fn(b, "n1"), n2 = fn(b, "n2");
+	uint32_t j1 = profile_builder_fn(b, "/tmp/perf-9.map", 15, "a.js", 4, "J1", 2);
+	uint32_t j2 = profile_builder_fn(b, "/tmp/perf-9.map", 15, "a.js", 4, "J2", 2);
+	self(b, m, 5);
+	self(b, j1, 10);
+	self(b, n1, 25);
+	self(b, j2, 40);
+	self(b, n2, 20);
+	call(b, m, j1, 95);
+	call(b, j1, n1, 85);
+	call(b, n1, j2, 60);
+	call(b, j2, n2, 20);
+	profile_builder_finish(b);
+	struct flamegraph_opts o = { 0, 0.0, 64, 0, NULL, 1 };
+	char *got = render(&p, &o, 0, NULL);
+	assert_string_equal(got, "J1 10\nJ1;J2 40\nJ1;J2;[not JIT] 20\nJ1;[not JIT] 25\n");
+	free(got);
+	got = render(&p, &o, 1, NULL);
+	assert_non_null(strstr(got, "code that is not JIT, called from the JIT frame below (--jit-only)"));
+	assert_non_null(strstr(got, "fill=\"rgb(222,222,222)\""));
+	free(got);
+	/* w (100) is called by J (JIT: 100) and by n1..n4 (native, under K: 5 each): J's
+	 * call takes all of w first, the natives' calls get nothing, and nothing is passed on
+	 * for them (a component once queued with nothing was queued again, past the queue's
+	 * end, on node-diff-base) */
+	profile_free(&p);
+	memset(&p, 0, sizeof(p));
+	b = profile_builder_new(&p, 1, ev);
+	uint32_t k = profile_builder_fn(b, "/tmp/perf-9.map", 15, "a.js", 4, "K", 1);
+	uint32_t jj = profile_builder_fn(b, "/tmp/perf-9.map", 15, "a.js", 4, "J", 1);
+	uint32_t w = fn(b, "w"), ni[4] = { fn(b, "n1"), fn(b, "n2"), fn(b, "n3"), fn(b, "n4") };
+	self(b, k, 10);
+	self(b, w, 100);
+	call(b, jj, w, 100);
+	for (int i = 0; i < 4; i++) {
+		self(b, ni[i], 5);
+		call(b, k, ni[i], 10);
+		call(b, ni[i], w, 5);
+	}
+	profile_builder_finish(b);
+	o.focus = NULL;
+	got = render(&p, &o, 0, NULL);
+	assert_string_equal(got, "J;[not JIT] 100\nK 10\nK;[not JIT] 20\n");
+	free(got);
+	profile_free(&p);
+	memset(&p, 0, sizeof(p));
+	b = profile_builder_new(&p, 1, ev);
+	m = fn(b, "main"), n1 = fn(b, "n1"), n2 = fn(b, "n2");
+	j1 = profile_builder_fn(b, "/tmp/perf-9.map", 15, "a.js", 4, "J1", 2);
+	j2 = profile_builder_fn(b, "/tmp/perf-9.map", 15, "a.js", 4, "J2", 2);
+	self(b, m, 5);
+	self(b, j1, 10);
+	self(b, n1, 25);
+	self(b, j2, 40);
+	self(b, n2, 20);
+	call(b, m, j1, 95);
+	call(b, j1, n1, 85);
+	call(b, n1, j2, 60);
+	call(b, j2, n2, 20);
+	profile_builder_finish(b);
+
+	/* under the focus n1 (native), with --jit-only: n1 is the root, J2 drawn above it */
+	unsigned char focus[5] = { 0 };
+	focus[n1] = 1;
+	o.focus = focus;
+	got = render(&p, &o, 0, NULL);
+	assert_string_equal(got, "n1 25\nn1;J2 40\nn1;J2;[not JIT] 20\n");
+	free(got);
+	profile_free(&p);
+}
+
+/* --jit-only on random graphs (every other function JIT): only JIT frames and "[not JIT]",
+ * every JIT function's frames carry its self cost within the rounding of one unit per
+ * frame, and the total is the JIT functions' self cost and the code they call. */
+static void test_flamegraph__jit_only_random(void **state)
+{
+	(void)state;
+	static const char *const ev[] = { "Ir" };
+	static const char *const names[12] = { "f0", "f1", "f2", "f3", "f4", "f5", "f6", "f7", "f8", "f9", "f10", "f11" };
+	uint64_t r = 4242;
+	for (int round = 0; round < 200; round++) {
+		struct profile p;
+		memset(&p, 0, sizeof(p));
+		struct profile_builder *b = profile_builder_new(&p, 1, ev);
+		uint32_t f[12];
+		for (int i = 0; i < 12; i++) {
+			const char *obj = i % 2 ? "/tmp/perf-3.map" : "/bin/x";
+			f[i] = profile_builder_fn(b, obj, strlen(obj), "x.c", 3, names[i], strlen(names[i]));
+			self(b, f[i], lcg(&r) % 4 ? lcg(&r) % 100000 : 0);
+		}
+		for (int i = 0; i < 40; i++) {
+			uint32_t from = lcg(&r) % 12, to = lcg(&r) % 12, v = lcg(&r) % 300000;
+			call(b, f[from], f[to], v);
+		}
+		profile_builder_finish(b);
+		struct flamegraph_opts o = { 0, 0.0, 64, 0, NULL, 1 };
+		struct flamegraph *g = flamegraph_new(&p, &o);
+		const struct profile *d = flamegraph_profile(g);
+		struct tally t = { 0 };
+		assert_int_equal(flamegraph_walk(g, tally_visit, &t), 0);
+		assert_int_equal(t.total, flamegraph_total(g));
+		assert_int_equal(d->nfns, 7);   /* the 6 JIT functions and [not JIT] */
+		for (size_t i = 0; i < d->nfns; i++) {
+			if (!d->fns[i].jit) {
+				assert_string_equal(d->fns[i].name, FLAMEGRAPH_NOT_JIT_NAME);
+				continue;
+			}
+			const char *name = d->fns[i].name;
+			uint64_t s = 0;
+			for (size_t k = 0; k < p.nfns; k++)
+				if (!strcmp(p.fns[k].name, name))
+					s = p.fns[k].self[0];
+			uint64_t dr = t.drawn[i];
+			assert_true((dr > s ? dr - s : s - dr) < t.frames[i] || dr == s);
+		}
+		flamegraph_free(g);
+		profile_free(&p);
+	}
 }
 
 int main(void)
@@ -612,6 +826,10 @@ int main(void)
 		cmocka_unit_test(test_flamegraph__control_bytes),
 		cmocka_unit_test(test_flamegraph__svg_diff),
 		cmocka_unit_test(test_flamegraph__svg_diff_past_2_63),
+		cmocka_unit_test(test_flamegraph__focus),
+		cmocka_unit_test(test_flamegraph__focus_random),
+		cmocka_unit_test(test_flamegraph__jit_only),
+		cmocka_unit_test(test_flamegraph__jit_only_random),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

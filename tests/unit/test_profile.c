@@ -200,7 +200,7 @@ static void test_profile__cachegrind(void **state)
 	assert_int_equal(p.totals[1], 2);
 	json_t *doc = prof_report_build(&p, 0, 10);
 	assert_false(json_is_true(json_object_get(doc, "inclusive")));
-	assert_int_equal(json_array_size(json_object_get(doc, "top_inclusive")), 0);
+	assert_int_equal(json_array_size(json_object_get(doc, "functions_by_inclusive")), 0);
 	json_decref(doc);
 	profile_free(&p);
 	unlink(path);
@@ -278,11 +278,11 @@ static void test_profile__report_formats(void **state)
 	free(p.path);
 	p.path = strdup("prof: \"x\"|y");   /* quoting in every format */
 	json_t *doc = prof_report_build(&p, 0, 3);
-	json_t *top = json_object_get(doc, "top_self");
+	json_t *top = json_object_get(doc, "functions");
 	assert_int_equal(json_array_size(top), 3);
 	assert_string_equal(doc_get_str(json_array_get(top, 0), "name"), "a");
 	assert_int_equal(doc_get_u64(json_array_get(top, 0), "self"), 70);
-	assert_string_equal(doc_get_str(json_array_get(json_object_get(doc, "top_inclusive"), 0), "name"), "main");
+	assert_string_equal(doc_get_str(json_array_get(json_object_get(doc, "functions_by_inclusive"), 0), "name"), "main");
 
 	char *js = render(doc, DOC_JSON, NULL);
 	json_error_t err;
@@ -295,7 +295,7 @@ static void test_profile__report_formats(void **state)
 	char *v = yaml_top_scalar(ym, "profile");
 	assert_string_equal(v, "prof: \"x\"|y");
 	free(v);
-	v = yaml_top_scalar(ym, "functions");
+	v = yaml_top_scalar(ym, "function_count");
 	assert_string_equal(v, "6");
 	free(v);
 
@@ -395,13 +395,13 @@ static void test_profile__path_map(void **state)
 	}
 	free(m);
 	json_t *doc = prof_diff_build(&p[0], &p[1], NULL, 100, 0, &d);
-	assert_int_equal(doc_get_u64(doc, "functions_added"), 0);
-	assert_int_equal(doc_get_u64(doc, "functions_removed"), 0);
-	assert_int_equal(doc_get_u64(doc, "functions_changed"), 0);
+	assert_int_equal(doc_get_u64(doc, "added"), 0);
+	assert_int_equal(doc_get_u64(doc, "removed"), 0);
+	assert_int_equal(doc_get_u64(doc, "changed"), 0);
 	json_decref(doc);
 	/* the report's objects: the file name only, never the directory augment wrote to */
 	doc = prof_report_build(&p[0], 0, 10);
-	const json_t *top = json_object_get(doc, "top_self");
+	const json_t *top = json_object_get(doc, "functions");
 	for (size_t i = 0; i < json_array_size(top); i++) {
 		const char *obj = doc_get_str(json_array_get(top, i), "object");
 		assert_null(strchr(obj, '/'));
@@ -423,8 +423,8 @@ static void test_profile__path_map(void **state)
 		assert_int_equal(profile_load(&p[i], path[i], &plain, &d), 0);
 	}
 	doc = prof_diff_build(&p[0], &p[1], NULL, 100, 0, &d);
-	assert_int_equal(doc_get_u64(doc, "functions_added"), 3);
-	assert_int_equal(doc_get_u64(doc, "functions_removed"), 3);
+	assert_int_equal(doc_get_u64(doc, "added"), 3);
+	assert_int_equal(doc_get_u64(doc, "removed"), 3);
 	json_decref(doc);
 	for (int i = 0; i < 2; i++) {
 		profile_free(&p[i]);
@@ -466,10 +466,10 @@ static void test_profile__diff_costs_past_2_63(void **state)
 	struct diag d = { 0 };
 	json_t *doc = prof_diff_build(&p[1], &p[0], NULL, 10, 0, &d);   /* 2^64 - 1 -> 2^63 - 1 */
 	assert_non_null(doc);
-	const json_t *c = json_array_get(json_object_get(doc, "changes"), 0);
+	const json_t *c = json_array_get(json_object_get(doc, "functions"), 0);
 	assert_true(json_integer_value(json_object_get(c, "self_change")) == INT64_MIN);
 	assert_true(json_integer_value(json_object_get(c, "inclusive_change")) == INT64_MIN);
-	assert_true(json_integer_value(json_object_get(json_object_get(json_object_get(doc, "totals"), "Ir"), "change")) == INT64_MIN);
+	assert_true(json_integer_value(json_object_get(json_object_get(doc, "totals_change"), "Ir")) == INT64_MIN);
 	char *text;
 	size_t len;
 	FILE *f = open_memstream(&text, &len);
@@ -480,9 +480,9 @@ static void test_profile__diff_costs_past_2_63(void **state)
 	json_decref(doc);
 	doc = prof_diff_build(&p[0], &p[1], NULL, 10, 0, &d);   /* 2^63 - 1 -> 2^64 - 1: +2^63, clamped */
 	assert_non_null(doc);
-	c = json_array_get(json_object_get(doc, "changes"), 0);
+	c = json_array_get(json_object_get(doc, "functions"), 0);
 	assert_true(json_integer_value(json_object_get(c, "self_change")) == INT64_MAX);
-	assert_true(json_integer_value(json_object_get(json_object_get(json_object_get(doc, "totals"), "Ir"), "change")) == INT64_MAX);
+	assert_true(json_integer_value(json_object_get(json_object_get(doc, "totals_change"), "Ir")) == INT64_MAX);
 	json_decref(doc);
 	profile_free(&p[0]);
 	profile_free(&p[1]);
@@ -513,20 +513,20 @@ static void test_profile__diff(void **state)
 	struct diag d = { 0 };
 	json_t *doc = prof_diff_build(&a, &b, NULL, 10, 0, &d);
 	assert_non_null(doc);
-	json_t *ch = json_object_get(doc, "changes");
+	json_t *ch = json_object_get(doc, "functions");
 	assert_int_equal(json_array_size(ch), 4);
 	assert_string_equal(doc_get_str(json_array_get(ch, 0), "name"), "slower");
 	assert_int_equal(json_integer_value(json_object_get(json_array_get(ch, 0), "self_change")), 30);
 	assert_true(json_real_value(json_object_get(json_array_get(ch, 0), "self_change_rel")) == 0.6);
 	assert_string_equal(doc_get_str(json_array_get(ch, 1), "status"), "removed");
-	assert_int_equal(doc_get_u64(doc, "functions_added"), 1);
-	assert_int_equal(doc_get_u64(doc, "functions_removed"), 1);
-	assert_int_equal(json_integer_value(json_object_get(json_object_get(json_object_get(doc, "totals"), "Ir"), "change")), 24);
+	assert_int_equal(doc_get_u64(doc, "added"), 1);
+	assert_int_equal(doc_get_u64(doc, "removed"), 1);
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(doc, "totals_change"), "Ir")), 24);
 	json_decref(doc);
 
 	/* a threshold of 5% of the base total (169): only changes of 8.45 or more */
 	doc = prof_diff_build(&a, &b, NULL, 10, 5, &d);
-	assert_int_equal(json_array_size(json_object_get(doc, "changes")), 2);
+	assert_int_equal(json_array_size(json_object_get(doc, "functions")), 2);
 	json_decref(doc);
 	profile_free(&b);
 
@@ -544,6 +544,75 @@ static void test_profile__diff(void **state)
 	profile_free(&b);
 }
 
+/* The kinds of code: a 0x... name in object ??? is JIT code no symbol names, in an ELF
+ * file code without symbols; the two are counted apart (they used to be one "unknown"). The
+ * cmd: line is kept, and a diff of two different commands says so. */
+static const char kinds_profile[] =
+	"# callgrind format\nversion: 1\ncmd:  node  a.js \npositions: line\nevents: Ir\n"
+	"ob=(1) ???\nfl=(1) ???\nfn=(1) 0x0000000004a00000\n1 7\n"
+	"ob=(2) /lib/libx.so\nfn=(2) 0x00000000000012a0'2\n1 5\n"
+	"ob=(3) /tmp/perf-12.map\nfn=(3) JS:*f a.js:1\n1 30\n"
+	"ob=(2)\nfn=(4) main\n1 58\n"
+	"totals: 100\n";
+
+static void test_profile__kinds_and_command(void **state)
+{
+	(void)state;
+	char *path = tmp_file(kinds_profile);
+	struct profile p, q;
+	struct diag d = { 0 };
+	struct profile_opts o = { .fold_recursion = 1 };
+	assert_int_equal(profile_load(&p, path, &o, &d), 0);
+	assert_string_equal(p.cmd, "node  a.js");
+	assert_int_equal(find(&p, "0x0000000004a00000")->kind, PROF_UNNAMED_JIT);
+	assert_int_equal(find(&p, "0x00000000000012a0")->kind, PROF_NO_SYMBOL);   /* 'N folded */
+	assert_int_equal(find(&p, "JS:*f a.js:1")->kind, PROF_JIT);
+	assert_true(find(&p, "JS:*f a.js:1")->jit);
+	assert_int_equal(find(&p, "main")->kind, PROF_NATIVE);
+	json_t *doc = prof_report_build(&p, 0, 10);
+	const json_t *k = json_object_get(doc, "kinds");
+	assert_int_equal(doc_get_u64(json_object_get(k, "unnamed_jit"), "self"), 7);
+	assert_int_equal(doc_get_u64(json_object_get(k, "no_symbol"), "self"), 5);
+	assert_int_equal(doc_get_u64(json_object_get(k, "jit"), "functions"), 1);
+	assert_true(doc_get_real(json_object_get(k, "jit"), "share") == 0.3);
+	assert_string_equal(doc_get_str(doc, "command"), "node  a.js");
+	assert_string_equal(doc_get_str(json_array_get(json_object_get(doc, "functions"), 2), "kind"), "unnamed_jit");
+	char *tx = render(doc, DOC_TEXT, prof_report_render);
+	assert_non_null(strstr(tx, "command   node  a.js\n"));
+	assert_non_null(strstr(tx, "JIT code (0x... in ?\?\?) 7.00%; code without symbols (0x... in an ELF file) 5.00%"));
+	free(tx);
+	json_decref(doc);
+	unlink(path);
+	free(path);
+
+	/* the same program: no warning; another one: the diff (and check) says which */
+	char *other = tmp_file(kinds_profile);
+	assert_int_equal(profile_load(&q, other, &o, &d), 0);
+	doc = prof_diff_build(&p, &q, NULL, 10, 0, &d);
+	assert_int_equal(json_array_size(json_object_get(doc, "warnings")), 0);
+	json_decref(doc);
+	profile_free(&q);
+	unlink(other);
+	free(other);
+	char *text = strdup(kinds_profile);
+	memcpy(strstr(text, "a.js \n"), "b", 1);
+	other = tmp_file(text);
+	free(text);
+	assert_int_equal(profile_load(&q, other, &o, &d), 0);
+	doc = prof_diff_build(&p, &q, NULL, 10, 0, &d);
+	assert_int_equal(json_array_size(json_object_get(doc, "warnings")), 1);
+	assert_string_equal(json_string_value(json_array_get(json_object_get(doc, "warnings"), 0)),
+			    "the profiles ran different commands: the baseline 'node  a.js', this one 'node  b.js'");
+	char *md = render(doc, DOC_MARKDOWN, prof_diff_render);
+	assert_non_null(strstr(md, "> **Warning:** the profiles ran different commands"));
+	free(md);
+	json_decref(doc);
+	profile_free(&q);
+	profile_free(&p);
+	unlink(other);
+	free(other);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -558,6 +627,7 @@ int main(void)
 		cmocka_unit_test(test_profile__diff_costs_past_2_63),
 		cmocka_unit_test(test_profile__diff_map_against_dump),
 		cmocka_unit_test(test_profile__path_map),
+		cmocka_unit_test(test_profile__kinds_and_command),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -21,16 +21,19 @@
 #include "report_text.h"
 #include "xalloc.h"
 
+extern char **environ;
+
 static const char usage_line[] =
-	"usage: cgjit record [-d DIR] [--runtime NAME] [--symbols map|jitdump] [-q] [--no-augment]\n"
-	"                    [valgrind options] [--] COMMAND ARGS...\n";
+	"usage: cgjit record [-d DIR] [--runtime NAME] [--symbols map|jitdump] [-q]\n"
+	"                    [--no-deterministic] [--no-augment] [valgrind options] [--] COMMAND ARGS...\n";
 
 static const char usage_text[] =
 	"\n"
 	"Runs COMMAND under valgrind's callgrind with the flags that make its JIT runtime write a\n"
-	"perf map or a jitdump, moves the maps and dumps of every process the run started beside\n"
-	"the profiles, and augments each profile into callgrind.out.jit.PID. Exit status: the\n"
-	"program's; else 1 when recording or augmenting failed (docs/record.md).\n"
+	"perf map or a jitdump and its counts repeatable, moves the maps and dumps of every\n"
+	"process the run started beside the profiles, and augments each profile into\n"
+	"callgrind.out.jit.PID. Exit status: the program's; else 1 when recording or augmenting\n"
+	"failed (docs/record.md).\n"
 	"\n"
 	"  -d, --out-dir DIR        where the profiles, maps and dumps go (default: the current\n"
 	"                           directory; created if missing)\n"
@@ -38,6 +41,8 @@ static const char usage_text[] =
 	"                           default: from COMMAND's name (python: its version too)\n"
 	"      --symbols KIND       map or jitdump, where the runtime can write both (default:\n"
 	"                           jitdump for node and CPython 3.13+)\n"
+	"      --no-deterministic   add none of the runtime's determinism flags (node's\n"
+	"                           --predictable..., java's -Xbatch..., PYTHONHASHSEED=0)\n"
 	"  -q, --quiet              no summaries (valgrind gets -q too)\n"
 	"      --no-augment         record and collect only\n"
 	"  -h, --help               this text\n"
@@ -67,6 +72,32 @@ static char *out_dir_path(const char *dir)
 	return abs;
 }
 
+/* "(deterministic: --single-threaded ...; yours: --random-seed=7)" into OUT. */
+static void det_note(const struct record_plan *plan, char *out, size_t outsz)
+{
+	size_t n = 0;
+	if (!plan->deterministic) {
+		snprintf(out, outsz, " (--no-deterministic: counts may differ from run to run)");
+		return;
+	}
+	if (!strcmp(plan->runtime, "none")) {
+		snprintf(out, outsz, " (--runtime none: no flags added)");
+		return;
+	}
+	if (!plan->det[0] && !plan->det_yours[0]) {
+		snprintf(out, outsz, " (deterministic: no settings known for %s)", plan->runtime);
+		return;
+	}
+	n += (size_t)snprintf(out + n, outsz - n, " (deterministic:");
+	for (size_t i = 0; plan->det[i] && n < outsz; i++)
+		n += (size_t)snprintf(out + n, outsz - n, " %s", plan->det[i]);
+	for (size_t i = 0; plan->det_yours[i] && n < outsz; i++)
+		n += (size_t)snprintf(out + n, outsz - n, "%s%s", i ? " " : plan->det[0] ? "; yours: " :
+				      " yours: ", plan->det_yours[i]);
+	if (n < outsz)
+		snprintf(out + n, outsz - n, ")");
+}
+
 static void print_command(const struct record_plan *plan, char *const *argv)
 {
 	fputs("cgjit: running", stderr);
@@ -74,7 +105,9 @@ static void print_command(const struct record_plan *plan, char *const *argv)
 		fprintf(stderr, " %s", plan->env[i]);
 	for (size_t i = 0; argv[i]; i++)
 		fprintf(stderr, " %s", argv[i]);
-	fputc('\n', stderr);
+	char note[1024];
+	det_note(plan, note, sizeof(note));
+	fprintf(stderr, "%s\n", note);
 }
 
 /* "node wrote no jitdump: expected /dir/jit-PID.dump (from --perf-prof)". */
@@ -155,7 +188,7 @@ static int prepare(const struct record_args *a, struct record_plan *plan)
 	struct diag d = { 0 };
 	char agent[PATH_MAX];
 	int has_agent = record_find_jvmti_agent(agent, sizeof(agent)) == 0;
-	if (record_plan_make(a->cmd[0], a->runtime, a->symbols, has_agent ? agent : NULL,
+	if (record_plan_make(a, (const char *const *)environ, has_agent ? agent : NULL,
 			     record_probe_version, NULL, plan, &d) < 0) {
 		fprintf(stderr, "cgjit: %s\n", d.msg);
 		return rt ? 1 : 2;   /* not knowing the runtime is a usage error */

@@ -1,6 +1,7 @@
 /* record.h - `cgjit record`'s decisions, without running anything: the command line split
  * into cgjit's options, valgrind's and the program's; which JIT runtime the program is; the
- * flags and environment that make it write a perf map or a jitdump; and valgrind's argv.
+ * flags and environment that make it write a perf map or a jitdump, and those that make its
+ * counts repeatable; and valgrind's argv.
  * Running, waiting and collecting are in record_run.h; argv and messages in cmd_record.c. */
 #ifndef CGJIT_RECORD_H
 #define CGJIT_RECORD_H
@@ -29,6 +30,7 @@ struct record_args {
 	const char *runtime;               /* --runtime NAME; NULL: from the command's name */
 	enum record_symbols symbols;       /* --symbols map|jitdump */
 	int quiet;                         /* -q: no summaries; also passed to valgrind */
+	int no_deterministic;              /* --no-deterministic: no determinism settings */
 	int no_augment;                    /* --no-augment: record and collect only */
 	int help;                          /* -h/--help: nothing else was checked */
 	const char *const *vg_opts;        /* valgrind's options, in the order given */
@@ -46,13 +48,21 @@ struct record_args {
 int record_parse_args(int argc, char **argv, const char **vg_buf, struct record_args *a,
 		      struct diag *d);
 
-/* What to run: the runtime and what it will add to the command line. Strings are static. */
+/* What to run: the runtime and what it will add to the command line. Strings are static,
+ * or point into the command line and environment given to record_plan_make(). */
 struct record_plan {
 	const char *runtime;               /* "node", "java", "python", "moar", "php", "mono",
 	                                      "none" */
 	int py_major, py_minor;            /* the CPython version, when runtime is "python" */
-	const char *flags[16];             /* inserted after COMMAND, NULL-terminated */
-	const char *env[4];                /* NAME=VALUE set when NAME is unset, NULL-terminated */
+	const char *flags[24];             /* inserted after COMMAND, NULL-terminated: the
+	                                      symbol file's, then the determinism settings */
+	const char *env[8];                /* NAME=VALUE set when NAME is unset, NULL-terminated */
+	const char *det[16];               /* the determinism settings added, as shown: flags
+	                                      (also in FLAGS) and NAME=VALUE (also in ENV) */
+	const char *det_yours[8];          /* the command's own settings that stand in for one
+	                                      (an argument, or a NAME=VALUE of the environment):
+	                                      nothing was added for those */
+	int deterministic;                 /* 0: --no-deterministic, nothing was added */
 	enum record_symbols writes;        /* MAP or JITDUMP (DEFAULT for "none") */
 	enum record_where where;
 	const char *made_by;               /* what writes it, for messages: "--perf-prof" */
@@ -73,14 +83,21 @@ typedef int (*record_probe_fn)(void *ctx, const char *command, char *out, size_t
 /* Reads "Python 3.13.0" (a `python --version` line). Returns 0 with MAJOR and MINOR, or -1. */
 int record_python_version(const char *text, int *major, int *minor);
 
-/* Fills PLAN for COMMAND: the runtime is RUNTIME if not NULL (--runtime), else
- * record_runtime_of(COMMAND). For CPython the version comes from the name (python3.13), or
- * from PROBE (with CTX) when the name has none (python3). For java, JVMTI_AGENT (the path
- * of libcgjit-jvmti.so, or NULL when there is none) makes it write a jitdump, the default
- * then (docs/jvmti.md); without it java writes a perf map. Returns 0, -1 with D set when
- * the runtime is unknown, cannot write what SYMBOLS asks, or is a CPython older than 3.12;
- * -2 when the probe failed. */
-int record_plan_make(const char *command, const char *runtime, enum record_symbols symbols,
+/* Fills PLAN for A's command (A->cmd[0] is COMMAND): the runtime is A->runtime if set
+ * (--runtime), else record_runtime_of(COMMAND). For CPython the version comes from the name
+ * (python3.13), or from PROBE (with CTX) when the name has none (python3). For java,
+ * JVMTI_AGENT (the path of libcgjit-jvmti.so, or NULL when there is none) makes it write a
+ * jitdump, the default then (docs/jvmti.md); without it java writes a perf map.
+ * Unless A->no_deterministic, the runtime's determinism settings are added too (flags after
+ * the symbol file's, or environment variables), except each that the command sets itself:
+ * an argument of A->cmd (anywhere: a program argument that looks like one counts too), a
+ * variable of ENVP (NULL-terminated NAME=VALUE, the environment the program will get), or a
+ * word of the runtime's options variable (JAVA_TOOL_OPTIONS...) in ENVP. The user's own
+ * setting wins and nothing that contradicts it is added (docs/record.md 1.1).
+ * PLAN's strings point into A's command line and ENVP where they name the user's settings.
+ * Returns 0, -1 with D set when the runtime is unknown, cannot write what A->symbols asks,
+ * or is a CPython older than 3.12; -2 when the probe failed. */
+int record_plan_make(const struct record_args *a, const char *const *envp,
 		     const char *jvmti_agent, record_probe_fn probe, void *ctx,
 		     struct record_plan *plan, struct diag *d);
 

@@ -53,6 +53,37 @@ static void assert_list(const char *const *got, const char *const *want)
 	assert_null(got[i]);
 }
 
+/* Parses ARGV (NULL-terminated, without "record"). */
+static int parse(const char *const *words, struct record_args *a, const char **vg, struct diag *d)
+{
+	static char *argv[32];
+	int argc = 0;
+	argv[argc++] = (char *)"record";
+	for (; words[argc - 1]; argc++)
+		argv[argc] = (char *)words[argc - 1];
+	argv[argc] = NULL;
+	d->set = 0;
+	return record_parse_args(argc, argv, vg, a, d);
+}
+
+/* No environment: no setting of the user's. */
+static const char *const no_env[] = { NULL };
+
+/* record_plan_make() for the command line WORDS (record's options and the command, NULL-
+ * terminated), with ENVP as the environment. */
+static int plan_for(const char *const *words, const char *agent, record_probe_fn probe, void *ctx,
+		    const char *const *envp, struct record_plan *p, struct diag *d)
+{
+	static struct record_args a;
+	static const char *vg[32];
+	assert_int_equal(parse(words, &a, vg, d), 0);
+	d->set = 0;
+	return record_plan_make(&a, envp, agent, probe, ctx, p, d);
+}
+
+/* WORDS as a NULL-terminated list */
+#define W(...) ((const char *const[]){ __VA_ARGS__, NULL })
+
 static void test_record__runtime_of(void **state)
 {
 	(void)state;
@@ -96,40 +127,38 @@ static void test_record__plan_node_java(void **state)
 	(void)state;
 	struct record_plan p;
 	struct diag d = { 0 };
-	assert_int_equal(record_plan_make("/usr/bin/node", NULL, RECORD_SYMBOLS_DEFAULT, NULL, no_probe,
-					  NULL, &p, &d), 0);
+	assert_int_equal(plan_for(W("--no-deterministic", "/usr/bin/node"), NULL, no_probe, NULL, no_env, &p, &d), 0);
 	assert_string_equal(p.runtime, "node");
 	assert_list(p.flags, (const char *const[]){ "--perf-prof", "--interpreted-frames-native-stack", NULL });
 	assert_null(p.env[0]);
 	assert_int_equal(p.writes, RECORD_SYMBOLS_JITDUMP);
 	assert_int_equal(p.where, RECORD_IN_CWD);
 
-	assert_int_equal(record_plan_make("nodejs", NULL, RECORD_SYMBOLS_MAP, NULL, no_probe, NULL, &p, &d), 0);
+	assert_int_equal(plan_for(W("--no-deterministic", "--symbols=map", "nodejs"), NULL, no_probe, NULL, no_env, &p, &d), 0);
 	assert_list(p.flags, (const char *const[]){ "--perf-basic-prof", NULL });
 	assert_int_equal(p.writes, RECORD_SYMBOLS_MAP);
 	assert_int_equal(p.where, RECORD_IN_TMP);
 
-	assert_int_equal(record_plan_make("java", NULL, RECORD_SYMBOLS_DEFAULT, NULL, no_probe, NULL, &p, &d), 0);
+	assert_int_equal(plan_for(W("--no-deterministic", "java"), NULL, no_probe, NULL, no_env, &p, &d), 0);
 	assert_list(p.flags, (const char *const[]){ "-XX:+UnlockDiagnosticVMOptions",
 						    "-XX:+DumpPerfMapAtExit", NULL });
 	assert_int_equal(p.writes, RECORD_SYMBOLS_MAP);
 	assert_int_equal(p.where, RECORD_IN_TMP);
 
-	assert_int_equal(record_plan_make("java", NULL, RECORD_SYMBOLS_JITDUMP, NULL, no_probe, NULL, &p, &d), -1);
+	assert_int_equal(plan_for(W("--no-deterministic", "--symbols=jitdump", "java"), NULL, no_probe, NULL, no_env, &p, &d), -1);
 	assert_non_null(strstr(d.msg, "--symbols: java writes a jitdump only with cgjit's JVMTI agent"));
 
 	/* with cgjit's JVMTI agent java writes ./jit-PID.dump, the default then */
 	const char *agent = "/opt/cgjit/lib/cgjit/libcgjit-jvmti.so";
-	assert_int_equal(record_plan_make("java", NULL, RECORD_SYMBOLS_DEFAULT, agent, no_probe, NULL, &p, &d), 0);
+	assert_int_equal(plan_for(W("--no-deterministic", "java"), agent, no_probe, NULL, no_env, &p, &d), 0);
 	assert_list(p.flags, (const char *const[]){ "-agentpath:/opt/cgjit/lib/cgjit/libcgjit-jvmti.so=dir=.", NULL });
 	assert_int_equal(p.writes, RECORD_SYMBOLS_JITDUMP);
 	assert_int_equal(p.where, RECORD_IN_CWD);
-	assert_int_equal(record_plan_make("/usr/lib/jvm/x/bin/java", NULL, RECORD_SYMBOLS_MAP, agent, no_probe,
-					  NULL, &p, &d), 0);
+	assert_int_equal(plan_for(W("--no-deterministic", "--symbols=map", "/usr/lib/jvm/x/bin/java"), agent, no_probe, NULL, no_env, &p, &d), 0);
 	assert_list(p.flags, (const char *const[]){ "-XX:+UnlockDiagnosticVMOptions",
 						    "-XX:+DumpPerfMapAtExit", NULL });
 	/* the agent is java's only: node ignores it */
-	assert_int_equal(record_plan_make("node", NULL, RECORD_SYMBOLS_DEFAULT, agent, no_probe, NULL, &p, &d), 0);
+	assert_int_equal(plan_for(W("--no-deterministic", "node"), agent, no_probe, NULL, no_env, &p, &d), 0);
 	assert_list(p.flags, (const char *const[]){ "--perf-prof", "--interpreted-frames-native-stack", NULL });
 }
 
@@ -138,50 +167,41 @@ static void test_record__plan_python(void **state)
 	(void)state;
 	struct record_plan p;
 	struct diag d = { 0 };
-	assert_int_equal(record_plan_make("python3.13", NULL, RECORD_SYMBOLS_DEFAULT, NULL, no_probe, NULL,
-					  &p, &d), 0);
+	assert_int_equal(plan_for(W("--no-deterministic", "python3.13"), NULL, no_probe, NULL, no_env, &p, &d), 0);
 	assert_list(p.flags, (const char *const[]){ "-X", "perf_jit", NULL });
 	assert_int_equal(p.writes, RECORD_SYMBOLS_JITDUMP);
 	assert_int_equal(p.where, RECORD_IN_TMP);
 	assert_int_equal(p.py_minor, 13);
 
-	assert_int_equal(record_plan_make("python3.13", NULL, RECORD_SYMBOLS_MAP, NULL, no_probe, NULL, &p, &d), 0);
+	assert_int_equal(plan_for(W("--no-deterministic", "--symbols=map", "python3.13"), NULL, no_probe, NULL, no_env, &p, &d), 0);
 	assert_list(p.flags, (const char *const[]){ "-X", "perf", NULL });
 
-	assert_int_equal(record_plan_make("python3.12", NULL, RECORD_SYMBOLS_DEFAULT, NULL, no_probe, NULL,
-					  &p, &d), 0);
+	assert_int_equal(plan_for(W("--no-deterministic", "python3.12"), NULL, no_probe, NULL, no_env, &p, &d), 0);
 	assert_list(p.flags, (const char *const[]){ "-X", "perf", NULL });
 	assert_int_equal(p.writes, RECORD_SYMBOLS_MAP);
 
-	assert_int_equal(record_plan_make("python3.12", NULL, RECORD_SYMBOLS_JITDUMP, NULL, no_probe, NULL,
-					  &p, &d), -1);
+	assert_int_equal(plan_for(W("--no-deterministic", "--symbols=jitdump", "python3.12"), NULL, no_probe, NULL, no_env, &p, &d), -1);
 	assert_string_equal(d.msg, "--symbols: python writes no jitdump before CPython 3.13");
 
 	/* no version in the name: the probe says */
-	assert_int_equal(record_plan_make("python3", NULL, RECORD_SYMBOLS_DEFAULT, NULL, fake_probe,
-					  "Python 3.13.0\n", &p, &d), 0);
+	assert_int_equal(plan_for(W("--no-deterministic", "python3"), NULL, fake_probe, "Python 3.13.0\n", no_env, &p, &d), 0);
 	assert_list(p.flags, (const char *const[]){ "-X", "perf_jit", NULL });
-	assert_int_equal(record_plan_make("/usr/bin/python3", NULL, RECORD_SYMBOLS_DEFAULT, NULL, fake_probe,
-					  "Python 3.12.1\n", &p, &d), 0);
+	assert_int_equal(plan_for(W("--no-deterministic", "/usr/bin/python3"), NULL, fake_probe, "Python 3.12.1\n", no_env, &p, &d), 0);
 	assert_list(p.flags, (const char *const[]){ "-X", "perf", NULL });
 	assert_int_equal(p.py_major, 3);
 	assert_int_equal(p.py_minor, 12);
 
 	d.set = 0;
-	assert_int_equal(record_plan_make("python3", NULL, RECORD_SYMBOLS_DEFAULT, NULL, fake_probe,
-					  "Python 3.11.7\n", &p, &d), -1);
+	assert_int_equal(plan_for(W("--no-deterministic", "python3"), NULL, fake_probe, "Python 3.11.7\n", no_env, &p, &d), -1);
 	assert_string_equal(d.msg, "python3: CPython 3.11 cannot write a perf map: -X perf needs 3.12 "
 			    "or later (-X perf_jit, a jitdump, 3.13)");
 	d.set = 0;
-	assert_int_equal(record_plan_make("python3", NULL, RECORD_SYMBOLS_DEFAULT, NULL, fake_probe,
-					  "Python 2.7.18\n", &p, &d), -1);
+	assert_int_equal(plan_for(W("--no-deterministic", "python3"), NULL, fake_probe, "Python 2.7.18\n", no_env, &p, &d), -1);
 	d.set = 0;
-	assert_int_equal(record_plan_make("python3", NULL, RECORD_SYMBOLS_DEFAULT, NULL, fake_probe, NULL,
-					  &p, &d), -2);
+	assert_int_equal(plan_for(W("--no-deterministic", "python3"), NULL, fake_probe, NULL, no_env, &p, &d), -2);
 	assert_string_equal(d.msg, "python3: could not run 'python3 --version' to learn the CPython version");
 	d.set = 0;
-	assert_int_equal(record_plan_make("python3", NULL, RECORD_SYMBOLS_DEFAULT, NULL, fake_probe,
-					  "pyenv: python3: command not found\n", &p, &d), -1);
+	assert_int_equal(plan_for(W("--no-deterministic", "python3"), NULL, fake_probe, "pyenv: python3: command not found\n", no_env, &p, &d), -1);
 	assert_string_equal(d.msg, "python3: 'python3 --version' said 'pyenv: python3: command not "
 			    "found', expected 'Python 3.N...'");
 }
@@ -191,22 +211,22 @@ static void test_record__plan_others(void **state)
 	(void)state;
 	struct record_plan p;
 	struct diag d = { 0 };
-	assert_int_equal(record_plan_make("rakudo", NULL, RECORD_SYMBOLS_DEFAULT, NULL, no_probe, NULL, &p, &d), 0);
+	assert_int_equal(plan_for(W("--no-deterministic", "rakudo"), NULL, no_probe, NULL, no_env, &p, &d), 0);
 	assert_string_equal(p.runtime, "moar");
 	assert_null(p.flags[0]);
 	assert_list(p.env, (const char *const[]){ "MVM_JIT_PERF_MAP=1", "MVM_SPESH_BLOCKING=1", NULL });
 	assert_int_equal(p.writes, RECORD_SYMBOLS_MAP);
 
-	assert_int_equal(record_plan_make("php", NULL, RECORD_SYMBOLS_DEFAULT, NULL, no_probe, NULL, &p, &d), 0);
+	assert_int_equal(plan_for(W("--no-deterministic", "php"), NULL, no_probe, NULL, no_env, &p, &d), 0);
 	assert_list(p.flags, (const char *const[]){ "-d", "opcache.enable_cli=1", "-d", "opcache.jit=tracing",
 		"-d", "opcache.jit_buffer_size=32M", "-d", "opcache.jit_debug=0x10", "-d",
 		"opcache.file_update_protection=0", NULL });
 	assert_int_equal(p.where, RECORD_IN_TMP);
 
-	assert_int_equal(record_plan_make("mono", NULL, RECORD_SYMBOLS_DEFAULT, NULL, no_probe, NULL, &p, &d), 0);
+	assert_int_equal(plan_for(W("--no-deterministic", "mono"), NULL, no_probe, NULL, no_env, &p, &d), 0);
 	assert_list(p.flags, (const char *const[]){ "--jitmap", NULL });
 
-	assert_int_equal(record_plan_make("ruby", NULL, RECORD_SYMBOLS_DEFAULT, NULL, no_probe, NULL, &p, &d), -1);
+	assert_int_equal(plan_for(W("--no-deterministic", "ruby"), NULL, no_probe, NULL, no_env, &p, &d), -1);
 	assert_string_equal(d.msg, "ruby: cannot tell which JIT runtime 'ruby' is: name it with "
 			    "--runtime NAME (node, java, python, moar, php, mono, none; none adds no flags)");
 }
@@ -217,34 +237,163 @@ static void test_record__plan_forced(void **state)
 	struct record_plan p;
 	struct diag d = { 0 };
 	/* --runtime wins over the name */
-	assert_int_equal(record_plan_make("/bin/true", "node", RECORD_SYMBOLS_DEFAULT, NULL, no_probe, NULL,
-					  &p, &d), 0);
+	assert_int_equal(plan_for(W("--no-deterministic", "--runtime", "node", "/bin/true"), NULL, no_probe, NULL, no_env, &p, &d), 0);
 	assert_string_equal(p.runtime, "node");
 	assert_list(p.flags, (const char *const[]){ "--perf-prof", "--interpreted-frames-native-stack", NULL });
-	assert_int_equal(record_plan_make("node", "java", RECORD_SYMBOLS_DEFAULT, NULL, no_probe, NULL, &p, &d), 0);
+	assert_int_equal(plan_for(W("--no-deterministic", "--runtime", "java", "node"), NULL, no_probe, NULL, no_env, &p, &d), 0);
 	assert_string_equal(p.runtime, "java");
-	assert_int_equal(record_plan_make("./run-tests.sh", "none", RECORD_SYMBOLS_DEFAULT, NULL, no_probe,
-					  NULL, &p, &d), 0);
+	assert_int_equal(plan_for(W("--no-deterministic", "--runtime", "none", "./run-tests.sh"), NULL, no_probe, NULL, no_env, &p, &d), 0);
 	assert_string_equal(p.runtime, "none");
 	assert_null(p.flags[0]);
 	assert_null(p.env[0]);
 	/* a forced python with a name that says nothing: probed */
-	assert_int_equal(record_plan_make("./venv/bin/py", "python", RECORD_SYMBOLS_DEFAULT, NULL, fake_probe,
-					  "Python 3.12.0", &p, &d), 0);
+	assert_int_equal(plan_for(W("--no-deterministic", "--runtime", "python", "./venv/bin/py"), NULL, fake_probe, "Python 3.12.0", no_env, &p, &d), 0);
 	assert_list(p.flags, (const char *const[]){ "-X", "perf", NULL });
 }
 
-/* Parses ARGV (NULL-terminated, without "record"). */
-static int parse(const char *const *words, struct record_args *a, const char **vg, struct diag *d)
+/* #22.1: each runtime's determinism settings, added after the symbol file's flags (or to the
+ * environment), and shown in plan.det */
+static void test_record__plan_deterministic(void **state)
 {
-	static char *argv[32];
-	int argc = 0;
-	argv[argc++] = (char *)"record";
-	for (; words[argc - 1]; argc++)
-		argv[argc] = (char *)words[argc - 1];
-	argv[argc] = NULL;
-	d->set = 0;
-	return record_parse_args(argc, argv, vg, a, d);
+	(void)state;
+	struct record_plan p;
+	struct diag d = { 0 };
+	assert_int_equal(plan_for(W("node"), NULL, no_probe, NULL, no_env, &p, &d), 0);
+	assert_int_equal(p.deterministic, 1);
+	assert_list(p.flags, W("--perf-prof", "--interpreted-frames-native-stack", "--single-threaded",
+			       "--predictable", "--hash-seed=1", "--random-seed=1"));
+	assert_list(p.det, W("--single-threaded", "--predictable", "--hash-seed=1", "--random-seed=1"));
+	assert_null(p.det_yours[0]);
+	assert_null(p.env[0]);
+
+	/* java: the perf map's -XX:+UnlockDiagnosticVMOptions serves the diagnostic flag too */
+	assert_int_equal(plan_for(W("java"), NULL, no_probe, NULL, no_env, &p, &d), 0);
+	assert_list(p.flags, W("-XX:+UnlockDiagnosticVMOptions", "-XX:+DumpPerfMapAtExit", "-Xbatch",
+			       "-XX:-UsePerfData", "-XX:GuaranteedSafepointInterval=0",
+			       "-XX:-UseDynamicNumberOfCompilerThreads", "-XX:-UseDynamicNumberOfGCThreads"));
+	assert_list(p.det, W("-Xbatch", "-XX:-UsePerfData", "-XX:GuaranteedSafepointInterval=0",
+			     "-XX:-UseDynamicNumberOfCompilerThreads", "-XX:-UseDynamicNumberOfGCThreads"));
+	/* ... with the agent it is added before it */
+	assert_int_equal(plan_for(W("java"), "/a/libcgjit-jvmti.so", no_probe, NULL, no_env, &p, &d), 0);
+	assert_list(p.flags, W("-agentpath:/a/libcgjit-jvmti.so=dir=.", "-Xbatch", "-XX:-UsePerfData",
+			       "-XX:+UnlockDiagnosticVMOptions", "-XX:GuaranteedSafepointInterval=0",
+			       "-XX:-UseDynamicNumberOfCompilerThreads", "-XX:-UseDynamicNumberOfGCThreads"));
+	assert_list(p.det, W("-Xbatch", "-XX:-UsePerfData", "-XX:+UnlockDiagnosticVMOptions",
+			     "-XX:GuaranteedSafepointInterval=0", "-XX:-UseDynamicNumberOfCompilerThreads",
+			     "-XX:-UseDynamicNumberOfGCThreads"));
+
+	/* CPython 3.12 and 3.13: the environment, not the command line */
+	assert_int_equal(plan_for(W("python3.13"), NULL, no_probe, NULL, no_env, &p, &d), 0);
+	assert_list(p.flags, W("-X", "perf_jit"));
+	assert_list(p.env, W("PYTHONHASHSEED=0", "PYTHONDONTWRITEBYTECODE=1"));
+	assert_list(p.det, W("PYTHONHASHSEED=0", "PYTHONDONTWRITEBYTECODE=1"));
+	assert_int_equal(plan_for(W("python3.12"), NULL, no_probe, NULL, no_env, &p, &d), 0);
+	assert_list(p.flags, W("-X", "perf"));
+	assert_list(p.env, W("PYTHONHASHSEED=0", "PYTHONDONTWRITEBYTECODE=1"));
+
+	/* php (not installed here: these are the flags, unmeasured) */
+	assert_int_equal(plan_for(W("php"), NULL, no_probe, NULL, no_env, &p, &d), 0);
+	assert_list(p.det, W("-d", "opcache.validate_timestamps=0", "-d", "realpath_cache_ttl=86400"));
+	assert_string_equal(p.flags[10], "-d");
+	assert_string_equal(p.flags[11], "opcache.validate_timestamps=0");
+	assert_null(p.flags[14]);
+
+	/* none known: rakudo keeps its environment, mono and none get nothing */
+	assert_int_equal(plan_for(W("rakudo"), NULL, no_probe, NULL, no_env, &p, &d), 0);
+	assert_list(p.env, W("MVM_JIT_PERF_MAP=1", "MVM_SPESH_BLOCKING=1"));
+	assert_null(p.det[0]);
+	assert_int_equal(plan_for(W("mono"), NULL, no_probe, NULL, no_env, &p, &d), 0);
+	assert_list(p.flags, W("--jitmap"));
+	assert_null(p.det[0]);
+	assert_int_equal(plan_for(W("--runtime=none", "./run.sh"), NULL, no_probe, NULL, no_env, &p, &d), 0);
+	assert_null(p.flags[0]);
+	assert_null(p.det[0]);
+	assert_int_equal(p.deterministic, 1);
+
+	/* --no-deterministic adds none */
+	assert_int_equal(plan_for(W("--no-deterministic", "node", "x.js"), NULL, no_probe, NULL, no_env, &p, &d), 0);
+	assert_int_equal(p.deterministic, 0);
+	assert_list(p.flags, W("--perf-prof", "--interpreted-frames-native-stack"));
+	assert_null(p.det[0]);
+	assert_int_equal(plan_for(W("--no-deterministic", "python3.13"), NULL, no_probe, NULL, no_env, &p, &d), 0);
+	assert_null(p.env[0]);
+	assert_int_equal(plan_for(W("--no-deterministic", "java"), NULL, no_probe, NULL, no_env, &p, &d), 0);
+	assert_list(p.flags, W("-XX:+UnlockDiagnosticVMOptions", "-XX:+DumpPerfMapAtExit"));
+}
+
+/* #22.1: a setting the command gives itself wins: nothing that contradicts it is added */
+static void test_record__plan_deterministic_yours(void **state)
+{
+	(void)state;
+	struct record_plan p;
+	struct diag d = { 0 };
+	/* V8 takes '_' for '-', "--no-X" and "--noX"; a value or none */
+	assert_int_equal(plan_for(W("node", "--random_seed=7", "--no-predictable", "x.js"), NULL, no_probe,
+				  NULL, no_env, &p, &d), 0);
+	assert_list(p.det, W("--single-threaded", "--hash-seed=1"));
+	assert_list(p.det_yours, W("--no-predictable", "--random_seed=7"));
+	assert_list(p.flags, W("--perf-prof", "--interpreted-frames-native-stack", "--single-threaded",
+			       "--hash-seed=1"));
+	assert_int_equal(plan_for(W("node", "--nosingle_threaded", "--hash-seed", "3", "--predictable",
+				    "x.js"), NULL, no_probe, NULL, no_env, &p, &d), 0);
+	assert_list(p.det, W("--random-seed=1"));
+	assert_list(p.det_yours, W("--nosingle_threaded", "--predictable", "--hash-seed"));
+	/* look-alikes are not the flag: --single-threaded-gc is another */
+	assert_int_equal(plan_for(W("node", "--single-threaded-gc", "--predictable-gc-schedule", "x.js"),
+				  NULL, no_probe, NULL, no_env, &p, &d), 0);
+	assert_list(p.det, W("--single-threaded", "--predictable", "--hash-seed=1", "--random-seed=1"));
+	assert_null(p.det_yours[0]);
+
+	/* java: -XX:+BackgroundCompilation is the user's answer to -Xbatch; the options
+	 * variables count as the command line */
+	static const char *const jenv[] = { "HOME=/root", "JAVA_TOOL_OPTIONS=-Xmx1g  -XX:+UsePerfData",
+					    "JDK_JAVA_OPTIONS=-XX:GuaranteedSafepointInterval=1000", NULL };
+	assert_int_equal(plan_for(W("java", "-XX:+BackgroundCompilation", "-cp", ".", "Main"), NULL, no_probe,
+				  NULL, jenv, &p, &d), 0);
+	assert_list(p.det, W("-XX:-UseDynamicNumberOfCompilerThreads", "-XX:-UseDynamicNumberOfGCThreads"));
+	assert_list(p.det_yours, W("-XX:+BackgroundCompilation", "JAVA_TOOL_OPTIONS=-Xmx1g  -XX:+UsePerfData",
+				   "JDK_JAVA_OPTIONS=-XX:GuaranteedSafepointInterval=1000"));
+	/* ... but an unrelated variable of that shape does not */
+	static const char *const other[] = { "MY_JAVA_OPTIONS=-XX:+UsePerfData", "JAVA_TOOL_OPTIONSX=-Xbatch",
+					     NULL };
+	assert_int_equal(plan_for(W("java", "Main"), NULL, no_probe, NULL, other, &p, &d), 0);
+	assert_null(p.det_yours[0]);
+	assert_string_equal(p.det[0], "-Xbatch");
+
+	/* CPython: the user's PYTHONHASHSEED or PYTHONDONTWRITEBYTECODE, -E/-I (which ignore
+	 * the environment), -R, -B */
+	static const char *const penv[] = { "PATH=/bin", "PYTHONHASHSEED=123", NULL };
+	assert_int_equal(plan_for(W("python3.13", "p.py"), NULL, no_probe, NULL, penv, &p, &d), 0);
+	assert_list(p.env, W("PYTHONDONTWRITEBYTECODE=1"));
+	assert_list(p.det, W("PYTHONDONTWRITEBYTECODE=1"));
+	assert_list(p.det_yours, W("PYTHONHASHSEED=123"));
+	static const char *const penv2[] = { "PYTHONDONTWRITEBYTECODE=", "PYTHONHASHSEED=0", NULL };
+	assert_int_equal(plan_for(W("python3.13", "p.py"), NULL, no_probe, NULL, penv2, &p, &d), 0);
+	assert_null(p.env[0]);
+	assert_null(p.det[0]);
+	assert_list(p.det_yours, W("PYTHONHASHSEED=0", "PYTHONDONTWRITEBYTECODE="));
+	static const char *const both[] = { "-E", "-I", "-sE", "-BIu" };
+	for (size_t i = 0; i < sizeof(both) / sizeof(both[0]); i++) {
+		assert_int_equal(plan_for(W("python3.12", both[i], "p.py"), NULL, no_probe, NULL, no_env,
+					  &p, &d), 0);
+		assert_null(p.env[0]);
+		assert_list(p.det_yours, W(both[i]));
+	}
+	assert_int_equal(plan_for(W("python3.12", "-R", "p.py"), NULL, no_probe, NULL, no_env, &p, &d), 0);
+	assert_list(p.env, W("PYTHONDONTWRITEBYTECODE=1"));
+	assert_list(p.det_yours, W("-R"));
+	assert_int_equal(plan_for(W("python3.12", "-B", "p.py"), NULL, no_probe, NULL, no_env, &p, &d), 0);
+	assert_list(p.env, W("PYTHONHASHSEED=0"));
+	assert_list(p.det_yours, W("-B"));
+	assert_int_equal(plan_for(W("python3.12", "-u", "--help-env", "p.py"), NULL, no_probe, NULL,
+				  no_env, &p, &d), 0);
+	assert_list(p.env, W("PYTHONHASHSEED=0", "PYTHONDONTWRITEBYTECODE=1"));
+
+	/* php: -d NAME=VALUE in two words or one */
+	assert_int_equal(plan_for(W("php", "-d", "opcache.validate_timestamps=1",
+				    "-drealpath_cache_ttl=5", "x.php"), NULL, no_probe, NULL, no_env, &p, &d), 0);
+	assert_null(p.det[0]);
+	assert_list(p.det_yours, W("opcache.validate_timestamps=1", "-drealpath_cache_ttl=5"));
 }
 
 static void test_record__parse_args(void **state)
@@ -277,12 +426,13 @@ static void test_record__parse_args(void **state)
 	assert_string_equal(a.cmd[1], "-x");
 
 	/* without "--": the first word that is no option; the program's options stay its own */
-	assert_int_equal(parse((const char *[]){ "--out-dir=o", "--symbols=map", "-v", "java", "-Xint",
-		"Prog", NULL }, &a, vg, &d), 0);
+	assert_int_equal(parse((const char *[]){ "--out-dir=o", "--symbols=map", "--error-limit=no", "java",
+		"-Xint", "Prog", NULL }, &a, vg, &d), 0);
 	assert_string_equal(a.out_dir, "o");
 	assert_int_equal(a.symbols, RECORD_SYMBOLS_MAP);
 	assert_int_equal(a.nvg, 1);
-	assert_string_equal(a.vg_opts[0], "-v");
+	assert_string_equal(a.vg_opts[0], "--error-limit=no");
+	assert_int_equal(a.no_deterministic, 0);
 	assert_int_equal(a.ncmd, 3);
 	assert_string_equal(a.cmd[1], "-Xint");
 
@@ -292,6 +442,12 @@ static void test_record__parse_args(void **state)
 	assert_int_equal(a.symbols, RECORD_SYMBOLS_JITDUMP);
 	assert_string_equal(a.runtime, "python");
 	assert_int_equal(a.no_augment, 1);
+
+	/* #22.1: --no-deterministic is record's */
+	assert_int_equal(parse((const char *[]){ "--no-deterministic", "node", "x.js", NULL }, &a, vg,
+		&d), 0);
+	assert_int_equal(a.no_deterministic, 1);
+	assert_int_equal(a.nvg, 0);
 
 	assert_int_equal(parse((const char *[]){ "-h", "--tool=bogus", NULL }, &a, vg, &d), 0);
 	assert_int_equal(a.help, 1);
@@ -335,27 +491,28 @@ static void test_record__valgrind_argv(void **state)
 	const char *vg[32];
 	struct diag d = { 0 };
 	struct record_plan p;
+	/* the determinism flags follow the symbol file's, before the program's arguments */
 	assert_int_equal(parse((const char *[]){ "--dump-instr=no", "-d", "o", "node", "app.js", "1",
 		NULL }, &a, vg, &d), 0);
-	assert_int_equal(record_plan_make(a.cmd[0], a.runtime, a.symbols, NULL, no_probe, NULL, &p, &d), 0);
+	assert_int_equal(record_plan_make(&a, no_env, NULL, no_probe, NULL, &p, &d), 0);
 	char **v = record_valgrind_argv(&a, &p, "/abs/o");
 	assert_list((const char *const *)v, (const char *const[]){ "valgrind", "--tool=callgrind",
 		"--dump-instr=yes", "--trace-children=yes", "--callgrind-out-file=/abs/o/callgrind.out.%p",
-		"--dump-instr=no", "node", "--perf-prof", "--interpreted-frames-native-stack", "app.js",
-		"1", NULL });
+		"--dump-instr=no", "node", "--perf-prof", "--interpreted-frames-native-stack",
+		"--single-threaded", "--predictable", "--hash-seed=1", "--random-seed=1", "app.js", "1", NULL });
 	record_argv_free(v);
 
 	assert_int_equal(parse((const char *[]){ "-q", "--", "/opt/py/bin/python3.13", "-c", "pass",
 		NULL }, &a, vg, &d), 0);
-	assert_int_equal(record_plan_make(a.cmd[0], a.runtime, a.symbols, NULL, no_probe, NULL, &p, &d), 0);
+	assert_int_equal(record_plan_make(&a, no_env, NULL, no_probe, NULL, &p, &d), 0);
 	v = record_valgrind_argv(&a, &p, "/w");
 	assert_list((const char *const *)v, (const char *const[]){ "valgrind", "--tool=callgrind",
 		"--dump-instr=yes", "--trace-children=yes", "--callgrind-out-file=/w/callgrind.out.%p", "-q",
 		"/opt/py/bin/python3.13", "-X", "perf_jit", "-c", "pass", NULL });
 	record_argv_free(v);
 
-	assert_int_equal(parse((const char *[]){ "java", "Prog", NULL }, &a, vg, &d), 0);
-	assert_int_equal(record_plan_make(a.cmd[0], a.runtime, a.symbols, NULL, no_probe, NULL, &p, &d), 0);
+	assert_int_equal(parse((const char *[]){ "--no-deterministic", "java", "Prog", NULL }, &a, vg, &d), 0);
+	assert_int_equal(record_plan_make(&a, no_env, NULL, no_probe, NULL, &p, &d), 0);
 	v = record_valgrind_argv(&a, &p, "/w");
 	assert_list((const char *const *)v, (const char *const[]){ "valgrind", "--tool=callgrind",
 		"--dump-instr=yes", "--trace-children=yes", "--callgrind-out-file=/w/callgrind.out.%p",
@@ -364,7 +521,7 @@ static void test_record__valgrind_argv(void **state)
 
 	/* moar: nothing on the command line (the environment does it) */
 	assert_int_equal(parse((const char *[]){ "rakudo", "prog.raku", NULL }, &a, vg, &d), 0);
-	assert_int_equal(record_plan_make(a.cmd[0], a.runtime, a.symbols, NULL, no_probe, NULL, &p, &d), 0);
+	assert_int_equal(record_plan_make(&a, no_env, NULL, no_probe, NULL, &p, &d), 0);
 	v = record_valgrind_argv(&a, &p, "/w");
 	assert_list((const char *const *)v, (const char *const[]){ "valgrind", "--tool=callgrind",
 		"--dump-instr=yes", "--trace-children=yes", "--callgrind-out-file=/w/callgrind.out.%p",
@@ -611,6 +768,8 @@ int main(void)
 		cmocka_unit_test(test_record__plan_python),
 		cmocka_unit_test(test_record__plan_others),
 		cmocka_unit_test(test_record__plan_forced),
+		cmocka_unit_test(test_record__plan_deterministic),
+		cmocka_unit_test(test_record__plan_deterministic_yours),
 		cmocka_unit_test(test_record__parse_args),
 		cmocka_unit_test(test_record__parse_errors),
 		cmocka_unit_test(test_record__valgrind_argv),

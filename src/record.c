@@ -4,12 +4,14 @@
  * nothing itself (the CPython probe is the caller's); owns only record_valgrind_argv()'s
  * result. */
 #include <fnmatch.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "diag.h"
 #include "record.h"
+#include "report.h"
 #include "xalloc.h"
 
 /* The flags are those of the COMMAND files in samples/, the commands that made this
@@ -478,6 +480,10 @@ static int own_option(int argc, char **argv, int *i, struct record_args *a, stru
 		return a->help = 1;
 	if (!strcmp(arg, "-q") || !strcmp(arg, "--quiet"))
 		return a->quiet = 1;
+	/* -v is record's: valgrind's banner is what most want back (valgrind's own -v is
+	 * for debugging valgrind; run valgrind directly for that) */
+	if (!strcmp(arg, "-v") || !strcmp(arg, "--verbose"))
+		return a->verbose = 1;
 	if (!strcmp(arg, "--no-deterministic"))
 		return a->no_deterministic = 1;
 	if (!strcmp(arg, "--no-augment"))
@@ -538,6 +544,8 @@ int record_parse_args(int argc, char **argv, const char **vg_buf, struct record_
 			vg_buf[a->nvg++] = arg;
 		}
 	}
+	if (a->quiet && a->verbose)
+		return diag_at(d, "-q", 0, "and -v ask for less and for more: give one");
 	if (i >= argc)
 		return diag_at(d, "record", 0, "no command to run: cgjit record [options] -- COMMAND ARGS...");
 	if (argv[i][0] == '-')
@@ -568,7 +576,9 @@ char **record_valgrind_argv(const struct record_args *a, const struct record_pla
 	char *out = xmalloc(strlen(out_dir) + 64);
 	sprintf(out, "--callgrind-out-file=%s/callgrind.out.%%p", out_dir);
 	v[n++] = out;
-	if (a->quiet)
+	/* valgrind's banner and per-process messages go with -q; its errors (a bad option, a
+	 * crash, a file it cannot write) are printed all the same */
+	if (!a->verbose)
 		v[n++] = xstrdup("-q");
 	/* After record's own: valgrind takes the last of a repeated option, so the user's win. */
 	for (size_t i = 0; i < a->nvg; i++)
@@ -591,3 +601,51 @@ void record_argv_free(char **v)
 	free(v);
 }
 
+/* ---- what is shown ---- */
+
+/* "12 B", "340 KB", "1.2 MB", "3.4 GB" (powers of 1000, as the augment progress line). */
+static void size_text(uint64_t b, char *out, size_t outsz)
+{
+	if (b < 1000)
+		snprintf(out, outsz, "%u B", (unsigned)b);
+	else if (b < 1000 * 1000)
+		snprintf(out, outsz, "%u KB", (unsigned)(b / 1000));
+	else if (b < UINT64_C(1000) * 1000 * 1000)
+		snprintf(out, outsz, "%.1f MB", (double)b / 1e6);
+	else
+		snprintf(out, outsz, "%.1f GB", (double)b / 1e9);
+}
+
+void record_progress_line(const struct record_progress *p, size_t width, char *out, size_t outsz)
+{
+	char line[512], sz[32];
+	size_t n = (size_t)snprintf(line, sizeof(line), "cgjit: %u s under callgrind: %u process%s, "
+				    "%u profile%s written", p->seconds, p->running,
+				    p->running == 1 ? "" : "es", p->written, p->written == 1 ? "" : "s");
+	for (unsigned i = 0; i < p->nfiles && i < 3 && n < sizeof(line); i++) {
+		size_text(p->files[i].bytes, sz, sizeof(sz));
+		n += (size_t)snprintf(line + n, sizeof(line) - n, "%s%s %s", i ? ", " : "; ",
+				      p->files[i].name, sz);
+	}
+	if (p->nfiles > 3 && n < sizeof(line)) {
+		size_text(p->bytes, sz, sizeof(sz));
+		snprintf(line + n, sizeof(line) - n, " (%u files, %s in all)", p->nfiles, sz);
+	}
+	/* one column short of the width: a full line would wrap on some terminals */
+	size_t max = width > 1 ? width - 1 : 0;
+	snprintf(out, outsz, "%.*s", (int)(max < sizeof(line) ? max : sizeof(line)), line);
+}
+
+void record_summary_line(const struct report *r, char *out, size_t outsz)
+{
+	const struct report_event *e = r->nevents ? &r->events[0] : NULL;
+	double jit = e && e->total ? 100.0 * (double)e->jit / (double)e->total : 0.0;
+	double unknown = e && e->total ? 100.0 * (double)e->unknown / (double)e->total : 0.0;
+	char elf[600] = "";
+	if (r->elf_files)   /* beside the output: its name says enough */
+		snprintf(elf, sizeof(elf), ", machine code in %s%s", base_name(r->elf_first),
+			 r->elf_files > 1 ? " and more" : "");
+	snprintf(out, outsz, "%s: %s %.2f%% JIT, %.2f%% unknown (%" PRIu64 " of %" PRIu64
+		 " pseudo-functions named%s)", r->output, e ? e->name : "cost", jit, unknown,
+		 r->resolved, r->pseudo_functions, elf);
+}

@@ -1,14 +1,17 @@
 /* record.h - `cgjit record`'s decisions, without running anything: the command line split
  * into cgjit's options, valgrind's and the program's; which JIT runtime the program is; the
  * flags and environment that make it write a perf map or a jitdump, and those that make its
- * counts repeatable; and valgrind's argv.
+ * counts repeatable; valgrind's argv; and the text of the progress line and of the one-line
+ * summaries.
  * Running, waiting and collecting are in record_run.h; argv and messages in cmd_record.c. */
 #ifndef CGJIT_RECORD_H
 #define CGJIT_RECORD_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 struct diag;
+struct report;
 
 /* Which symbol file the user asked for (--symbols). */
 enum record_symbols {
@@ -29,7 +32,9 @@ struct record_args {
 	const char *out_dir;               /* -d/--out-dir; NULL: the current directory */
 	const char *runtime;               /* --runtime NAME; NULL: from the command's name */
 	enum record_symbols symbols;       /* --symbols map|jitdump */
-	int quiet;                         /* -q: no summaries; also passed to valgrind */
+	int quiet;                         /* -q: only the final lines that name the outputs */
+	int verbose;                       /* -v: valgrind's own messages, every move, augment's
+	                                      whole summary */
 	int no_deterministic;              /* --no-deterministic: no determinism settings */
 	int no_augment;                    /* --no-augment: record and collect only */
 	int help;                          /* -h/--help: nothing else was checked */
@@ -103,11 +108,36 @@ int record_plan_make(const struct record_args *a, const char *const *envp,
 
 /* Valgrind's argv: valgrind, callgrind's options (--callgrind-out-file=OUT_DIR/callgrind.out.%p,
  * OUT_DIR being the run's own directory),
- * -q if A->quiet, A's valgrind options, COMMAND, PLAN's flags, the program's arguments.
+ * -q unless A->verbose (valgrind's banner and per-process messages are then left out; its
+ * errors still show), A's valgrind options, COMMAND, PLAN's flags, the program's arguments.
  * Returns a malloc'd NULL-terminated array whose strings are malloc'd too;
  * record_argv_free() frees both. */
 char **record_valgrind_argv(const struct record_args *a, const struct record_plan *plan,
 			    const char *out_dir);
 void record_argv_free(char **v);
+
+/* What is known of a run while it lasts, for the progress line. */
+struct record_progress {
+	unsigned seconds;         /* since the run began */
+	unsigned running;         /* processes under callgrind (profiles begun, not written) */
+	unsigned written;         /* profile files written (parts, with --dump-every-bb) */
+	unsigned nfiles;          /* perf maps and jitdumps of the run's processes so far */
+	uint64_t bytes;           /* ... their sizes together */
+	struct {
+		char name[64];
+		uint64_t bytes;
+	} files[3];               /* the first min(nfiles, 3) of them */
+};
+
+/* The progress line for P, without a newline: "cgjit: 12 s under callgrind: 1 process, 0
+ * profiles written; jit-1234.dump 1.2 MB", cut to WIDTH - 1 columns (a line as wide as
+ * the terminal would wrap, and "\r" would then clear only its last row). Writes OUT
+ * (OUTSZ bytes, NUL-terminated). */
+void record_progress_line(const struct record_progress *p, size_t width, char *out, size_t outsz);
+
+/* The one line that sums up an augmented profile: "OUTPUT: Ir 47.02% JIT, 0.00% unknown
+ * (211 of 246 pseudo-functions named)", with the ELF file of its jitdump code. Writes OUT
+ * (OUTSZ bytes, NUL-terminated). */
+void record_summary_line(const struct report *r, char *out, size_t outsz);
 
 #endif

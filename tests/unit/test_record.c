@@ -22,6 +22,7 @@
 #include "helpers.h"
 #include "record.h"
 #include "record_run.h"
+#include "report.h"
 
 /* An injected `python --version`: CTX is the text it prints, NULL when it cannot run. */
 static int fake_probe(void *ctx, const char *command, char *out, size_t outsz)
@@ -432,6 +433,7 @@ static void test_record__parse_args(void **state)
 	assert_int_equal(a.symbols, RECORD_SYMBOLS_MAP);
 	assert_int_equal(a.nvg, 1);
 	assert_string_equal(a.vg_opts[0], "--error-limit=no");
+	assert_int_equal(a.verbose, 0);
 	assert_int_equal(a.no_deterministic, 0);
 	assert_int_equal(a.ncmd, 3);
 	assert_string_equal(a.cmd[1], "-Xint");
@@ -443,11 +445,14 @@ static void test_record__parse_args(void **state)
 	assert_string_equal(a.runtime, "python");
 	assert_int_equal(a.no_augment, 1);
 
-	/* #22.1: --no-deterministic is record's */
-	assert_int_equal(parse((const char *[]){ "--no-deterministic", "node", "x.js", NULL }, &a, vg,
+	/* #22: -v and --no-deterministic are record's (valgrind's own -v is not passed on) */
+	assert_int_equal(parse((const char *[]){ "-v", "--no-deterministic", "node", "x.js", NULL }, &a, vg,
 		&d), 0);
+	assert_int_equal(a.verbose, 1);
 	assert_int_equal(a.no_deterministic, 1);
 	assert_int_equal(a.nvg, 0);
+	assert_int_equal(parse((const char *[]){ "--verbose", "node", NULL }, &a, vg, &d), 0);
+	assert_int_equal(a.verbose, 1);
 
 	assert_int_equal(parse((const char *[]){ "-h", "--tool=bogus", NULL }, &a, vg, &d), 0);
 	assert_int_equal(a.help, 1);
@@ -477,6 +482,7 @@ static void test_record__parse_errors(void **state)
 		{ { "-d", NULL }, "-d: needs a value" },
 		{ { "--", "--dump-line=no", "node", NULL },
 		  "--dump-line=no: is not a command: valgrind's options go before '--'" },
+		{ { "-q", "-v", "node", NULL }, "-q: and -v ask for less and for more: give one" },
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		assert_int_equal(parse(cases[i].argv, &a, vg, &d), -1);
@@ -491,14 +497,15 @@ static void test_record__valgrind_argv(void **state)
 	const char *vg[32];
 	struct diag d = { 0 };
 	struct record_plan p;
-	/* the determinism flags follow the symbol file's, before the program's arguments */
+	/* valgrind gets -q (no banner) unless -v; the determinism flags follow the symbol
+	 * file's, before the program's arguments */
 	assert_int_equal(parse((const char *[]){ "--dump-instr=no", "-d", "o", "node", "app.js", "1",
 		NULL }, &a, vg, &d), 0);
 	assert_int_equal(record_plan_make(&a, no_env, NULL, no_probe, NULL, &p, &d), 0);
 	char **v = record_valgrind_argv(&a, &p, "/abs/o");
 	assert_list((const char *const *)v, (const char *const[]){ "valgrind", "--tool=callgrind",
 		"--dump-instr=yes", "--trace-children=yes", "--callgrind-out-file=/abs/o/callgrind.out.%p",
-		"--dump-instr=no", "node", "--perf-prof", "--interpreted-frames-native-stack",
+		"-q", "--dump-instr=no", "node", "--perf-prof", "--interpreted-frames-native-stack",
 		"--single-threaded", "--predictable", "--hash-seed=1", "--random-seed=1", "app.js", "1", NULL });
 	record_argv_free(v);
 
@@ -515,12 +522,12 @@ static void test_record__valgrind_argv(void **state)
 	assert_int_equal(record_plan_make(&a, no_env, NULL, no_probe, NULL, &p, &d), 0);
 	v = record_valgrind_argv(&a, &p, "/w");
 	assert_list((const char *const *)v, (const char *const[]){ "valgrind", "--tool=callgrind",
-		"--dump-instr=yes", "--trace-children=yes", "--callgrind-out-file=/w/callgrind.out.%p",
+		"--dump-instr=yes", "--trace-children=yes", "--callgrind-out-file=/w/callgrind.out.%p", "-q",
 		"java", "-XX:+UnlockDiagnosticVMOptions", "-XX:+DumpPerfMapAtExit", "Prog", NULL });
 	record_argv_free(v);
 
-	/* moar: nothing on the command line (the environment does it) */
-	assert_int_equal(parse((const char *[]){ "rakudo", "prog.raku", NULL }, &a, vg, &d), 0);
+	/* moar: nothing on the command line (the environment does it); -v: no -q */
+	assert_int_equal(parse((const char *[]){ "-v", "rakudo", "prog.raku", NULL }, &a, vg, &d), 0);
 	assert_int_equal(record_plan_make(&a, no_env, NULL, no_probe, NULL, &p, &d), 0);
 	v = record_valgrind_argv(&a, &p, "/w");
 	assert_list((const char *const *)v, (const char *const[]){ "valgrind", "--tool=callgrind",
@@ -528,6 +535,61 @@ static void test_record__valgrind_argv(void **state)
 		"rakudo", "prog.raku", NULL });
 	record_argv_free(v);
 	record_argv_free(NULL);
+}
+
+/* #22.6: the progress line: what is known, cut to the terminal's width */
+static void test_record__progress_line(void **state)
+{
+	(void)state;
+	char out[512];
+	struct record_progress p = { .seconds = 0, .running = 1 };
+	record_progress_line(&p, 200, out, sizeof(out));
+	assert_string_equal(out, "cgjit: 0 s under callgrind: 1 process, 0 profiles written");
+	p = (struct record_progress){ .seconds = 75, .running = 2, .written = 1, .nfiles = 2,
+				      .bytes = 1234567 + 999,
+				      .files = { { "jit-1234.dump", 1234567 }, { "perf-1240.map", 999 } } };
+	record_progress_line(&p, 200, out, sizeof(out));
+	assert_string_equal(out, "cgjit: 75 s under callgrind: 2 processes, 1 profile written; "
+			    "jit-1234.dump 1.2 MB, perf-1240.map 999 B");
+	p.nfiles = 5;
+	p.bytes = 4500000000u;
+	snprintf(p.files[2].name, sizeof(p.files[2].name), "perf-1300.map");
+	p.files[2].bytes = 12000;
+	record_progress_line(&p, 200, out, sizeof(out));
+	assert_string_equal(out, "cgjit: 75 s under callgrind: 2 processes, 1 profile written; "
+			    "jit-1234.dump 1.2 MB, perf-1240.map 999 B, perf-1300.map 12 KB (5 files, "
+			    "4.5 GB in all)");
+	/* one column less than the terminal's */
+	record_progress_line(&p, 40, out, sizeof(out));
+	assert_string_equal(out, "cgjit: 75 s under callgrind: 2 processe");
+	record_progress_line(&p, 0, out, sizeof(out));
+	assert_string_equal(out, "");
+}
+
+/* #22.6: augment's summary as one line */
+static void test_record__summary_line(void **state)
+{
+	(void)state;
+	struct report r;
+	memset(&r, 0, sizeof(r));
+	snprintf(r.output, sizeof(r.output), "out/callgrind.out.jit.1234");
+	r.pseudo_functions = 246;
+	r.resolved = 211;
+	r.nevents = 2;
+	r.events[0] = (struct report_event){ "Ir", 1000000, 470200, 1, 0 };
+	r.events[1] = (struct report_event){ "Dr", 10, 1, 0, 0 };
+	char out[1024];
+	record_summary_line(&r, out, sizeof(out));
+	assert_string_equal(out, "out/callgrind.out.jit.1234: Ir 47.02% JIT, 0.00% unknown (211 of 246 "
+			    "pseudo-functions named)");
+	r.elf_files = 1;
+	snprintf(r.elf_first, sizeof(r.elf_first), "/abs/out/jit-1234.dump.elf");
+	record_summary_line(&r, out, sizeof(out));
+	assert_string_equal(out, "out/callgrind.out.jit.1234: Ir 47.02% JIT, 0.00% unknown (211 of 246 "
+			    "pseudo-functions named, machine code in jit-1234.dump.elf)");
+	r.nevents = 0;
+	record_summary_line(&r, out, sizeof(out));
+	assert_non_null(strstr(out, ": cost 0.00% JIT"));
 }
 
 static void test_record__which_and_probe(void **state)
@@ -615,10 +677,15 @@ static void test_record__collect(void **state)
 	assert_int_equal(f.profiles[1].nsymfiles, 0);
 	assert_int_equal(f.nmoved, 5);
 	int seen = 0;
-	for (size_t i = 0; i < f.nmoved; i++)
-		seen += !strcmp(f.moved[i], "moved ./jit-9999991.dump -> out/jit-9999991.dump") ||
-			!strcmp(f.moved[i], "moved /tmp/perf-9999991.map -> out/perf-9999991.map");
-	assert_int_equal(seen, 2);
+	for (size_t i = 0; i < f.nmoved; i++) {
+		const struct record_move *m = &f.moved[i];
+		assert_false(m->kept);
+		assert_int_equal(m->profile, !strncmp(m->from, "out/stage/", 10));
+		seen += (!strcmp(m->from, "./jit-9999991.dump") && !strcmp(m->to, "out/jit-9999991.dump")) ||
+			(!strcmp(m->from, "/tmp/perf-9999991.map") && !strcmp(m->to, "out/perf-9999991.map")) ||
+			(!strcmp(m->from, prof) && !strcmp(m->to, "out/callgrind.out.9999991"));
+	}
+	assert_int_equal(seen, 3);
 	record_found_free(&f);
 
 	/* moved: gone from /tmp, the cwd and the run's directory; the rest untouched */
@@ -644,8 +711,10 @@ static void test_record__collect(void **state)
 	assert_int_equal(f.profiles[0].nsymfiles, 1);
 	assert_string_equal(f.profiles[0].symfiles[0], "/tmp/perf-9999994.map");
 	assert_int_equal(f.nmoved, 2);
-	assert_string_equal(f.moved[1], "kept /tmp/perf-9999994.map where it is: a file of that name "
-			    "is already in out");
+	assert_string_equal(f.moved[1].from, "/tmp/perf-9999994.map");
+	assert_null(f.moved[1].to);
+	assert_true(f.moved[1].kept);
+	assert_false(f.moved[1].profile);
 	record_found_free(&f);
 	char *kept = slurp("out/perf-9999994.map");
 	assert_string_equal(kept, "old\n");
@@ -666,7 +735,8 @@ static void test_record__collect(void **state)
 	assert_int_equal(f.nempty, 1);
 	assert_int_equal(f.empty[0], 9999995);
 	assert_int_equal(f.nmoved, 2);
-	assert_string_equal(f.moved[1], "moved /tmp/perf-9999995.map -> out/perf-9999995.map");
+	assert_string_equal(f.moved[1].from, "/tmp/perf-9999995.map");
+	assert_string_equal(f.moved[1].to, "out/perf-9999995.map");
 	record_found_free(&f);
 	assert_int_equal(access("out/stage/callgrind.out.9999995", F_OK), -1);
 	assert_int_equal(access("out/callgrind.out.9999995", F_OK), -1);
@@ -701,6 +771,48 @@ static void test_record__collect(void **state)
 	assert_int_equal(rmdir(top), 0);
 }
 
+/* #22.6: what the progress line counts: profiles begun (empty) and written in the run's
+ * directory, and the maps and dumps of their pids that are new */
+static void test_record__progress_scan(void **state)
+{
+	(void)state;
+	char top[] = "/tmp/cgjit-test-progress-XXXXXX";
+	assert_non_null(mkdtemp(top));
+	char old_cwd[4096], stage[4096];
+	assert_non_null(getcwd(old_cwd, sizeof(old_cwd)));
+	assert_int_equal(chdir(top), 0);
+	snprintf(stage, sizeof(stage), "%s/stage", top);
+	assert_int_equal(mkdir(stage, 0777), 0);
+	make_file("jit-9999981.dump", "old", 100);   /* before the run: not its */
+	struct timespec since;
+	record_now(&since);
+	make_file("stage/callgrind.out.9999981", "", 0);              /* running */
+	make_file("stage/callgrind.out.9999982", "pid: 9999982\n", 0); /* written */
+	make_file("stage/callgrind.out.9999982.2", "part 2\n", 0);     /* a second part */
+	make_file("stage/callgrind.out.jit.1", "x", 0);               /* no profile */
+	make_file("/tmp/perf-9999982.map", "1000 10 f\n", 0);
+	make_file("jit-9999982.dump", "JiTD1234", 0);
+	struct record_progress p = { .seconds = 7 };
+	record_progress_scan("stage", &since, &p);
+	assert_int_equal(p.seconds, 7);
+	assert_int_equal(p.running, 1);
+	assert_int_equal(p.written, 2);
+	assert_int_equal(p.nfiles, 2);          /* each counted once, for two parts */
+	assert_int_equal(p.bytes, 10 + 8);
+	assert_true((!strcmp(p.files[0].name, "jit-9999982.dump") && p.files[0].bytes == 8) ||
+		    (!strcmp(p.files[1].name, "jit-9999982.dump") && p.files[1].bytes == 8));
+	record_progress_scan("no-such-dir", &since, &p);
+	assert_int_equal(p.running + p.written + p.nfiles, 0);
+	static const char *const made[] = { "stage/callgrind.out.9999981", "stage/callgrind.out.9999982",
+		"stage/callgrind.out.9999982.2", "stage/callgrind.out.jit.1", "/tmp/perf-9999982.map",
+		"jit-9999982.dump", "jit-9999981.dump" };
+	for (size_t i = 0; i < sizeof(made) / sizeof(made[0]); i++)
+		assert_int_equal(unlink(made[i]), 0);
+	assert_int_equal(rmdir("stage"), 0);
+	assert_int_equal(chdir(old_cwd), 0);
+	assert_int_equal(rmdir(top), 0);
+}
+
 /* #19.3: record_spawn_wait() waits for the processes the program leaves running. The
  * program (sh) starts a child that blocks on a FIFO and ends at once; WAITING is told of
  * the child, opens the FIFO, and only when the child has written its file and ended does
@@ -709,7 +821,21 @@ struct waited {
 	const char *fifo;
 	int calls;
 	size_t n;
+	int ticks;
+	unsigned last;
 };
+
+/* #22.6: the tick comes at once (0 s), then with growing seconds; no timing asserted */
+static void on_tick(void *ctx, unsigned seconds)
+{
+	struct waited *w = ctx;
+	if (w->ticks)
+		assert_true(seconds > w->last);
+	else
+		assert_int_equal(seconds, 0);
+	w->ticks++;
+	w->last = seconds;
+}
 
 static void on_waiting(void *ctx, const long *pids, size_t n)
 {
@@ -735,11 +861,12 @@ static void test_record__spawn_waits_for_the_run(void **state)
 	assert_int_equal(mkfifo(fifo, 0600), 0);
 	snprintf(script, sizeof(script), "(read x <'%s'; echo $x >'%s') & exit 7", fifo, done);
 	char *const argv[] = { "sh", "-c", script, NULL };
-	struct waited w = { fifo, 0, 0 };
+	struct waited w = { fifo, 0, 0, 0, 0 };
 	struct diag d = { 0 };
 	long pid = 0;
 	int status = 0;
-	assert_int_equal(record_spawn_wait(argv, NULL, on_waiting, &w, &pid, &status, &d), 0);
+	struct record_watch watch = { on_waiting, NULL, &w };
+	assert_int_equal(record_spawn_wait(argv, NULL, &watch, &pid, &status, &d), 0);
 	assert_true(pid > 0);
 	assert_int_equal(record_exit_code(status), 7);    /* the program's own status */
 	assert_int_equal(w.calls, 1);
@@ -751,8 +878,13 @@ static void test_record__spawn_waits_for_the_run(void **state)
 	/* a program that leaves nothing running: WAITING is not called */
 	char *const quick[] = { "sh", "-c", "exit 0", NULL };
 	w.calls = 0;
-	assert_int_equal(record_spawn_wait(quick, NULL, on_waiting, &w, &pid, &status, &d), 0);
+	assert_int_equal(record_spawn_wait(quick, NULL, &watch, &pid, &status, &d), 0);
 	assert_int_equal(record_exit_code(status), 0);
+	assert_int_equal(w.calls, 0);
+	/* with a tick: told at once, whatever the run's length */
+	watch.tick = on_tick;
+	assert_int_equal(record_spawn_wait(quick, NULL, &watch, &pid, &status, &d), 0);
+	assert_true(w.ticks >= 1);
 	assert_int_equal(w.calls, 0);
 	unlink(done);
 	unlink(fifo);
@@ -773,8 +905,11 @@ int main(void)
 		cmocka_unit_test(test_record__parse_args),
 		cmocka_unit_test(test_record__parse_errors),
 		cmocka_unit_test(test_record__valgrind_argv),
+		cmocka_unit_test(test_record__progress_line),
+		cmocka_unit_test(test_record__summary_line),
 		cmocka_unit_test(test_record__which_and_probe),
 		cmocka_unit_test(test_record__collect),
+		cmocka_unit_test(test_record__progress_scan),
 		cmocka_unit_test(test_record__spawn_waits_for_the_run),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

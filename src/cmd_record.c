@@ -145,11 +145,15 @@ static void print_command(struct rec *r, char *const *vargv)
 	fputs("cgjit: running", stderr);
 	for (size_t i = 0; plan->env[i]; i++)
 		fprintf(stderr, " %s", plan->env[i]);
-	size_t first = 0;
-	if (!r->a->verbose)   /* the program's own command line: from COMMAND on */
-		while (vargv[first] && vargv[first] != r->a->cmd[0] && strcmp(vargv[first], r->a->cmd[0]))
-			first++;
-	for (size_t i = vargv[first] ? first : 0; vargv[i]; i++)
+	/* the program's own command line: COMMAND, PLAN's flags and its arguments end valgrind's
+	 * (record_valgrind_argv()) */
+	size_t n = 0, nflags = 0;
+	while (vargv[n])
+		n++;
+	while (plan->flags[nflags])
+		nflags++;
+	size_t first = r->a->verbose ? 0 : n - r->a->ncmd - nflags;
+	for (size_t i = first; i < n; i++)
 		fprintf(stderr, " %s", vargv[i]);
 	char note[1024];
 	det_note(plan, note, sizeof(note));
@@ -344,6 +348,21 @@ static int finish(struct rec *r, const char *dir, long pid)
 	return rc;
 }
 
+/* Refuses a command that is a version manager's shim or a script, whose every process
+ * valgrind would profile. Returns 0, or 2 after the message. */
+static int check_shim(const struct record_args *a, const char *path)
+{
+	char real[PATH_MAX], head[256];
+	size_t len;
+	struct record_shim s;
+	struct diag d = { 0 };
+	if (record_command_head(path, real, sizeof(real), head, sizeof(head), &len) < 0 ||
+	    record_shim_check(a, path, real, head, len, &s, &d) == 0)
+		return 0;
+	fprintf(stderr, "cgjit: %s\n", d.msg);
+	return 2;
+}
+
 /* Checks and plans before anything runs. Returns 0, or the exit status after a message. */
 static int prepare(const struct record_args *a, struct record_plan *plan)
 {
@@ -363,6 +382,9 @@ static int prepare(const struct record_args *a, struct record_plan *plan)
 				strchr(a->cmd[0], '/') ? "or not executable" : "on PATH");
 		return 127;
 	}
+	int rc = check_shim(a, path);
+	if (rc)
+		return rc;
 	struct diag d = { 0 };
 	char agent[PATH_MAX];
 	int has_agent = record_find_jvmti_agent(agent, sizeof(agent)) == 0;

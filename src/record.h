@@ -1,8 +1,8 @@
 /* record.h - `cgjit record`'s decisions, without running anything: the command line split
  * into cgjit's options, valgrind's and the program's; which JIT runtime the program is; the
  * flags and environment that make it write a perf map or a jitdump, and those that make its
- * counts repeatable; valgrind's argv; and the text of the progress line and of the one-line
- * summaries.
+ * counts repeatable; valgrind's argv; whether the command is a version manager's shim; and
+ * the text of the progress line and of the one-line summaries.
  * Running, waiting and collecting are in record_run.h; argv and messages in cmd_record.c. */
 #ifndef CGJIT_RECORD_H
 #define CGJIT_RECORD_H
@@ -115,6 +115,25 @@ int record_plan_make(const struct record_args *a, const char *const *envp,
 char **record_valgrind_argv(const struct record_args *a, const struct record_plan *plan,
 			    const char *out_dir);
 void record_argv_free(char **v);
+
+/* A command that is a version manager's shim or a script, not the runtime's program. */
+struct record_shim {
+	char manager[32];         /* "pyenv", "asdf", "volta"...; "" for a plain script */
+	char interp[128];         /* its #! line without "#!" ("/usr/bin/env bash"), or "" */
+};
+
+/* Checks, before the run, that A's command is the runtime's program and not a shim or a
+ * script that would start it: under valgrind --trace-children=yes every process the shim
+ * runs (bash, pyenv, ...) is profiled, and its counts are added to the program's. PATH is
+ * where the command was found, REAL that path with the links resolved, HEAD (LEN bytes)
+ * the file's first bytes. A script is a file starting with "#!"; a shim is a script in a
+ * directory named "shims" (pyenv, rbenv, nodenv, jenv, asdf, mise: the manager named by
+ * the directory above it), or volta's volta-shim program. Only a runtime told by the
+ * command's name is checked: --runtime NAME says that the command is what it should be (a
+ * wrapper that passes the flags on). Returns 0 when it is a program (or not checked), or -1
+ * with S filled and D set to the message that names it and says what to give instead. */
+int record_shim_check(const struct record_args *a, const char *path, const char *real,
+		      const char *head, size_t len, struct record_shim *s, struct diag *d);
 
 /* What is known of a run while it lasts, for the progress line. */
 struct record_progress {

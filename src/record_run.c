@@ -64,6 +64,25 @@ int record_find_jvmti_agent(char *out, size_t outsz)
 	return -1;
 }
 
+int record_command_head(const char *path, char *real, size_t realsz, char *head, size_t headsz,
+			size_t *len)
+{
+	char buf[PATH_MAX];
+	if (!realpath(path, buf) || (size_t)snprintf(real, realsz, "%s", buf) >= realsz)
+		return -1;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	ssize_t n;
+	while ((n = read(fd, head, headsz)) < 0 && errno == EINTR)
+		;
+	close(fd);
+	if (n < 0)
+		return -1;
+	*len = (size_t)n;
+	return 0;
+}
+
 int record_which(const char *name, char *out, size_t outsz)
 {
 	if (!*name)

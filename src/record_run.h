@@ -14,6 +14,12 @@ struct diag;
  * regular file NAME in $PATH. Writes the path into OUT (size OUTSZ). Returns 0 or -1. */
 int record_which(const char *name, char *out, size_t outsz);
 
+/* Reads what the command at PATH is: its path with the links resolved into REAL, and its
+ * first bytes (at most HEADSZ) into HEAD, *LEN of them, for record_shim_check(). Returns 0,
+ * or -1 when it cannot be read (then nothing is known, and nothing refused). */
+int record_command_head(const char *path, char *real, size_t realsz, char *head, size_t headsz,
+			size_t *len);
+
 /* cgjit's JVMTI agent: $CGJIT_JVMTI_AGENT if set (empty: none), else libcgjit-jvmti.so
  * beside the cgjit binary (a build directory), else DIR/../lib/cgjit/libcgjit-jvmti.so
  * (make install). Writes its path into OUT. Returns 0, or -1 when there is none. */

@@ -13,7 +13,8 @@
 # determinism flags on the command line shown; a second node run within the measured
 # bound, and the README's example budget holding against the first; the output: one line
 # per step, no ==PID== line without -v, -q only the final line, the progress line only on
-# a terminal (script(1)). Then the errors:
+# a terminal (script(1)); a pyenv shim and a #! script named node refused and named. Then
+# the errors:
 # valgrind missing, runtime missing,
 # unknown command, unknown runtime, no map written, usage. Runs are small (about two
 # minutes in all). Maps and dumps of this test's processes left in /tmp are a failure,
@@ -410,7 +411,9 @@ fi
 mkdir -p "$tmp/py311"
 printf '#!/bin/sh\n[ "$1" = --version ] && { echo "Python 3.11.2"; exit 0; }\ntouch "%s/py311/ran"\n' "$tmp" >"$tmp/py311/python3"
 chmod +x "$tmp/py311/python3"
-PATH=$tmp/py311:$PATH run py311 "$tmp" -- python3 -c pass
+# (--runtime python: the stand-in is a script, which record refuses under the runtime's
+# own name; the version is still asked, python3 names none)
+PATH=$tmp/py311:$PATH run py311 "$tmp" --runtime python -- python3 -c pass
 expect '[ $rc = 1 ] && grep -q "^cgjit: python3: CPython 3.11 cannot write a perf map: -X perf needs 3.12 or later" "$tmp/py311.err" && ! ls "$tmp"/callgrind.out.* >/dev/null 2>&1 && ! [ -e "$tmp/py311/ran" ]' \
 	"python3 that is 3.11: exit 1, says -X perf needs 3.12, runs nothing"
 
@@ -519,13 +522,26 @@ expect '[ "$(ls "$tmp/threads/out" | grep -c "^callgrind\.out\.[0-9]*-01$")" = 1
 	"--separate-threads=yes: the profile is callgrind.out.PID-01; the empty callgrind.out.PID beside it is dropped without a word"
 run usage "$tmp" --tool=memcheck -- node x.js
 expect '[ $rc = 2 ] && grep -q "^usage: cgjit record" "$tmp/usage.err"' "--tool=memcheck: usage error (2)"
-# (a stand-in java on PATH: the option is refused before anything runs, JDK or not)
+# (a stand-in java on PATH: the option is refused before anything runs, JDK or not;
+# --runtime java, since the stand-in is a script)
 mkdir -p "$tmp/fakejava"
 printf '#!/bin/sh\nexit 0\n' >"$tmp/fakejava/java"
 chmod +x "$tmp/fakejava/java"
-PATH=$tmp/fakejava:$PATH CGJIT_JVMTI_AGENT= run usage2 "$tmp" --symbols=jitdump -- java Prog
+PATH=$tmp/fakejava:$PATH CGJIT_JVMTI_AGENT= run usage2 "$tmp" --runtime java --symbols=jitdump -- java Prog
 expect '[ $rc = 1 ] && grep -q "^cgjit: --symbols: java writes a jitdump only with cgjit.s JVMTI agent" "$tmp/usage2.err"' \
 	"--symbols=jitdump for java without the agent: exit 1, says what is missing"
+echo "# #22.6: a version manager's shim, or a script, in place of the runtime: named, refused"
+mkdir -p "$tmp/home/.pyenv/shims" "$tmp/wrap"
+printf '#!/usr/bin/env bash\nset -e\ntouch "%s/shim-ran"\nexec pyenv exec "$0" "$@"\n' "$tmp" >"$tmp/home/.pyenv/shims/python3"
+printf '#!/bin/sh\ntouch "%s/shim-ran"\nexec /usr/bin/node "$@"\n' "$tmp" >"$tmp/wrap/node"
+chmod +x "$tmp/home/.pyenv/shims/python3" "$tmp/wrap/node"
+PATH=$tmp/home/.pyenv/shims:$PATH run shim "$tmp" -- python3 -c pass
+expect '[ $rc = 2 ] && grep -qx "cgjit: python3: is a pyenv shim ($tmp/home/.pyenv/shims/python3, a bash script), not python itself: .*; give the program itself, \"\$(pyenv which python3)\", or --runtime python to record through the shim anyway" "$tmp/shim.err" && ! [ -e "$tmp/shim-ran" ] && ! ls "$tmp"/callgrind.out.* >/dev/null 2>&1' \
+	"a pyenv shim as python3: exit 2 before anything runs, named, with pyenv which python3 ($(head -c 150 "$tmp/shim.err"))"
+PATH=$tmp/wrap:$PATH run wrapper "$tmp" -- node x.js
+expect '[ $rc = 2 ] && grep -qx "cgjit: node: is a script ($tmp/wrap/node, run by sh), not node itself: .*" "$tmp/wrapper.err" && ! [ -e "$tmp/shim-ran" ]' \
+	"a #! script named node: exit 2, named as a script run by sh"
+
 echo "# #22.6: the progress line, on a terminal only (script(1) gives one)"
 if command -v script >/dev/null; then
 	mkdir -p "$tmp/pty"

@@ -537,6 +537,75 @@ static void test_record__valgrind_argv(void **state)
 	record_argv_free(NULL);
 }
 
+/* #22.6: a version manager's shim or a script in place of the runtime is refused, named,
+ * with what to give instead; --runtime NAME lets it through */
+static void test_record__shim(void **state)
+{
+	(void)state;
+	struct record_args a;
+	const char *vg[32];
+	struct diag d = { 0 };
+	struct record_shim s;
+	static const char pyenv[] = "#!/usr/bin/env bash\nset -e\n[ -n \"$PYENV_DEBUG\" ] && set -x\n";
+	assert_int_equal(parse(W("python3", "p.py"), &a, vg, &d), 0);
+	d.set = 0;
+	assert_int_equal(record_shim_check(&a, "/root/.pyenv/shims/python3", "/root/.pyenv/shims/python3",
+					   pyenv, sizeof(pyenv) - 1, &s, &d), -1);
+	assert_string_equal(s.manager, "pyenv");
+	assert_string_equal(s.interp, "/usr/bin/env bash");
+	assert_string_equal(d.msg, "python3: is a pyenv shim (/root/.pyenv/shims/python3, a bash script), "
+			    "not python itself: valgrind would profile bash and pyenv too, a profile for "
+			    "each process, and their counts would vary with the shim's work; give the "
+			    "program itself, \"$(pyenv which python3)\", or --runtime python to record "
+			    "through the shim anyway");
+
+	/* asdf, mise: the directory above shims; a #! line with options and CR */
+	static const char sh[] = "#! /bin/bash -e\r\nexec asdf exec node \"$@\"\n";
+	assert_int_equal(parse(W("node", "x.js"), &a, vg, &d), 0);
+	d.set = 0;
+	assert_int_equal(record_shim_check(&a, "/home/u/.asdf/shims/node", "/home/u/.asdf/shims/node", sh,
+					   sizeof(sh) - 1, &s, &d), -1);
+	assert_string_equal(s.manager, "asdf");
+	assert_string_equal(s.interp, "/bin/bash -e");
+	assert_non_null(strstr(d.msg, "\"$(asdf which node)\", or --runtime node"));
+	d.set = 0;
+	assert_int_equal(record_shim_check(&a, "/home/u/.local/share/mise/shims/node", "/x/node", sh,
+					   sizeof(sh) - 1, &s, &d), -1);
+	assert_string_equal(s.manager, "mise");
+
+	/* volta: a program, volta-shim, under the runtime's name */
+	static const char elf[] = "\177ELF\2\1\1";
+	d.set = 0;
+	assert_int_equal(record_shim_check(&a, "/home/u/.volta/bin/node", "/home/u/.volta/bin/volta-shim",
+					   elf, sizeof(elf) - 1, &s, &d), -1);
+	assert_string_equal(s.manager, "volta");
+	assert_non_null(strstr(d.msg, "\"$(volta which node)\""));
+
+	/* any other #! script under the runtime's name */
+	static const char wrap[] = "#!/bin/sh\nexec /opt/node/bin/node \"$@\"\n";
+	d.set = 0;
+	assert_int_equal(record_shim_check(&a, "/usr/local/bin/node", "/usr/local/bin/node", wrap,
+					   sizeof(wrap) - 1, &s, &d), -1);
+	assert_string_equal(s.manager, "");
+	assert_string_equal(d.msg, "node: is a script (/usr/local/bin/node, run by sh), not node itself: "
+			    "valgrind would profile sh and every process it starts; give the program the "
+			    "script runs, or --runtime node to record through the script anyway");
+
+	/* programs are not checked further; nor is a command --runtime names, nor an unknown one */
+	d.set = 0;
+	assert_int_equal(record_shim_check(&a, "/usr/bin/node", "/usr/bin/node", elf, sizeof(elf) - 1, &s,
+					   &d), 0);
+	d.set = 0;
+	assert_int_equal(record_shim_check(&a, "/usr/bin/node", "/usr/bin/node", "", 0, &s, &d), 0);
+	assert_int_equal(parse(W("--runtime", "python", "python3", "p.py"), &a, vg, &d), 0);
+	d.set = 0;
+	assert_int_equal(record_shim_check(&a, "/root/.pyenv/shims/python3", "/root/.pyenv/shims/python3",
+					   pyenv, sizeof(pyenv) - 1, &s, &d), 0);
+	assert_int_equal(parse(W("--runtime=none", "./run.sh"), &a, vg, &d), 0);
+	d.set = 0;
+	assert_int_equal(record_shim_check(&a, "./run.sh", "/w/run.sh", wrap, sizeof(wrap) - 1, &s, &d), 0);
+}
+
 /* #22.6: the progress line: what is known, cut to the terminal's width */
 static void test_record__progress_line(void **state)
 {
@@ -905,6 +974,7 @@ int main(void)
 		cmocka_unit_test(test_record__parse_args),
 		cmocka_unit_test(test_record__parse_errors),
 		cmocka_unit_test(test_record__valgrind_argv),
+		cmocka_unit_test(test_record__shim),
 		cmocka_unit_test(test_record__progress_line),
 		cmocka_unit_test(test_record__summary_line),
 		cmocka_unit_test(test_record__which_and_probe),

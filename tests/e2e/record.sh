@@ -42,10 +42,14 @@ fi
 
 shm=""
 # The maps and dumps in /tmp of this test's processes: the pids of the profiles it made.
-# Not a before/after listing of /tmp: other test runs may write maps there meanwhile.
+# Not a before/after listing of /tmp: other test runs may write maps there meanwhile. Only
+# the pids of JIT runtimes (the profile's cmd: line): a shell of this test may have the
+# pid that a node of another suite running at the same time gets later, and that node's
+# map is not this test's to judge or remove.
 our_syms_in_tmp() {
 	local pid
 	for pid in $(find "$tmp" ${shm:+"$shm"} -name 'callgrind.out.[0-9]*' 2>/dev/null |
+		xargs -r grep -l '^cmd: *[^ ]*\(node\|java\|python[0-9.]*\)\( \|$\)' 2>/dev/null |
 		sed -n 's,.*/callgrind\.out\.\([0-9]*\).*,\1,p' | sort -u); do
 		ls -d "/tmp/perf-$pid.map" "/tmp/jit-$pid.dump" 2>/dev/null
 	done

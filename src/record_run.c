@@ -12,11 +12,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/select.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "diag.h"
+#include "record.h"
 #include "record_run.h"
 #include "xalloc.h"
 
@@ -60,6 +62,25 @@ int record_find_jvmti_agent(char *out, size_t outsz)
 			return 0;
 	}
 	return -1;
+}
+
+int record_command_head(const char *path, char *real, size_t realsz, char *head, size_t headsz,
+			size_t *len)
+{
+	char buf[PATH_MAX];
+	if (!realpath(path, buf) || (size_t)snprintf(real, realsz, "%s", buf) >= realsz)
+		return -1;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	ssize_t n;
+	while ((n = read(fd, head, headsz)) < 0 && errno == EINTR)
+		;
+	close(fd);
+	if (n < 0)
+		return -1;
+	*len = (size_t)n;
+	return 0;
 }
 
 int record_which(const char *name, char *out, size_t outsz)
@@ -307,32 +328,69 @@ static void pass_on(pid_t main)
 	free(run);
 }
 
+/* Whole seconds from START to now (CLOCK_MONOTONIC). */
+static unsigned elapsed(const struct timespec *start)
+{
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	long s = (long)(now.tv_sec - start->tv_sec) - (now.tv_nsec < start->tv_nsec);
+	return s > 0 ? (unsigned)s : 0;
+}
+
+/* Sleeps until a signal in OPEN_MASK arrives, or, with TICK, until the next whole second
+ * since START, when it calls TICK. pselect() unblocks the signals and waits in one step,
+ * as sigsuspend() does, so that a SIGCHLD is never missed between the check and the wait. */
+static void wait_signal_or_tick(const sigset_t *open_mask, const struct record_watch *w,
+				const struct timespec *start, unsigned *shown)
+{
+	if (!w || !w->tick) {
+		sigsuspend(open_mask);
+		return;
+	}
+	struct timespec now, next = { start->tv_sec + (time_t)*shown + 1, start->tv_nsec }, left;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	left.tv_sec = next.tv_sec - now.tv_sec;
+	left.tv_nsec = next.tv_nsec - now.tv_nsec;
+	if (left.tv_nsec < 0) {
+		left.tv_sec--;
+		left.tv_nsec += 1000000000L;
+	}
+	if (left.tv_sec >= 0 && pselect(0, NULL, NULL, NULL, &left, open_mask) < 0)
+		return;   /* a signal: the loop looks at what it was first */
+	unsigned t = elapsed(start);
+	if (t > *shown) {
+		*shown = t;
+		w->tick(w->ctx, t);
+	}
+}
+
 /* Waits for MAIN (its status into *STATUS) and for every other process of the run, passing
- * signals on; WAITING is told once when MAIN has ended and others still run. Returns 0, or
- * -1 (errno set) when MAIN could not be waited for. */
+ * signals on; W is told once when MAIN has ended and others still run, and ticks as the
+ * run goes (from START). Returns 0, or -1 (errno set) when MAIN could not be waited for. */
 static int wait_run(pid_t main, int *status, const struct saved_signals *s,
-		    record_waiting_fn waiting, void *ctx)
+		    const struct record_watch *w, const struct timespec *start)
 {
 	sigset_t open_mask = s->mask;   /* in sigsuspend(): ours unblocked */
 	for (int i = 0; i < NFORWARDED; i++)
 		sigdelset(&open_mask, forwarded[i]);
 	sigdelset(&open_mask, SIGCHLD);
 	int main_done = 0, told = 0;
+	unsigned shown = 0;
 	pid_t alive = main;
 	for (;;) {
 		int st;
-		pid_t w = waitpid(-1, &st, WNOHANG);
-		if (w > 0) {
-			if (w == main) {
+		pid_t got = waitpid(-1, &st, WNOHANG);
+		if (got > 0) {
+			if (got == main) {
 				*status = st;
 				main_done = 1;
 				alive = 0;
 			}
 			continue;
 		}
-		if (w < 0 && errno == EINTR)
+		if (got < 0 && errno == EINTR)
 			continue;
-		if (w < 0)
+		if (got < 0)
 			break;   /* ECHILD: no process of the run is left */
 		if (from_process || from_tty) {
 			pass_on(alive);
@@ -345,12 +403,12 @@ static int wait_run(pid_t main, int *status, const struct saved_signals *s,
 			long *pids = xmalloc((n > 0 ? (size_t)n : 1) * sizeof(*pids));
 			for (long k = 0; k < n; k++)
 				pids[k] = run[k].pid;
-			if (waiting)
-				waiting(ctx, pids, n > 0 ? (size_t)n : 0);
+			if (w && w->waiting)
+				w->waiting(w->ctx, pids, n > 0 ? (size_t)n : 0);
 			free(pids);
 			free(run);
 		}
-		sigsuspend(&open_mask);
+		wait_signal_or_tick(&open_mask, w, start, &shown);
 	}
 	if (!main_done) {
 		errno = ECHILD;
@@ -359,8 +417,8 @@ static int wait_run(pid_t main, int *status, const struct saved_signals *s,
 	return 0;
 }
 
-int record_spawn_wait(char *const *argv, const char *const *env, record_waiting_fn waiting,
-		      void *ctx, long *pid, int *status, struct diag *d)
+int record_spawn_wait(char *const *argv, const char *const *env, const struct record_watch *w,
+		      long *pid, int *status, struct diag *d)
 {
 	for (size_t i = 0; env && env[i]; i++) {
 		const char *eq = strchr(env[i], '=');
@@ -375,6 +433,8 @@ int record_spawn_wait(char *const *argv, const char *const *env, record_waiting_
 	struct saved_signals saved;
 	catch_signals(&saved);
 	int reaper = prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0;
+	struct timespec start;
+	clock_gettime(CLOCK_MONOTONIC, &start);
 	pid_t p = fork();
 	if (p < 0) {
 		int e = errno;
@@ -390,7 +450,9 @@ int record_spawn_wait(char *const *argv, const char *const *env, record_waiting_
 		_exit(errno == ENOENT ? 127 : 126);
 	}
 	*pid = p;
-	int rc = wait_run(p, status, &saved, waiting, ctx);
+	if (w && w->tick)
+		w->tick(w->ctx, 0);   /* at once: a run shorter than a second shows it too */
+	int rc = wait_run(p, status, &saved, w, &start);
 	int e = errno;
 	if (reaper)
 		prctl(PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0);
@@ -591,20 +653,21 @@ static int copy_file(const char *from, const char *to, const struct stat *st)
 	return ok ? 0 : -1;
 }
 
-/* "moved FROM -> TO" or "kept FROM where it is: ... TO". */
-static void note_moved(struct record_found *f, size_t *cap, const char *verb, const char *from,
-		       const char *what, const char *to)
+/* Notes that FROM was moved to TO, or kept where it is (TO NULL). */
+static void note_moved(struct record_found *f, size_t *cap, const char *from, const char *to,
+		       int profile)
 {
 	XGROW(f->moved, *cap, f->nmoved + 1);
-	f->moved[f->nmoved] = xmalloc(strlen(verb) + strlen(from) + strlen(what) + strlen(to) + 2);
-	sprintf(f->moved[f->nmoved++], "%s%s%s%s", verb, from, what, to);
+	f->moved[f->nmoved++] = (struct record_move){ xstrdup(from), to ? xstrdup(to) : NULL, !to,
+						      profile };
 }
 
 /* Moves FROM into OUT_DIR under the same name; returns the new path (malloc'd), or NULL
  * with D set. A file already in OUT_DIR stays: FROM is then used where it is (its path is
- * returned) and F says so. */
+ * returned) and F says so. PROFILE: FROM is a profile. */
 static char *move_in(const char *from, const char *name, const char *out_dir, int same_dir,
-		     const struct stat *st, struct record_found *f, size_t *cap, struct diag *d)
+		     const struct stat *st, int profile, struct record_found *f, size_t *cap,
+		     struct diag *d)
 {
 	char *to = xmalloc(strlen(out_dir) + strlen(name) + 2);
 	sprintf(to, "%s/%s", out_dir, name);
@@ -615,8 +678,7 @@ static char *move_in(const char *from, const char *name, const char *out_dir, in
 	if (rename_noreplace(from, to) < 0 &&
 	    (errno != EXDEV || copy_file(from, to, st) < 0 || unlink(from) < 0)) {
 		if (errno == EEXIST) {
-			note_moved(f, cap, "kept ", from, " where it is: a file of that name is already in ",
-				   out_dir);
+			note_moved(f, cap, from, NULL, profile);
 			free(to);
 			return xstrdup(from);
 		}
@@ -624,7 +686,7 @@ static char *move_in(const char *from, const char *name, const char *out_dir, in
 		free(to);
 		return NULL;
 	}
-	note_moved(f, cap, "moved ", from, " -> ", to);
+	note_moved(f, cap, from, to, profile);
 	return to;
 }
 
@@ -669,7 +731,7 @@ static int collect_pid(const char *dir, const char *out_dir, long pid,
 		struct stat st;
 		char *to = NULL;
 		if (lstat(from, &st) == 0 && is_ours(&st, since)) {
-			to = move_in(from, e->d_name, out_dir, here, &st, f, cap, d);
+			to = move_in(from, e->d_name, out_dir, here, &st, 0, f, cap, d);
 			if (!to) {
 				rc = -1;
 				to = xstrdup(from);
@@ -699,7 +761,7 @@ int record_collect(const char *stage, const char *out_dir, const struct timespec
 		struct record_profile *p = &f->profiles[i];
 		const char *name = strrchr(p->path, '/') + 1;
 		struct stat st;
-		char *to = lstat(p->path, &st) == 0 ? move_in(p->path, name, out_dir, here, &st, f, &cap, d)
+		char *to = lstat(p->path, &st) == 0 ? move_in(p->path, name, out_dir, here, &st, 1, f, &cap, d)
 			: NULL;
 		if (!to) {
 			rc = -1;
@@ -731,8 +793,74 @@ void record_found_free(struct record_found *f)
 	}
 	free(f->profiles);
 	free(f->empty);
-	for (size_t i = 0; i < f->nmoved; i++)
-		free(f->moved[i]);
+	for (size_t i = 0; i < f->nmoved; i++) {
+		free(f->moved[i].from);
+		free(f->moved[i].to);
+	}
 	free(f->moved);
 	memset(f, 0, sizeof(*f));
+}
+
+/* Adds DIR/NAME to P when it is a file of this run (ours, new since SINCE). */
+static void progress_file(const char *dir, const char *name, const struct timespec *since,
+			  struct record_progress *p)
+{
+	char path[PATH_MAX];
+	struct stat st;
+	if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, name) >= sizeof(path) ||
+	    lstat(path, &st) < 0 || !is_ours(&st, since))
+		return;
+	if (p->nfiles < sizeof(p->files) / sizeof(p->files[0])) {
+		snprintf(p->files[p->nfiles].name, sizeof(p->files[0].name), "%s", name);
+		p->files[p->nfiles].bytes = (uint64_t)st.st_size;
+	}
+	p->nfiles++;
+	p->bytes += (uint64_t)st.st_size;
+}
+
+void record_progress_scan(const char *stage, const struct timespec *since,
+			  struct record_progress *p)
+{
+	unsigned seconds = p->seconds;
+	memset(p, 0, sizeof(*p));
+	p->seconds = seconds;
+	DIR *dir = opendir(stage);
+	if (!dir)
+		return;
+	long seen[64];
+	size_t nseen = 0;
+	struct dirent *e;
+	while ((e = readdir(dir))) {
+		if (!is_profile_name(e->d_name))
+			continue;
+		char path[PATH_MAX];
+		struct stat st;
+		if ((size_t)snprintf(path, sizeof(path), "%s/%s", stage, e->d_name) >= sizeof(path) ||
+		    lstat(path, &st) < 0 || !S_ISREG(st.st_mode))
+			continue;
+		if (st.st_size == 0)
+			p->running++;
+		else
+			p->written++;
+		/* the maps and dumps of that process: once per pid (parts and threads share
+		 * them); past 64 processes the line counts the first 64's */
+		long pid = leading_number(e->d_name + strlen("callgrind.out."));
+		size_t k = 0;
+		while (k < nseen && seen[k] != pid)
+			k++;
+		if (k < nseen || nseen == sizeof(seen) / sizeof(seen[0]))
+			continue;
+		seen[nseen++] = pid;
+		char name[64];
+		static const char *const dirs[] = { ".", "/tmp" };
+		for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+			if (i && same_dir("/tmp", "."))
+				break;
+			snprintf(name, sizeof(name), "jit-%ld.dump", pid);
+			progress_file(dirs[i], name, since, p);
+			snprintf(name, sizeof(name), "perf-%ld.map", pid);
+			progress_file(dirs[i], name, since, p);
+		}
+	}
+	closedir(dir);
 }

@@ -52,6 +52,8 @@ rc=$?
 expect '[ $rc = 0 ] && [ -s "$tmp/runner/profiles/head.out" ] && [ -s "$tmp/runner/profiles/base.out" ] && [ "$(git -C "$repo" rev-parse HEAD)" != "$base" ]' \
 	"step 'Profile': both profiles written, the checkout back on the pull request (exit $rc)"
 [ $rc = 0 ] || tail -n 20 "$tmp/step.out"
+expect '[ "$(grep -c "^cgjit: wrote $tmp/runner/profiles/\(head\|base\)\.out\.d/callgrind\.out\.jit\.[0-9]*: Ir " "$tmp/step.out")" = 2 ] && ls "$tmp"/runner/profiles/head.out.d/jit-*.dump.elf >/dev/null && [ -z "$(git -C "$repo" status --porcelain)" ]' \
+	"step 'Profile': cgjit record's final line for each run, the dumps beside the profiles, the checkout left clean"
 run_step "Report and diff to the job summary"
 rc=$?
 expect '[ $rc = 0 ] && grep -q "^## Profile diff (Ir)" "$tmp/summary.md" && grep -q "^| .*JS:.checksum .*bench.js.* \*\*JIT\*\*" "$tmp/summary.md"' \

@@ -22,6 +22,7 @@
 #include "helpers.h"
 #include "record.h"
 #include "record_run.h"
+#include "report.h"
 
 /* An injected `python --version`: CTX is the text it prints, NULL when it cannot run. */
 static int fake_probe(void *ctx, const char *command, char *out, size_t outsz)
@@ -52,6 +53,37 @@ static void assert_list(const char *const *got, const char *const *want)
 	}
 	assert_null(got[i]);
 }
+
+/* Parses ARGV (NULL-terminated, without "record"). */
+static int parse(const char *const *words, struct record_args *a, const char **vg, struct diag *d)
+{
+	static char *argv[32];
+	int argc = 0;
+	argv[argc++] = (char *)"record";
+	for (; words[argc - 1]; argc++)
+		argv[argc] = (char *)words[argc - 1];
+	argv[argc] = NULL;
+	d->set = 0;
+	return record_parse_args(argc, argv, vg, a, d);
+}
+
+/* No environment: no setting of the user's. */
+static const char *const no_env[] = { NULL };
+
+/* record_plan_make() for the command line WORDS (record's options and the command, NULL-
+ * terminated), with ENVP as the environment. */
+static int plan_for(const char *const *words, const char *agent, record_probe_fn probe, void *ctx,
+		    const char *const *envp, struct record_plan *p, struct diag *d)
+{
+	static struct record_args a;
+	static const char *vg[32];
+	assert_int_equal(parse(words, &a, vg, d), 0);
+	d->set = 0;
+	return record_plan_make(&a, envp, agent, probe, ctx, p, d);
+}
+
+/* WORDS as a NULL-terminated list */
+#define W(...) ((const char *const[]){ __VA_ARGS__, NULL })
 
 static void test_record__runtime_of(void **state)
 {
@@ -96,40 +128,38 @@ static void test_record__plan_node_java(void **state)
 	(void)state;
 	struct record_plan p;
 	struct diag d = { 0 };
-	assert_int_equal(record_plan_make("/usr/bin/node", NULL, RECORD_SYMBOLS_DEFAULT, NULL, no_probe,
-					  NULL, &p, &d), 0);
+	assert_int_equal(plan_for(W("--no-deterministic", "/usr/bin/node"), NULL, no_probe, NULL, no_env, &p, &d), 0);
 	assert_string_equal(p.runtime, "node");
 	assert_list(p.flags, (const char *const[]){ "--perf-prof", "--interpreted-frames-native-stack", NULL });
 	assert_null(p.env[0]);
 	assert_int_equal(p.writes, RECORD_SYMBOLS_JITDUMP);
 	assert_int_equal(p.where, RECORD_IN_CWD);
 
-	assert_int_equal(record_plan_make("nodejs", NULL, RECORD_SYMBOLS_MAP, NULL, no_probe, NULL, &p, &d), 0);
+	assert_int_equal(plan_for(W("--no-deterministic", "--symbols=map", "nodejs"), NULL, no_probe, NULL, no_env, &p, &d), 0);
 	assert_list(p.flags, (const char *const[]){ "--perf-basic-prof", NULL });
 	assert_int_equal(p.writes, RECORD_SYMBOLS_MAP);
 	assert_int_equal(p.where, RECORD_IN_TMP);
 
-	assert_int_equal(record_plan_make("java", NULL, RECORD_SYMBOLS_DEFAULT, NULL, no_probe, NULL, &p, &d), 0);
+	assert_int_equal(plan_for(W("--no-deterministic", "java"), NULL, no_probe, NULL, no_env, &p, &d), 0);
 	assert_list(p.flags, (const char *const[]){ "-XX:+UnlockDiagnosticVMOptions",
 						    "-XX:+DumpPerfMapAtExit", NULL });
 	assert_int_equal(p.writes, RECORD_SYMBOLS_MAP);
 	assert_int_equal(p.where, RECORD_IN_TMP);
 
-	assert_int_equal(record_plan_make("java", NULL, RECORD_SYMBOLS_JITDUMP, NULL, no_probe, NULL, &p, &d), -1);
+	assert_int_equal(plan_for(W("--no-deterministic", "--symbols=jitdump", "java"), NULL, no_probe, NULL, no_env, &p, &d), -1);
 	assert_non_null(strstr(d.msg, "--symbols: java writes a jitdump only with cgjit's JVMTI agent"));
 
 	/* with cgjit's JVMTI agent java writes ./jit-PID.dump, the default then */
 	const char *agent = "/opt/cgjit/lib/cgjit/libcgjit-jvmti.so";
-	assert_int_equal(record_plan_make("java", NULL, RECORD_SYMBOLS_DEFAULT, agent, no_probe, NULL, &p, &d), 0);
+	assert_int_equal(plan_for(W("--no-deterministic", "java"), agent, no_probe, NULL, no_env, &p, &d), 0);
 	assert_list(p.flags, (const char *const[]){ "-agentpath:/opt/cgjit/lib/cgjit/libcgjit-jvmti.so=dir=.", NULL });
 	assert_int_equal(p.writes, RECORD_SYMBOLS_JITDUMP);
 	assert_int_equal(p.where, RECORD_IN_CWD);
-	assert_int_equal(record_plan_make("/usr/lib/jvm/x/bin/java", NULL, RECORD_SYMBOLS_MAP, agent, no_probe,
-					  NULL, &p, &d), 0);
+	assert_int_equal(plan_for(W("--no-deterministic", "--symbols=map", "/usr/lib/jvm/x/bin/java"), agent, no_probe, NULL, no_env, &p, &d), 0);
 	assert_list(p.flags, (const char *const[]){ "-XX:+UnlockDiagnosticVMOptions",
 						    "-XX:+DumpPerfMapAtExit", NULL });
 	/* the agent is java's only: node ignores it */
-	assert_int_equal(record_plan_make("node", NULL, RECORD_SYMBOLS_DEFAULT, agent, no_probe, NULL, &p, &d), 0);
+	assert_int_equal(plan_for(W("--no-deterministic", "node"), agent, no_probe, NULL, no_env, &p, &d), 0);
 	assert_list(p.flags, (const char *const[]){ "--perf-prof", "--interpreted-frames-native-stack", NULL });
 }
 
@@ -138,50 +168,41 @@ static void test_record__plan_python(void **state)
 	(void)state;
 	struct record_plan p;
 	struct diag d = { 0 };
-	assert_int_equal(record_plan_make("python3.13", NULL, RECORD_SYMBOLS_DEFAULT, NULL, no_probe, NULL,
-					  &p, &d), 0);
+	assert_int_equal(plan_for(W("--no-deterministic", "python3.13"), NULL, no_probe, NULL, no_env, &p, &d), 0);
 	assert_list(p.flags, (const char *const[]){ "-X", "perf_jit", NULL });
 	assert_int_equal(p.writes, RECORD_SYMBOLS_JITDUMP);
 	assert_int_equal(p.where, RECORD_IN_TMP);
 	assert_int_equal(p.py_minor, 13);
 
-	assert_int_equal(record_plan_make("python3.13", NULL, RECORD_SYMBOLS_MAP, NULL, no_probe, NULL, &p, &d), 0);
+	assert_int_equal(plan_for(W("--no-deterministic", "--symbols=map", "python3.13"), NULL, no_probe, NULL, no_env, &p, &d), 0);
 	assert_list(p.flags, (const char *const[]){ "-X", "perf", NULL });
 
-	assert_int_equal(record_plan_make("python3.12", NULL, RECORD_SYMBOLS_DEFAULT, NULL, no_probe, NULL,
-					  &p, &d), 0);
+	assert_int_equal(plan_for(W("--no-deterministic", "python3.12"), NULL, no_probe, NULL, no_env, &p, &d), 0);
 	assert_list(p.flags, (const char *const[]){ "-X", "perf", NULL });
 	assert_int_equal(p.writes, RECORD_SYMBOLS_MAP);
 
-	assert_int_equal(record_plan_make("python3.12", NULL, RECORD_SYMBOLS_JITDUMP, NULL, no_probe, NULL,
-					  &p, &d), -1);
+	assert_int_equal(plan_for(W("--no-deterministic", "--symbols=jitdump", "python3.12"), NULL, no_probe, NULL, no_env, &p, &d), -1);
 	assert_string_equal(d.msg, "--symbols: python writes no jitdump before CPython 3.13");
 
 	/* no version in the name: the probe says */
-	assert_int_equal(record_plan_make("python3", NULL, RECORD_SYMBOLS_DEFAULT, NULL, fake_probe,
-					  "Python 3.13.0\n", &p, &d), 0);
+	assert_int_equal(plan_for(W("--no-deterministic", "python3"), NULL, fake_probe, "Python 3.13.0\n", no_env, &p, &d), 0);
 	assert_list(p.flags, (const char *const[]){ "-X", "perf_jit", NULL });
-	assert_int_equal(record_plan_make("/usr/bin/python3", NULL, RECORD_SYMBOLS_DEFAULT, NULL, fake_probe,
-					  "Python 3.12.1\n", &p, &d), 0);
+	assert_int_equal(plan_for(W("--no-deterministic", "/usr/bin/python3"), NULL, fake_probe, "Python 3.12.1\n", no_env, &p, &d), 0);
 	assert_list(p.flags, (const char *const[]){ "-X", "perf", NULL });
 	assert_int_equal(p.py_major, 3);
 	assert_int_equal(p.py_minor, 12);
 
 	d.set = 0;
-	assert_int_equal(record_plan_make("python3", NULL, RECORD_SYMBOLS_DEFAULT, NULL, fake_probe,
-					  "Python 3.11.7\n", &p, &d), -1);
+	assert_int_equal(plan_for(W("--no-deterministic", "python3"), NULL, fake_probe, "Python 3.11.7\n", no_env, &p, &d), -1);
 	assert_string_equal(d.msg, "python3: CPython 3.11 cannot write a perf map: -X perf needs 3.12 "
 			    "or later (-X perf_jit, a jitdump, 3.13)");
 	d.set = 0;
-	assert_int_equal(record_plan_make("python3", NULL, RECORD_SYMBOLS_DEFAULT, NULL, fake_probe,
-					  "Python 2.7.18\n", &p, &d), -1);
+	assert_int_equal(plan_for(W("--no-deterministic", "python3"), NULL, fake_probe, "Python 2.7.18\n", no_env, &p, &d), -1);
 	d.set = 0;
-	assert_int_equal(record_plan_make("python3", NULL, RECORD_SYMBOLS_DEFAULT, NULL, fake_probe, NULL,
-					  &p, &d), -2);
+	assert_int_equal(plan_for(W("--no-deterministic", "python3"), NULL, fake_probe, NULL, no_env, &p, &d), -2);
 	assert_string_equal(d.msg, "python3: could not run 'python3 --version' to learn the CPython version");
 	d.set = 0;
-	assert_int_equal(record_plan_make("python3", NULL, RECORD_SYMBOLS_DEFAULT, NULL, fake_probe,
-					  "pyenv: python3: command not found\n", &p, &d), -1);
+	assert_int_equal(plan_for(W("--no-deterministic", "python3"), NULL, fake_probe, "pyenv: python3: command not found\n", no_env, &p, &d), -1);
 	assert_string_equal(d.msg, "python3: 'python3 --version' said 'pyenv: python3: command not "
 			    "found', expected 'Python 3.N...'");
 }
@@ -191,22 +212,22 @@ static void test_record__plan_others(void **state)
 	(void)state;
 	struct record_plan p;
 	struct diag d = { 0 };
-	assert_int_equal(record_plan_make("rakudo", NULL, RECORD_SYMBOLS_DEFAULT, NULL, no_probe, NULL, &p, &d), 0);
+	assert_int_equal(plan_for(W("--no-deterministic", "rakudo"), NULL, no_probe, NULL, no_env, &p, &d), 0);
 	assert_string_equal(p.runtime, "moar");
 	assert_null(p.flags[0]);
 	assert_list(p.env, (const char *const[]){ "MVM_JIT_PERF_MAP=1", "MVM_SPESH_BLOCKING=1", NULL });
 	assert_int_equal(p.writes, RECORD_SYMBOLS_MAP);
 
-	assert_int_equal(record_plan_make("php", NULL, RECORD_SYMBOLS_DEFAULT, NULL, no_probe, NULL, &p, &d), 0);
+	assert_int_equal(plan_for(W("--no-deterministic", "php"), NULL, no_probe, NULL, no_env, &p, &d), 0);
 	assert_list(p.flags, (const char *const[]){ "-d", "opcache.enable_cli=1", "-d", "opcache.jit=tracing",
 		"-d", "opcache.jit_buffer_size=32M", "-d", "opcache.jit_debug=0x10", "-d",
 		"opcache.file_update_protection=0", NULL });
 	assert_int_equal(p.where, RECORD_IN_TMP);
 
-	assert_int_equal(record_plan_make("mono", NULL, RECORD_SYMBOLS_DEFAULT, NULL, no_probe, NULL, &p, &d), 0);
+	assert_int_equal(plan_for(W("--no-deterministic", "mono"), NULL, no_probe, NULL, no_env, &p, &d), 0);
 	assert_list(p.flags, (const char *const[]){ "--jitmap", NULL });
 
-	assert_int_equal(record_plan_make("ruby", NULL, RECORD_SYMBOLS_DEFAULT, NULL, no_probe, NULL, &p, &d), -1);
+	assert_int_equal(plan_for(W("--no-deterministic", "ruby"), NULL, no_probe, NULL, no_env, &p, &d), -1);
 	assert_string_equal(d.msg, "ruby: cannot tell which JIT runtime 'ruby' is: name it with "
 			    "--runtime NAME (node, java, python, moar, php, mono, none; none adds no flags)");
 }
@@ -217,34 +238,163 @@ static void test_record__plan_forced(void **state)
 	struct record_plan p;
 	struct diag d = { 0 };
 	/* --runtime wins over the name */
-	assert_int_equal(record_plan_make("/bin/true", "node", RECORD_SYMBOLS_DEFAULT, NULL, no_probe, NULL,
-					  &p, &d), 0);
+	assert_int_equal(plan_for(W("--no-deterministic", "--runtime", "node", "/bin/true"), NULL, no_probe, NULL, no_env, &p, &d), 0);
 	assert_string_equal(p.runtime, "node");
 	assert_list(p.flags, (const char *const[]){ "--perf-prof", "--interpreted-frames-native-stack", NULL });
-	assert_int_equal(record_plan_make("node", "java", RECORD_SYMBOLS_DEFAULT, NULL, no_probe, NULL, &p, &d), 0);
+	assert_int_equal(plan_for(W("--no-deterministic", "--runtime", "java", "node"), NULL, no_probe, NULL, no_env, &p, &d), 0);
 	assert_string_equal(p.runtime, "java");
-	assert_int_equal(record_plan_make("./run-tests.sh", "none", RECORD_SYMBOLS_DEFAULT, NULL, no_probe,
-					  NULL, &p, &d), 0);
+	assert_int_equal(plan_for(W("--no-deterministic", "--runtime", "none", "./run-tests.sh"), NULL, no_probe, NULL, no_env, &p, &d), 0);
 	assert_string_equal(p.runtime, "none");
 	assert_null(p.flags[0]);
 	assert_null(p.env[0]);
 	/* a forced python with a name that says nothing: probed */
-	assert_int_equal(record_plan_make("./venv/bin/py", "python", RECORD_SYMBOLS_DEFAULT, NULL, fake_probe,
-					  "Python 3.12.0", &p, &d), 0);
+	assert_int_equal(plan_for(W("--no-deterministic", "--runtime", "python", "./venv/bin/py"), NULL, fake_probe, "Python 3.12.0", no_env, &p, &d), 0);
 	assert_list(p.flags, (const char *const[]){ "-X", "perf", NULL });
 }
 
-/* Parses ARGV (NULL-terminated, without "record"). */
-static int parse(const char *const *words, struct record_args *a, const char **vg, struct diag *d)
+/* #22.1: each runtime's determinism settings, added after the symbol file's flags (or to the
+ * environment), and shown in plan.det */
+static void test_record__plan_deterministic(void **state)
 {
-	static char *argv[32];
-	int argc = 0;
-	argv[argc++] = (char *)"record";
-	for (; words[argc - 1]; argc++)
-		argv[argc] = (char *)words[argc - 1];
-	argv[argc] = NULL;
-	d->set = 0;
-	return record_parse_args(argc, argv, vg, a, d);
+	(void)state;
+	struct record_plan p;
+	struct diag d = { 0 };
+	assert_int_equal(plan_for(W("node"), NULL, no_probe, NULL, no_env, &p, &d), 0);
+	assert_int_equal(p.deterministic, 1);
+	assert_list(p.flags, W("--perf-prof", "--interpreted-frames-native-stack", "--single-threaded",
+			       "--predictable", "--hash-seed=1", "--random-seed=1"));
+	assert_list(p.det, W("--single-threaded", "--predictable", "--hash-seed=1", "--random-seed=1"));
+	assert_null(p.det_yours[0]);
+	assert_null(p.env[0]);
+
+	/* java: the perf map's -XX:+UnlockDiagnosticVMOptions serves the diagnostic flag too */
+	assert_int_equal(plan_for(W("java"), NULL, no_probe, NULL, no_env, &p, &d), 0);
+	assert_list(p.flags, W("-XX:+UnlockDiagnosticVMOptions", "-XX:+DumpPerfMapAtExit", "-Xbatch",
+			       "-XX:-UsePerfData", "-XX:GuaranteedSafepointInterval=0",
+			       "-XX:-UseDynamicNumberOfCompilerThreads", "-XX:-UseDynamicNumberOfGCThreads"));
+	assert_list(p.det, W("-Xbatch", "-XX:-UsePerfData", "-XX:GuaranteedSafepointInterval=0",
+			     "-XX:-UseDynamicNumberOfCompilerThreads", "-XX:-UseDynamicNumberOfGCThreads"));
+	/* ... with the agent it is added before it */
+	assert_int_equal(plan_for(W("java"), "/a/libcgjit-jvmti.so", no_probe, NULL, no_env, &p, &d), 0);
+	assert_list(p.flags, W("-agentpath:/a/libcgjit-jvmti.so=dir=.", "-Xbatch", "-XX:-UsePerfData",
+			       "-XX:+UnlockDiagnosticVMOptions", "-XX:GuaranteedSafepointInterval=0",
+			       "-XX:-UseDynamicNumberOfCompilerThreads", "-XX:-UseDynamicNumberOfGCThreads"));
+	assert_list(p.det, W("-Xbatch", "-XX:-UsePerfData", "-XX:+UnlockDiagnosticVMOptions",
+			     "-XX:GuaranteedSafepointInterval=0", "-XX:-UseDynamicNumberOfCompilerThreads",
+			     "-XX:-UseDynamicNumberOfGCThreads"));
+
+	/* CPython 3.12 and 3.13: the environment, not the command line */
+	assert_int_equal(plan_for(W("python3.13"), NULL, no_probe, NULL, no_env, &p, &d), 0);
+	assert_list(p.flags, W("-X", "perf_jit"));
+	assert_list(p.env, W("PYTHONHASHSEED=0", "PYTHONDONTWRITEBYTECODE=1"));
+	assert_list(p.det, W("PYTHONHASHSEED=0", "PYTHONDONTWRITEBYTECODE=1"));
+	assert_int_equal(plan_for(W("python3.12"), NULL, no_probe, NULL, no_env, &p, &d), 0);
+	assert_list(p.flags, W("-X", "perf"));
+	assert_list(p.env, W("PYTHONHASHSEED=0", "PYTHONDONTWRITEBYTECODE=1"));
+
+	/* php (not installed here: these are the flags, unmeasured) */
+	assert_int_equal(plan_for(W("php"), NULL, no_probe, NULL, no_env, &p, &d), 0);
+	assert_list(p.det, W("-d", "opcache.validate_timestamps=0", "-d", "realpath_cache_ttl=86400"));
+	assert_string_equal(p.flags[10], "-d");
+	assert_string_equal(p.flags[11], "opcache.validate_timestamps=0");
+	assert_null(p.flags[14]);
+
+	/* none known: rakudo keeps its environment, mono and none get nothing */
+	assert_int_equal(plan_for(W("rakudo"), NULL, no_probe, NULL, no_env, &p, &d), 0);
+	assert_list(p.env, W("MVM_JIT_PERF_MAP=1", "MVM_SPESH_BLOCKING=1"));
+	assert_null(p.det[0]);
+	assert_int_equal(plan_for(W("mono"), NULL, no_probe, NULL, no_env, &p, &d), 0);
+	assert_list(p.flags, W("--jitmap"));
+	assert_null(p.det[0]);
+	assert_int_equal(plan_for(W("--runtime=none", "./run.sh"), NULL, no_probe, NULL, no_env, &p, &d), 0);
+	assert_null(p.flags[0]);
+	assert_null(p.det[0]);
+	assert_int_equal(p.deterministic, 1);
+
+	/* --no-deterministic adds none */
+	assert_int_equal(plan_for(W("--no-deterministic", "node", "x.js"), NULL, no_probe, NULL, no_env, &p, &d), 0);
+	assert_int_equal(p.deterministic, 0);
+	assert_list(p.flags, W("--perf-prof", "--interpreted-frames-native-stack"));
+	assert_null(p.det[0]);
+	assert_int_equal(plan_for(W("--no-deterministic", "python3.13"), NULL, no_probe, NULL, no_env, &p, &d), 0);
+	assert_null(p.env[0]);
+	assert_int_equal(plan_for(W("--no-deterministic", "java"), NULL, no_probe, NULL, no_env, &p, &d), 0);
+	assert_list(p.flags, W("-XX:+UnlockDiagnosticVMOptions", "-XX:+DumpPerfMapAtExit"));
+}
+
+/* #22.1: a setting the command gives itself wins: nothing that contradicts it is added */
+static void test_record__plan_deterministic_yours(void **state)
+{
+	(void)state;
+	struct record_plan p;
+	struct diag d = { 0 };
+	/* V8 takes '_' for '-', "--no-X" and "--noX"; a value or none */
+	assert_int_equal(plan_for(W("node", "--random_seed=7", "--no-predictable", "x.js"), NULL, no_probe,
+				  NULL, no_env, &p, &d), 0);
+	assert_list(p.det, W("--single-threaded", "--hash-seed=1"));
+	assert_list(p.det_yours, W("--no-predictable", "--random_seed=7"));
+	assert_list(p.flags, W("--perf-prof", "--interpreted-frames-native-stack", "--single-threaded",
+			       "--hash-seed=1"));
+	assert_int_equal(plan_for(W("node", "--nosingle_threaded", "--hash-seed", "3", "--predictable",
+				    "x.js"), NULL, no_probe, NULL, no_env, &p, &d), 0);
+	assert_list(p.det, W("--random-seed=1"));
+	assert_list(p.det_yours, W("--nosingle_threaded", "--predictable", "--hash-seed"));
+	/* look-alikes are not the flag: --single-threaded-gc is another */
+	assert_int_equal(plan_for(W("node", "--single-threaded-gc", "--predictable-gc-schedule", "x.js"),
+				  NULL, no_probe, NULL, no_env, &p, &d), 0);
+	assert_list(p.det, W("--single-threaded", "--predictable", "--hash-seed=1", "--random-seed=1"));
+	assert_null(p.det_yours[0]);
+
+	/* java: -XX:+BackgroundCompilation is the user's answer to -Xbatch; the options
+	 * variables count as the command line */
+	static const char *const jenv[] = { "HOME=/root", "JAVA_TOOL_OPTIONS=-Xmx1g  -XX:+UsePerfData",
+					    "JDK_JAVA_OPTIONS=-XX:GuaranteedSafepointInterval=1000", NULL };
+	assert_int_equal(plan_for(W("java", "-XX:+BackgroundCompilation", "-cp", ".", "Main"), NULL, no_probe,
+				  NULL, jenv, &p, &d), 0);
+	assert_list(p.det, W("-XX:-UseDynamicNumberOfCompilerThreads", "-XX:-UseDynamicNumberOfGCThreads"));
+	assert_list(p.det_yours, W("-XX:+BackgroundCompilation", "JAVA_TOOL_OPTIONS=-Xmx1g  -XX:+UsePerfData",
+				   "JDK_JAVA_OPTIONS=-XX:GuaranteedSafepointInterval=1000"));
+	/* ... but an unrelated variable of that shape does not */
+	static const char *const other[] = { "MY_JAVA_OPTIONS=-XX:+UsePerfData", "JAVA_TOOL_OPTIONSX=-Xbatch",
+					     NULL };
+	assert_int_equal(plan_for(W("java", "Main"), NULL, no_probe, NULL, other, &p, &d), 0);
+	assert_null(p.det_yours[0]);
+	assert_string_equal(p.det[0], "-Xbatch");
+
+	/* CPython: the user's PYTHONHASHSEED or PYTHONDONTWRITEBYTECODE, -E/-I (which ignore
+	 * the environment), -R, -B */
+	static const char *const penv[] = { "PATH=/bin", "PYTHONHASHSEED=123", NULL };
+	assert_int_equal(plan_for(W("python3.13", "p.py"), NULL, no_probe, NULL, penv, &p, &d), 0);
+	assert_list(p.env, W("PYTHONDONTWRITEBYTECODE=1"));
+	assert_list(p.det, W("PYTHONDONTWRITEBYTECODE=1"));
+	assert_list(p.det_yours, W("PYTHONHASHSEED=123"));
+	static const char *const penv2[] = { "PYTHONDONTWRITEBYTECODE=", "PYTHONHASHSEED=0", NULL };
+	assert_int_equal(plan_for(W("python3.13", "p.py"), NULL, no_probe, NULL, penv2, &p, &d), 0);
+	assert_null(p.env[0]);
+	assert_null(p.det[0]);
+	assert_list(p.det_yours, W("PYTHONHASHSEED=0", "PYTHONDONTWRITEBYTECODE="));
+	static const char *const both[] = { "-E", "-I", "-sE", "-BIu" };
+	for (size_t i = 0; i < sizeof(both) / sizeof(both[0]); i++) {
+		assert_int_equal(plan_for(W("python3.12", both[i], "p.py"), NULL, no_probe, NULL, no_env,
+					  &p, &d), 0);
+		assert_null(p.env[0]);
+		assert_list(p.det_yours, W(both[i]));
+	}
+	assert_int_equal(plan_for(W("python3.12", "-R", "p.py"), NULL, no_probe, NULL, no_env, &p, &d), 0);
+	assert_list(p.env, W("PYTHONDONTWRITEBYTECODE=1"));
+	assert_list(p.det_yours, W("-R"));
+	assert_int_equal(plan_for(W("python3.12", "-B", "p.py"), NULL, no_probe, NULL, no_env, &p, &d), 0);
+	assert_list(p.env, W("PYTHONHASHSEED=0"));
+	assert_list(p.det_yours, W("-B"));
+	assert_int_equal(plan_for(W("python3.12", "-u", "--help-env", "p.py"), NULL, no_probe, NULL,
+				  no_env, &p, &d), 0);
+	assert_list(p.env, W("PYTHONHASHSEED=0", "PYTHONDONTWRITEBYTECODE=1"));
+
+	/* php: -d NAME=VALUE in two words or one */
+	assert_int_equal(plan_for(W("php", "-d", "opcache.validate_timestamps=1",
+				    "-drealpath_cache_ttl=5", "x.php"), NULL, no_probe, NULL, no_env, &p, &d), 0);
+	assert_null(p.det[0]);
+	assert_list(p.det_yours, W("opcache.validate_timestamps=1", "-drealpath_cache_ttl=5"));
 }
 
 static void test_record__parse_args(void **state)
@@ -277,12 +427,14 @@ static void test_record__parse_args(void **state)
 	assert_string_equal(a.cmd[1], "-x");
 
 	/* without "--": the first word that is no option; the program's options stay its own */
-	assert_int_equal(parse((const char *[]){ "--out-dir=o", "--symbols=map", "-v", "java", "-Xint",
-		"Prog", NULL }, &a, vg, &d), 0);
+	assert_int_equal(parse((const char *[]){ "--out-dir=o", "--symbols=map", "--error-limit=no", "java",
+		"-Xint", "Prog", NULL }, &a, vg, &d), 0);
 	assert_string_equal(a.out_dir, "o");
 	assert_int_equal(a.symbols, RECORD_SYMBOLS_MAP);
 	assert_int_equal(a.nvg, 1);
-	assert_string_equal(a.vg_opts[0], "-v");
+	assert_string_equal(a.vg_opts[0], "--error-limit=no");
+	assert_int_equal(a.verbose, 0);
+	assert_int_equal(a.no_deterministic, 0);
 	assert_int_equal(a.ncmd, 3);
 	assert_string_equal(a.cmd[1], "-Xint");
 
@@ -301,6 +453,15 @@ static void test_record__parse_args(void **state)
 	assert_string_equal(a.root, "src");
 	assert_int_equal(a.no_root, 1);
 	assert_int_equal(a.nvg, 0);
+
+	/* #22: -v and --no-deterministic are record's (valgrind's own -v is not passed on) */
+	assert_int_equal(parse((const char *[]){ "-v", "--no-deterministic", "node", "x.js", NULL }, &a, vg,
+		&d), 0);
+	assert_int_equal(a.verbose, 1);
+	assert_int_equal(a.no_deterministic, 1);
+	assert_int_equal(a.nvg, 0);
+	assert_int_equal(parse((const char *[]){ "--verbose", "node", NULL }, &a, vg, &d), 0);
+	assert_int_equal(a.verbose, 1);
 
 	assert_int_equal(parse((const char *[]){ "-h", "--tool=bogus", NULL }, &a, vg, &d), 0);
 	assert_int_equal(a.help, 1);
@@ -332,6 +493,7 @@ static void test_record__parse_errors(void **state)
 		{ { "--root", NULL }, "--root: needs a value" },
 		{ { "--", "--dump-line=no", "node", NULL },
 		  "--dump-line=no: is not a command: valgrind's options go before '--'" },
+		{ { "-q", "-v", "node", NULL }, "-q: and -v ask for less and for more: give one" },
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		assert_int_equal(parse(cases[i].argv, &a, vg, &d), -1);
@@ -346,42 +508,168 @@ static void test_record__valgrind_argv(void **state)
 	const char *vg[32];
 	struct diag d = { 0 };
 	struct record_plan p;
+	/* valgrind gets -q (no banner) unless -v; the determinism flags follow the symbol
+	 * file's, before the program's arguments */
 	assert_int_equal(parse((const char *[]){ "--dump-instr=no", "-d", "o", "node", "app.js", "1",
 		NULL }, &a, vg, &d), 0);
-	assert_int_equal(record_plan_make(a.cmd[0], a.runtime, a.symbols, NULL, no_probe, NULL, &p, &d), 0);
+	assert_int_equal(record_plan_make(&a, no_env, NULL, no_probe, NULL, &p, &d), 0);
 	char **v = record_valgrind_argv(&a, &p, "/abs/o");
 	assert_list((const char *const *)v, (const char *const[]){ "valgrind", "--tool=callgrind",
 		"--dump-instr=yes", "--trace-children=yes", "--callgrind-out-file=/abs/o/callgrind.out.%p",
-		"--dump-instr=no", "node", "--perf-prof", "--interpreted-frames-native-stack", "app.js",
-		"1", NULL });
+		"-q", "--dump-instr=no", "node", "--perf-prof", "--interpreted-frames-native-stack",
+		"--single-threaded", "--predictable", "--hash-seed=1", "--random-seed=1", "app.js", "1", NULL });
 	record_argv_free(v);
 
 	assert_int_equal(parse((const char *[]){ "-q", "--", "/opt/py/bin/python3.13", "-c", "pass",
 		NULL }, &a, vg, &d), 0);
-	assert_int_equal(record_plan_make(a.cmd[0], a.runtime, a.symbols, NULL, no_probe, NULL, &p, &d), 0);
+	assert_int_equal(record_plan_make(&a, no_env, NULL, no_probe, NULL, &p, &d), 0);
 	v = record_valgrind_argv(&a, &p, "/w");
 	assert_list((const char *const *)v, (const char *const[]){ "valgrind", "--tool=callgrind",
 		"--dump-instr=yes", "--trace-children=yes", "--callgrind-out-file=/w/callgrind.out.%p", "-q",
 		"/opt/py/bin/python3.13", "-X", "perf_jit", "-c", "pass", NULL });
 	record_argv_free(v);
 
-	assert_int_equal(parse((const char *[]){ "java", "Prog", NULL }, &a, vg, &d), 0);
-	assert_int_equal(record_plan_make(a.cmd[0], a.runtime, a.symbols, NULL, no_probe, NULL, &p, &d), 0);
+	assert_int_equal(parse((const char *[]){ "--no-deterministic", "java", "Prog", NULL }, &a, vg, &d), 0);
+	assert_int_equal(record_plan_make(&a, no_env, NULL, no_probe, NULL, &p, &d), 0);
 	v = record_valgrind_argv(&a, &p, "/w");
 	assert_list((const char *const *)v, (const char *const[]){ "valgrind", "--tool=callgrind",
-		"--dump-instr=yes", "--trace-children=yes", "--callgrind-out-file=/w/callgrind.out.%p",
+		"--dump-instr=yes", "--trace-children=yes", "--callgrind-out-file=/w/callgrind.out.%p", "-q",
 		"java", "-XX:+UnlockDiagnosticVMOptions", "-XX:+DumpPerfMapAtExit", "Prog", NULL });
 	record_argv_free(v);
 
-	/* moar: nothing on the command line (the environment does it) */
-	assert_int_equal(parse((const char *[]){ "rakudo", "prog.raku", NULL }, &a, vg, &d), 0);
-	assert_int_equal(record_plan_make(a.cmd[0], a.runtime, a.symbols, NULL, no_probe, NULL, &p, &d), 0);
+	/* moar: nothing on the command line (the environment does it); -v: no -q */
+	assert_int_equal(parse((const char *[]){ "-v", "rakudo", "prog.raku", NULL }, &a, vg, &d), 0);
+	assert_int_equal(record_plan_make(&a, no_env, NULL, no_probe, NULL, &p, &d), 0);
 	v = record_valgrind_argv(&a, &p, "/w");
 	assert_list((const char *const *)v, (const char *const[]){ "valgrind", "--tool=callgrind",
 		"--dump-instr=yes", "--trace-children=yes", "--callgrind-out-file=/w/callgrind.out.%p",
 		"rakudo", "prog.raku", NULL });
 	record_argv_free(v);
 	record_argv_free(NULL);
+}
+
+/* #22.6: a version manager's shim or a script in place of the runtime is refused, named,
+ * with what to give instead; --runtime NAME lets it through */
+static void test_record__shim(void **state)
+{
+	(void)state;
+	struct record_args a;
+	const char *vg[32];
+	struct diag d = { 0 };
+	struct record_shim s;
+	static const char pyenv[] = "#!/usr/bin/env bash\nset -e\n[ -n \"$PYENV_DEBUG\" ] && set -x\n";
+	assert_int_equal(parse(W("python3", "p.py"), &a, vg, &d), 0);
+	d.set = 0;
+	assert_int_equal(record_shim_check(&a, "/root/.pyenv/shims/python3", "/root/.pyenv/shims/python3",
+					   pyenv, sizeof(pyenv) - 1, &s, &d), -1);
+	assert_string_equal(s.manager, "pyenv");
+	assert_string_equal(s.interp, "/usr/bin/env bash");
+	assert_string_equal(d.msg, "python3: is a pyenv shim (/root/.pyenv/shims/python3, a bash script), "
+			    "not python itself: valgrind would profile bash and pyenv too, a profile for "
+			    "each process, and their counts would vary with the shim's work; give the "
+			    "program itself, \"$(pyenv which python3)\", or --runtime python to record "
+			    "through the shim anyway");
+
+	/* asdf, mise: the directory above shims; a #! line with options and CR */
+	static const char sh[] = "#! /bin/bash -e\r\nexec asdf exec node \"$@\"\n";
+	assert_int_equal(parse(W("node", "x.js"), &a, vg, &d), 0);
+	d.set = 0;
+	assert_int_equal(record_shim_check(&a, "/home/u/.asdf/shims/node", "/home/u/.asdf/shims/node", sh,
+					   sizeof(sh) - 1, &s, &d), -1);
+	assert_string_equal(s.manager, "asdf");
+	assert_string_equal(s.interp, "/bin/bash -e");
+	assert_non_null(strstr(d.msg, "\"$(asdf which node)\", or --runtime node"));
+	d.set = 0;
+	assert_int_equal(record_shim_check(&a, "/home/u/.local/share/mise/shims/node", "/x/node", sh,
+					   sizeof(sh) - 1, &s, &d), -1);
+	assert_string_equal(s.manager, "mise");
+
+	/* volta: a program, volta-shim, under the runtime's name */
+	static const char elf[] = "\177ELF\2\1\1";
+	d.set = 0;
+	assert_int_equal(record_shim_check(&a, "/home/u/.volta/bin/node", "/home/u/.volta/bin/volta-shim",
+					   elf, sizeof(elf) - 1, &s, &d), -1);
+	assert_string_equal(s.manager, "volta");
+	assert_non_null(strstr(d.msg, "\"$(volta which node)\""));
+
+	/* any other #! script under the runtime's name */
+	static const char wrap[] = "#!/bin/sh\nexec /opt/node/bin/node \"$@\"\n";
+	d.set = 0;
+	assert_int_equal(record_shim_check(&a, "/usr/local/bin/node", "/usr/local/bin/node", wrap,
+					   sizeof(wrap) - 1, &s, &d), -1);
+	assert_string_equal(s.manager, "");
+	assert_string_equal(d.msg, "node: is a script (/usr/local/bin/node, run by sh), not node itself: "
+			    "valgrind would profile sh and every process it starts; give the program the "
+			    "script runs, or --runtime node to record through the script anyway");
+
+	/* programs are not checked further; nor is a command --runtime names, nor an unknown one */
+	d.set = 0;
+	assert_int_equal(record_shim_check(&a, "/usr/bin/node", "/usr/bin/node", elf, sizeof(elf) - 1, &s,
+					   &d), 0);
+	d.set = 0;
+	assert_int_equal(record_shim_check(&a, "/usr/bin/node", "/usr/bin/node", "", 0, &s, &d), 0);
+	assert_int_equal(parse(W("--runtime", "python", "python3", "p.py"), &a, vg, &d), 0);
+	d.set = 0;
+	assert_int_equal(record_shim_check(&a, "/root/.pyenv/shims/python3", "/root/.pyenv/shims/python3",
+					   pyenv, sizeof(pyenv) - 1, &s, &d), 0);
+	assert_int_equal(parse(W("--runtime=none", "./run.sh"), &a, vg, &d), 0);
+	d.set = 0;
+	assert_int_equal(record_shim_check(&a, "./run.sh", "/w/run.sh", wrap, sizeof(wrap) - 1, &s, &d), 0);
+}
+
+/* #22.6: the progress line: what is known, cut to the terminal's width */
+static void test_record__progress_line(void **state)
+{
+	(void)state;
+	char out[512];
+	struct record_progress p = { .seconds = 0, .running = 1 };
+	record_progress_line(&p, 200, out, sizeof(out));
+	assert_string_equal(out, "cgjit: 0 s under callgrind: 1 process, 0 profiles written");
+	p = (struct record_progress){ .seconds = 75, .running = 2, .written = 1, .nfiles = 2,
+				      .bytes = 1234567 + 999,
+				      .files = { { "jit-1234.dump", 1234567 }, { "perf-1240.map", 999 } } };
+	record_progress_line(&p, 200, out, sizeof(out));
+	assert_string_equal(out, "cgjit: 75 s under callgrind: 2 processes, 1 profile written; "
+			    "jit-1234.dump 1.2 MB, perf-1240.map 999 B");
+	p.nfiles = 5;
+	p.bytes = 4500000000u;
+	snprintf(p.files[2].name, sizeof(p.files[2].name), "perf-1300.map");
+	p.files[2].bytes = 12000;
+	record_progress_line(&p, 200, out, sizeof(out));
+	assert_string_equal(out, "cgjit: 75 s under callgrind: 2 processes, 1 profile written; "
+			    "jit-1234.dump 1.2 MB, perf-1240.map 999 B, perf-1300.map 12 KB (5 files, "
+			    "4.5 GB in all)");
+	/* one column less than the terminal's */
+	record_progress_line(&p, 40, out, sizeof(out));
+	assert_string_equal(out, "cgjit: 75 s under callgrind: 2 processe");
+	record_progress_line(&p, 0, out, sizeof(out));
+	assert_string_equal(out, "");
+}
+
+/* #22.6: augment's summary as one line */
+static void test_record__summary_line(void **state)
+{
+	(void)state;
+	struct report r;
+	memset(&r, 0, sizeof(r));
+	snprintf(r.output, sizeof(r.output), "out/callgrind.out.jit.1234");
+	r.pseudo_functions = 246;
+	r.resolved = 211;
+	r.nevents = 2;
+	r.events[0] = (struct report_event){ "Ir", 1000000, 470200, 1, 0 };
+	r.events[1] = (struct report_event){ "Dr", 10, 1, 0, 0 };
+	char out[1024];
+	record_summary_line(&r, out, sizeof(out));
+	assert_string_equal(out, "out/callgrind.out.jit.1234: Ir 47.02% JIT, 0.00% unknown (211 of 246 "
+			    "pseudo-functions named)");
+	r.elf_files = 1;
+	snprintf(r.elf_first, sizeof(r.elf_first), "/abs/out/jit-1234.dump.elf");
+	record_summary_line(&r, out, sizeof(out));
+	assert_string_equal(out, "out/callgrind.out.jit.1234: Ir 47.02% JIT, 0.00% unknown (211 of 246 "
+			    "pseudo-functions named, machine code in jit-1234.dump.elf)");
+	r.nevents = 0;
+	record_summary_line(&r, out, sizeof(out));
+	assert_non_null(strstr(out, ": cost 0.00% JIT"));
 }
 
 static void test_record__which_and_probe(void **state)
@@ -469,10 +757,15 @@ static void test_record__collect(void **state)
 	assert_int_equal(f.profiles[1].nsymfiles, 0);
 	assert_int_equal(f.nmoved, 5);
 	int seen = 0;
-	for (size_t i = 0; i < f.nmoved; i++)
-		seen += !strcmp(f.moved[i], "moved ./jit-9999991.dump -> out/jit-9999991.dump") ||
-			!strcmp(f.moved[i], "moved /tmp/perf-9999991.map -> out/perf-9999991.map");
-	assert_int_equal(seen, 2);
+	for (size_t i = 0; i < f.nmoved; i++) {
+		const struct record_move *m = &f.moved[i];
+		assert_false(m->kept);
+		assert_int_equal(m->profile, !strncmp(m->from, "out/stage/", 10));
+		seen += (!strcmp(m->from, "./jit-9999991.dump") && !strcmp(m->to, "out/jit-9999991.dump")) ||
+			(!strcmp(m->from, "/tmp/perf-9999991.map") && !strcmp(m->to, "out/perf-9999991.map")) ||
+			(!strcmp(m->from, prof) && !strcmp(m->to, "out/callgrind.out.9999991"));
+	}
+	assert_int_equal(seen, 3);
 	record_found_free(&f);
 
 	/* moved: gone from /tmp, the cwd and the run's directory; the rest untouched */
@@ -498,8 +791,10 @@ static void test_record__collect(void **state)
 	assert_int_equal(f.profiles[0].nsymfiles, 1);
 	assert_string_equal(f.profiles[0].symfiles[0], "/tmp/perf-9999994.map");
 	assert_int_equal(f.nmoved, 2);
-	assert_string_equal(f.moved[1], "kept /tmp/perf-9999994.map where it is: a file of that name "
-			    "is already in out");
+	assert_string_equal(f.moved[1].from, "/tmp/perf-9999994.map");
+	assert_null(f.moved[1].to);
+	assert_true(f.moved[1].kept);
+	assert_false(f.moved[1].profile);
 	record_found_free(&f);
 	char *kept = slurp("out/perf-9999994.map");
 	assert_string_equal(kept, "old\n");
@@ -520,7 +815,8 @@ static void test_record__collect(void **state)
 	assert_int_equal(f.nempty, 1);
 	assert_int_equal(f.empty[0], 9999995);
 	assert_int_equal(f.nmoved, 2);
-	assert_string_equal(f.moved[1], "moved /tmp/perf-9999995.map -> out/perf-9999995.map");
+	assert_string_equal(f.moved[1].from, "/tmp/perf-9999995.map");
+	assert_string_equal(f.moved[1].to, "out/perf-9999995.map");
 	record_found_free(&f);
 	assert_int_equal(access("out/stage/callgrind.out.9999995", F_OK), -1);
 	assert_int_equal(access("out/callgrind.out.9999995", F_OK), -1);
@@ -555,6 +851,48 @@ static void test_record__collect(void **state)
 	assert_int_equal(rmdir(top), 0);
 }
 
+/* #22.6: what the progress line counts: profiles begun (empty) and written in the run's
+ * directory, and the maps and dumps of their pids that are new */
+static void test_record__progress_scan(void **state)
+{
+	(void)state;
+	char top[] = "/tmp/cgjit-test-progress-XXXXXX";
+	assert_non_null(mkdtemp(top));
+	char old_cwd[4096], stage[4096];
+	assert_non_null(getcwd(old_cwd, sizeof(old_cwd)));
+	assert_int_equal(chdir(top), 0);
+	snprintf(stage, sizeof(stage), "%s/stage", top);
+	assert_int_equal(mkdir(stage, 0777), 0);
+	make_file("jit-9999981.dump", "old", 100);   /* before the run: not its */
+	struct timespec since;
+	record_now(&since);
+	make_file("stage/callgrind.out.9999981", "", 0);              /* running */
+	make_file("stage/callgrind.out.9999982", "pid: 9999982\n", 0); /* written */
+	make_file("stage/callgrind.out.9999982.2", "part 2\n", 0);     /* a second part */
+	make_file("stage/callgrind.out.jit.1", "x", 0);               /* no profile */
+	make_file("/tmp/perf-9999982.map", "1000 10 f\n", 0);
+	make_file("jit-9999982.dump", "JiTD1234", 0);
+	struct record_progress p = { .seconds = 7 };
+	record_progress_scan("stage", &since, &p);
+	assert_int_equal(p.seconds, 7);
+	assert_int_equal(p.running, 1);
+	assert_int_equal(p.written, 2);
+	assert_int_equal(p.nfiles, 2);          /* each counted once, for two parts */
+	assert_int_equal(p.bytes, 10 + 8);
+	assert_true((!strcmp(p.files[0].name, "jit-9999982.dump") && p.files[0].bytes == 8) ||
+		    (!strcmp(p.files[1].name, "jit-9999982.dump") && p.files[1].bytes == 8));
+	record_progress_scan("no-such-dir", &since, &p);
+	assert_int_equal(p.running + p.written + p.nfiles, 0);
+	static const char *const made[] = { "stage/callgrind.out.9999981", "stage/callgrind.out.9999982",
+		"stage/callgrind.out.9999982.2", "stage/callgrind.out.jit.1", "/tmp/perf-9999982.map",
+		"jit-9999982.dump", "jit-9999981.dump" };
+	for (size_t i = 0; i < sizeof(made) / sizeof(made[0]); i++)
+		assert_int_equal(unlink(made[i]), 0);
+	assert_int_equal(rmdir("stage"), 0);
+	assert_int_equal(chdir(old_cwd), 0);
+	assert_int_equal(rmdir(top), 0);
+}
+
 /* #19.3: record_spawn_wait() waits for the processes the program leaves running. The
  * program (sh) starts a child that blocks on a FIFO and ends at once; WAITING is told of
  * the child, opens the FIFO, and only when the child has written its file and ended does
@@ -563,7 +901,21 @@ struct waited {
 	const char *fifo;
 	int calls;
 	size_t n;
+	int ticks;
+	unsigned last;
 };
+
+/* #22.6: the tick comes at once (0 s), then with growing seconds; no timing asserted */
+static void on_tick(void *ctx, unsigned seconds)
+{
+	struct waited *w = ctx;
+	if (w->ticks)
+		assert_true(seconds > w->last);
+	else
+		assert_int_equal(seconds, 0);
+	w->ticks++;
+	w->last = seconds;
+}
 
 static void on_waiting(void *ctx, const long *pids, size_t n)
 {
@@ -589,11 +941,12 @@ static void test_record__spawn_waits_for_the_run(void **state)
 	assert_int_equal(mkfifo(fifo, 0600), 0);
 	snprintf(script, sizeof(script), "(read x <'%s'; echo $x >'%s') & exit 7", fifo, done);
 	char *const argv[] = { "sh", "-c", script, NULL };
-	struct waited w = { fifo, 0, 0 };
+	struct waited w = { fifo, 0, 0, 0, 0 };
 	struct diag d = { 0 };
 	long pid = 0;
 	int status = 0;
-	assert_int_equal(record_spawn_wait(argv, NULL, on_waiting, &w, &pid, &status, &d), 0);
+	struct record_watch watch = { on_waiting, NULL, &w };
+	assert_int_equal(record_spawn_wait(argv, NULL, &watch, &pid, &status, &d), 0);
 	assert_true(pid > 0);
 	assert_int_equal(record_exit_code(status), 7);    /* the program's own status */
 	assert_int_equal(w.calls, 1);
@@ -605,8 +958,13 @@ static void test_record__spawn_waits_for_the_run(void **state)
 	/* a program that leaves nothing running: WAITING is not called */
 	char *const quick[] = { "sh", "-c", "exit 0", NULL };
 	w.calls = 0;
-	assert_int_equal(record_spawn_wait(quick, NULL, on_waiting, &w, &pid, &status, &d), 0);
+	assert_int_equal(record_spawn_wait(quick, NULL, &watch, &pid, &status, &d), 0);
 	assert_int_equal(record_exit_code(status), 0);
+	assert_int_equal(w.calls, 0);
+	/* with a tick: told at once, whatever the run's length */
+	watch.tick = on_tick;
+	assert_int_equal(record_spawn_wait(quick, NULL, &watch, &pid, &status, &d), 0);
+	assert_true(w.ticks >= 1);
 	assert_int_equal(w.calls, 0);
 	unlink(done);
 	unlink(fifo);
@@ -622,11 +980,17 @@ int main(void)
 		cmocka_unit_test(test_record__plan_python),
 		cmocka_unit_test(test_record__plan_others),
 		cmocka_unit_test(test_record__plan_forced),
+		cmocka_unit_test(test_record__plan_deterministic),
+		cmocka_unit_test(test_record__plan_deterministic_yours),
 		cmocka_unit_test(test_record__parse_args),
 		cmocka_unit_test(test_record__parse_errors),
 		cmocka_unit_test(test_record__valgrind_argv),
+		cmocka_unit_test(test_record__shim),
+		cmocka_unit_test(test_record__progress_line),
+		cmocka_unit_test(test_record__summary_line),
 		cmocka_unit_test(test_record__which_and_probe),
 		cmocka_unit_test(test_record__collect),
+		cmocka_unit_test(test_record__progress_scan),
 		cmocka_unit_test(test_record__spawn_waits_for_the_run),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -14,12 +14,13 @@ DEVFLAGS  := $(if $(filter 1,$(DEVELOPER)),-Werror)
 SANFLAGS  := $(if $(SANITIZE),-fsanitize=$(SANITIZE) -fno-sanitize-recover=all -fno-omit-frame-pointer)
 DEPFLAGS  := -MMD -MP
 # CPPFLAGS and LDFLAGS are the user's (scripts/make-deb passes dpkg-buildflags' hardening).
-ALL_CFLAGS = -std=c11 -D_DEFAULT_SOURCE $(WARN) $(DEVFLAGS) $(CPPFLAGS) $(CFLAGS) $(SANFLAGS) $(shell pkg-config --cflags $(PKGS))
+ALL_CFLAGS = -std=c11 -D_DEFAULT_SOURCE -Isrc $(WARN) $(DEVFLAGS) $(CPPFLAGS) $(CFLAGS) $(SANFLAGS) $(shell pkg-config --cflags $(PKGS))
 LDLIBS_LIB = $(shell pkg-config --libs $(PKGS)) -pthread   # the writer's flusher thread
 B         ?= build
 
-LIB_SRCS  := $(filter-out src/cgjit.c src/cmd_%.c,$(wildcard src/*.c))
-CLI_SRCS  := src/cgjit.c $(wildcard src/cmd_*.c)
+# src/ by layer (src/README.md): every folder but cmd/ is the library, cmd/ the program.
+LIB_SRCS  := $(filter-out src/cmd/%,$(wildcard src/*/*.c))
+CLI_SRCS  := $(wildcard src/cmd/*.c)
 LIB_OBJS  := $(LIB_SRCS:src/%.c=$(B)/obj/%.o)
 CLI_OBJS  := $(CLI_SRCS:src/%.c=$(B)/obj/%.o)
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
@@ -87,7 +88,8 @@ unit: $(UNITS)
 # script's output printed whole when it ends (tests/e2e/run-all.sh).
 E2E_SCRIPTS := tests/e2e/run.sh tests/e2e/flame.sh tests/e2e/reports.sh tests/e2e/record.sh \
 	tests/e2e/names.sh tests/e2e/jvmti.sh tests/e2e/files.sh tests/e2e/ci-example.sh tests/e2e/install.sh \
-	tests/e2e/timeline.sh tests/e2e/inputs.sh tests/e2e/cli.sh tests/tools/cgcheck-selftest.sh
+	tests/e2e/timeline.sh tests/e2e/inputs.sh tests/e2e/cli.sh tests/tools/cgcheck-selftest.sh \
+	tests/tools/check-layers.pl
 
 e2e: $(B)/cgjit $(B)/cgcheck $(AGENT_SO)
 	@CGJIT=$(B)/cgjit CGCHECK=$(B)/cgcheck JVMTI_AGENT=$(AGENT_SO) tests/e2e/run-all.sh $(E2E_SCRIPTS)
@@ -148,7 +150,7 @@ clean:
 	rm -rf build build-asan build-clang build-fuzz build-deb
 
 # --- fuzzing --- (tests/fuzz/, scripts/fuzz; kept self-contained)
-# `make fuzz [FUZZ_SECONDS=60]` builds one libFuzzer binary per parser with clang (src/*.c
+# `make fuzz [FUZZ_SECONDS=60]` builds one libFuzzer binary per parser with clang (src/*/*.c
 # compiled in, ASan+UBSan) in build-fuzz/ and runs each for FUZZ_SECONDS over its stored
 # corpus (with tests/fuzz/<target>.dict); new inputs go to build-fuzz/corpus/<target>,
 # findings to build-fuzz/artifacts/, each run's log to build-fuzz/<target>.log (read by
@@ -171,7 +173,7 @@ FUZZ_OBJS    := $(B)/fuzz/replay.o $(FUZZ_TARGETS:%=$(B)/fuzz/fuzz_%.o)
 
 # One clang command compiles all of src/ into each binary: -MMD would keep only one
 # source's headers, so they are listed here.
-$(FUZZ_B)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(LIB_SRCS) $(wildcard src/*.h)
+$(FUZZ_B)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(LIB_SRCS) $(wildcard src/*/*.h)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $< $(LIB_SRCS) $(LDLIBS_LIB)
 

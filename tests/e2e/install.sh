@@ -12,7 +12,7 @@ export LC_ALL=C.UTF-8 MANPAGER=cat MANWIDTH=80
 
 bdir=$(dirname "$CGJIT")
 b=${bdir#"$top"/}   # relative to $top when under it, as the Makefile's B usually is
-version=$(sed -n 's/^#define CGJIT_VERSION "\([^"]*\)"$/\1/p' "$top/src/cmd.h")
+version=$(sed -n 's/^#define CGJIT_VERSION "\([^"]*\)"$/\1/p' "$top/src/cmd/cmd.h")
 pages=()
 for f in "$top"/man/*.1; do pages+=("$(basename "$f")"); done
 mk() { make -s --no-print-directory -C "$top" B="$b" "$@"; }
@@ -53,7 +53,7 @@ expect 'cmp -s "$CGJIT" "$root/usr/local/bin/cgjit"' "the installed binary is $b
 expect '[ "$(stat -c %a "$root/usr/local/bin/cgjit")" = 755 ] && [ "$(stat -c %a "$root/usr/local/share/man/man1/cgjit.1")" = 644 ]' \
 	"modes: binary 755, man pages 644"
 out=$("$root/usr/local/bin/cgjit" --version 2>&1)
-expect '[ "$out" = "cgjit $version" ]' "installed cgjit --version prints 'cgjit $version' (src/cmd.h): '$out'"
+expect '[ "$out" = "cgjit $version" ]' "installed cgjit --version prints 'cgjit $version' (src/cmd/cmd.h): '$out'"
 mandir=$root/usr/local/share/man
 out=$(man -M "$mandir" -w cgjit 2>&1)
 expect '[ "$out" = "$mandir/man1/cgjit.1" ]' "man -M DESTDIR/usr/local/share/man -w cgjit finds the page"
@@ -94,7 +94,7 @@ expect '[ "$(dpkg-deb -f "$deb" Package Version Architecture Section Priority)" 
 Version: $version-1
 Architecture: $arch
 Section: devel
-Priority: optional" ]' "control: Package, Version from src/cmd.h, Architecture, Section, Priority"
+Priority: optional" ]' "control: Package, Version from src/cmd/cmd.h, Architecture, Section, Priority"
 depends=$(dpkg-deb -f "$deb" Depends)
 expect '[[ $depends == *libc6* ]] && [[ $depends == *libzstd* ]] && [[ $depends == *libyaml* ]] && [[ $depends == *libjansson* ]]' \
 	"Depends names the shared libraries' packages: $depends"

@@ -19,13 +19,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "augment.h"
-#include "callgrind_reader.h"
-#include "diag.h"
+#include "augment/augment.h"
+#include "callgrind/callgrind_reader.h"
+#include "core/diag.h"
 #include "fuzz.h"
-#include "io.h"
-#include "jitdump.h"
-#include "report.h"
+#include "core/io.h"
+#include "jit/jitdump.h"
+#include "augment/augment_stats.h"
 
 enum { MAX_SYMFILES = 8 };
 
@@ -194,8 +194,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	o.no_elf = !elf;
 	o.elf_dir = tmpdir;
 	o.max_line = 1 << 20;
-	/* Static: struct report is large (64 sources of 512-byte paths). */
-	static struct report rep;
+	/* Static: struct augment_stats is large (64 sources of 512-byte paths). */
+	static struct augment_stats rep;
 	struct diag d = { 0 };
 	int rc = augment_run(&o, &rep, &d);
 	FUZZ_CHECK(rc == 0 ? !d.set : rc == -1 && d.set);

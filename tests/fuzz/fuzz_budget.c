@@ -6,8 +6,8 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "budget.h"
-#include "diag.h"
+#include "report/budget.h"
+#include "core/diag.h"
 #include "fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

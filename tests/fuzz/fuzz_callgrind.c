@@ -5,10 +5,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "callgrind_reader.h"
-#include "diag.h"
+#include "callgrind/callgrind_reader.h"
+#include "core/diag.h"
 #include "fuzz.h"
-#include "io.h"
+#include "core/io.h"
 
 /* Small enough that the fuzzer reaches the line limit within -max_len. */
 enum { FUZZ_MAX_LINE = 4096 };

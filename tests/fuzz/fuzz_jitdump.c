@@ -5,11 +5,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "diag.h"
+#include "core/diag.h"
 #include "fuzz.h"
-#include "io.h"
-#include "jitdump.h"
-#include "symtab.h"
+#include "core/io.h"
+#include "jit/jitdump.h"
+#include "jit/symtab.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -4,11 +4,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "diag.h"
+#include "core/diag.h"
 #include "fuzz.h"
-#include "io.h"
-#include "perfmap.h"
-#include "symtab.h"
+#include "core/io.h"
+#include "jit/perfmap.h"
+#include "jit/symtab.h"
 
 enum { FUZZ_MAX_LINE = 4096 };
 

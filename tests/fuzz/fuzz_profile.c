@@ -8,11 +8,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "diag.h"
-#include "flamegraph.h"
+#include "core/diag.h"
+#include "report/flamegraph.h"
 #include "fuzz.h"
-#include "io.h"
-#include "profile.h"
+#include "core/io.h"
+#include "report/profile.h"
 
 struct flame_check {
 	const struct profile *p;

@@ -19,17 +19,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "budget.h"
-#include "diag.h"
-#include "doc_out.h"
-#include "flamegraph.h"
+#include "report/budget.h"
+#include "core/diag.h"
+#include "report/doc_out.h"
+#include "report/flamegraph.h"
 #include "fuzz.h"
-#include "io.h"
-#include "prof_check.h"
-#include "prof_diff.h"
-#include "prof_report.h"
-#include "prof_scope.h"
-#include "profile.h"
+#include "core/io.h"
+#include "report/prof_check.h"
+#include "report/prof_diff.h"
+#include "report/prof_report.h"
+#include "report/prof_scope.h"
+#include "report/profile.h"
 
 enum { FUZZ_MAX_LINE = 4096, MAX_DEPTH = 16 };
 

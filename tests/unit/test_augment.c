@@ -7,15 +7,15 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "augment.h"
-#include "diag.h"
+#include "augment/augment.h"
+#include "core/diag.h"
 #include "helpers.h"
-#include "pathmap.h"
-#include "report.h"
+#include "jit/pathmap.h"
+#include "augment/augment_stats.h"
 
 #define HDR "# callgrind format\nversion: 1\ncreator: callgrind-3.19.0\npid: 9\ncmd: x\npart: 1\n"
 
-static struct report rep;
+static struct augment_stats rep;
 static const struct pathmap *paths;   /* --root/--path-map of the next augment() */
 
 /* Augments PROFILE with MAP; returns the output text (malloc'd). */

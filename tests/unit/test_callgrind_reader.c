@@ -5,10 +5,10 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "callgrind_reader.h"
-#include "diag.h"
+#include "callgrind/callgrind_reader.h"
+#include "core/diag.h"
 #include "helpers.h"
-#include "io.h"
+#include "core/io.h"
 
 struct fixture {
 	char *path;

@@ -6,10 +6,10 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "callgrind_writer.h"
-#include "diag.h"
+#include "callgrind/callgrind_writer.h"
+#include "core/diag.h"
 #include "helpers.h"
-#include "io.h"
+#include "core/io.h"
 
 static char *run_writer(void (*body)(struct cgw *w))
 {

@@ -12,12 +12,12 @@
 #include <jansson.h>
 #include <string.h>
 
-#include "budget.h"
-#include "diag.h"
+#include "report/budget.h"
+#include "core/diag.h"
 #include "helpers.h"
-#include "prof_check.h"
-#include "prof_scope.h"
-#include "profile.h"
+#include "report/prof_check.h"
+#include "report/prof_scope.h"
+#include "report/profile.h"
 
 static int load_budget(struct budget *b, const char *text, struct diag *d)
 {

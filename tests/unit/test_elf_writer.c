@@ -8,11 +8,11 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "diag.h"
-#include "elf_writer.h"
+#include "core/diag.h"
+#include "jit/elf_writer.h"
 #include "helpers.h"
-#include "io.h"
-#include "symtab.h"
+#include "core/io.h"
+#include "jit/symtab.h"
 
 static void test_elf_writer__sections_symbols_lines(void **state)
 {

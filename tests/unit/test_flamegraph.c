@@ -11,12 +11,12 @@
 #include <cmocka.h>
 #include <string.h>
 
-#include "diag.h"
-#include "flamegraph.h"
-#include "flamegraph_svg.h"
+#include "core/diag.h"
+#include "report/flamegraph.h"
+#include "report/flamegraph_svg.h"
 #include "helpers.h"
-#include "io.h"
-#include "profile.h"
+#include "core/io.h"
+#include "report/profile.h"
 
 static uint32_t fn(struct profile_builder *b, const char *name)
 {

@@ -13,10 +13,10 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
-#include "diag.h"
+#include "core/diag.h"
 #include "helpers.h"
-#include "io.h"
-#include "xalloc.h"
+#include "core/io.h"
+#include "core/xalloc.h"
 
 static char *read_all(struct input *in, size_t *n)
 {

@@ -10,16 +10,16 @@
 
 #include <stdio.h>
 
-#include "diag.h"
+#include "core/diag.h"
 #include "helpers.h"
 #include "dump_builder.h"
-#include "elf_files.h"
-#include "jitdump.h"
-#include "pathmap.h"
-#include "report.h"
-#include "report_text.h"
-#include "report_yaml.h"
-#include "symtab.h"
+#include "jit/elf_files.h"
+#include "jit/jitdump.h"
+#include "jit/pathmap.h"
+#include "augment/augment_stats.h"
+#include "augment/augment_stats_text.h"
+#include "augment/augment_stats_yaml.h"
+#include "jit/symtab.h"
 
 static void header(struct dump *d, int be, uint32_t total)
 {
@@ -660,7 +660,7 @@ static void test_jitdump__not_code_in_summary(void **state)
 	rows_at(&d, 0x20000, 0x40, off, 5, "/t/b.wat");
 	load(&d, 0x20000, 0x400, 1, "wasm-function[3]");
 	assert_int_equal(read_dump(&d, JITDUMP_BIAS_AUTO), 0);
-	static struct report r;
+	static struct augment_stats r;
 	memset(&r, 0, sizeof(r));
 	r.nsources = 1;
 	r.sources[0].is_jitdump = 1;
@@ -668,14 +668,14 @@ static void test_jitdump__not_code_in_summary(void **state)
 	snprintf(r.sources[0].kind, sizeof(r.sources[0].kind), "jitdump");
 	char *txt = tmp_file("");
 	FILE *f = fopen(txt, "w");
-	report_text_write(&r, f);
+	augment_stats_text_write(&r, f);
 	fclose(f);
 	char *t = slurp(txt);
 	assert_non_null(strstr(t, "0 of 2 debug records used (0 line rows)"));
 	assert_non_null(strstr(t, "2 debug records ignored (10 rows): not machine-code offsets (1 of V8 "
 				  "baseline code 'JS:^', 1 with every row in the first quarter of the code)"));
 	char *yml = tmp_file("");
-	assert_int_equal(report_yaml_write(&r, yml, &dg), 0);
+	assert_int_equal(augment_stats_yaml_write(&r, yml, &dg), 0);
 	char *y = slurp(yml);
 	assert_non_null(strstr(y, "debug_records_not_code_baseline: 1\n"));
 	assert_non_null(strstr(y, "debug_records_not_code_prefix: 1\n"));

@@ -1,7 +1,7 @@
 /* Unit tests for the JVMTI agent's pure parts, without a JVM: agent/java_names.c (method
  * names in the form of HotSpot's perf map, source paths, line lookup, DEBUG_INFO rows from
  * pc descriptors) and agent/jitdump_writer.c (record bytes, read back through cgjit's own
- * reader, src/jitdump.c; buffering; a failing sink). Expected names are copied from
+ * reader, src/jit/jitdump.c; buffering; a failing sink). Expected names are copied from
  * HotSpot 17's -XX:+DumpPerfMapAtExit output (samples/java-instr, samples/java-jvmti). */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -12,12 +12,12 @@
 #include <errno.h>
 #include <stdio.h>
 
-#include "diag.h"
+#include "core/diag.h"
 #include "helpers.h"
 #include "java_names.h"
-#include "jitdump.h"
+#include "jit/jitdump.h"
 #include "jitdump_writer.h"
-#include "symtab.h"
+#include "jit/symtab.h"
 
 static void expect_method(const char *csig, const char *name, const char *sig, const char *want)
 {

@@ -7,8 +7,8 @@
 #include <cmocka.h>
 #include <string.h>
 
-#include "jitname.h"
-#include "pseudo_name.h"
+#include "jit/jitname.h"
+#include "callgrind/pseudo_name.h"
 
 static int pseudo(const char *s, uint64_t *addr, size_t *head)
 {

@@ -11,10 +11,10 @@
 #include <limits.h>
 #include <sys/stat.h>
 
-#include "diag.h"
+#include "core/diag.h"
 #include "helpers.h"
-#include "jitname.h"
-#include "pathmap.h"
+#include "jit/jitname.h"
+#include "jit/pathmap.h"
 
 static struct pathmap_buf buf;
 

@@ -5,11 +5,11 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "diag.h"
+#include "core/diag.h"
 #include "helpers.h"
-#include "io.h"
-#include "perfmap.h"
-#include "symtab.h"
+#include "core/io.h"
+#include "jit/perfmap.h"
+#include "jit/symtab.h"
 
 static void parses(const char *line, uint64_t start, uint64_t size, const char *name)
 {

@@ -7,13 +7,13 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "arena.h"
-#include "diag.h"
+#include "core/arena.h"
+#include "core/diag.h"
 #include "helpers.h"
-#include "idmap.h"
-#include "io.h"
-#include "linereader.h"
-#include "strtab.h"
+#include "core/idmap.h"
+#include "core/io.h"
+#include "core/linereader.h"
+#include "core/strtab.h"
 
 static void test_strtab__interning(void **state)
 {

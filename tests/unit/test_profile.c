@@ -11,13 +11,13 @@
 #include <string.h>
 #include <yaml.h>
 
-#include "diag.h"
-#include "doc_out.h"
+#include "core/diag.h"
+#include "report/doc_out.h"
 #include "helpers.h"
-#include "pathmap.h"
-#include "prof_diff.h"
-#include "prof_report.h"
-#include "profile.h"
+#include "jit/pathmap.h"
+#include "report/prof_diff.h"
+#include "report/prof_report.h"
+#include "report/profile.h"
 
 static const struct prof_fn *find(const struct profile *p, const char *name)
 {

@@ -18,11 +18,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "diag.h"
+#include "core/diag.h"
 #include "helpers.h"
-#include "record.h"
-#include "record_run.h"
-#include "report.h"
+#include "record/record.h"
+#include "record/record_run.h"
+#include "augment/augment_stats.h"
 
 /* An injected `python --version`: CTX is the text it prints, NULL when it cannot run. */
 static int fake_probe(void *ctx, const char *command, char *out, size_t outsz)
@@ -650,14 +650,14 @@ static void test_record__progress_line(void **state)
 static void test_record__summary_line(void **state)
 {
 	(void)state;
-	struct report r;
+	struct augment_stats r;
 	memset(&r, 0, sizeof(r));
 	snprintf(r.output, sizeof(r.output), "out/callgrind.out.jit.1234");
 	r.pseudo_functions = 246;
 	r.resolved = 211;
 	r.nevents = 2;
-	r.events[0] = (struct report_event){ "Ir", 1000000, 470200, 1, 0 };
-	r.events[1] = (struct report_event){ "Dr", 10, 1, 0, 0 };
+	r.events[0] = (struct augment_stats_event){ "Ir", 1000000, 470200, 1, 0 };
+	r.events[1] = (struct augment_stats_event){ "Dr", 10, 1, 0, 0 };
 	char out[1024];
 	record_summary_line(&r, out, sizeof(out));
 	assert_string_equal(out, "out/callgrind.out.jit.1234: Ir 47.02% JIT, 0.00% unknown (211 of 246 "

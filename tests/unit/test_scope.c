@@ -13,13 +13,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "diag.h"
-#include "doc_out.h"
+#include "core/diag.h"
+#include "report/doc_out.h"
 #include "helpers.h"
-#include "prof_diff.h"
-#include "prof_report.h"
-#include "prof_scope.h"
-#include "profile.h"
+#include "report/prof_diff.h"
+#include "report/prof_report.h"
+#include "report/prof_scope.h"
+#include "report/profile.h"
 
 static const struct prof_fn *find(const struct profile *p, const char *name)
 {

@@ -8,8 +8,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "diag.h"
-#include "symtab.h"
+#include "core/diag.h"
+#include "jit/symtab.h"
 
 static struct symtab *st;
 static uint32_t src;

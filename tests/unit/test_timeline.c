@@ -13,12 +13,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "diag.h"
+#include "core/diag.h"
 #include "dump_builder.h"
-#include "doc_out.h"
-#include "io.h"
-#include "timeline.h"
-#include "timeline_svg.h"
+#include "report/doc_out.h"
+#include "core/io.h"
+#include "report/timeline.h"
+#include "report/timeline_svg.h"
 
 static void header(struct dump *d, int be, uint64_t flags)
 {

@@ -1,0 +1,93 @@
+/* callgrind_names.c - per-part interning of objects and files, and function identities. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "callgrind/callgrind_names.h"
+#include "core/xalloc.h"
+
+void cg_names_init(struct cg_names *n)
+{
+	memset(n, 0, sizeof(*n));
+	strtab_init(&n->objs);
+	strtab_init(&n->files);
+	idmap_init(&n->by_key);
+	for (int i = 0; i < 3; i++)
+		idmap_init(&n->ids[i]);
+}
+
+void cg_names_free(struct cg_names *n)
+{
+	strtab_free(&n->objs);
+	strtab_free(&n->files);
+	free(n->fns);
+	idmap_free(&n->by_key);
+	for (int i = 0; i < 3; i++) {
+		idmap_free(&n->ids[i]);
+		free(n->dense[i]);
+	}
+	memset(n, 0, sizeof(*n));
+}
+
+void cg_names_clear(struct cg_names *n)
+{
+	strtab_clear(&n->objs);
+	strtab_clear(&n->files);
+	n->nfns = 0;
+	idmap_clear(&n->by_key);
+	for (int i = 0; i < 3; i++) {
+		idmap_clear(&n->ids[i]);
+		n->dense_n[i] = 0;
+		n->nids[i] = 0;
+	}
+}
+
+void cg_names_id_put(struct cg_names *n, enum cg_space sp, uint64_t id, uint32_t index)
+{
+	n->nids[sp]++;
+	/* A table indexed by id costs 4 bytes per id up to the largest: used while ids stay
+	 * within a few times their number, or below 2^20 (4 MiB): callgrind numbers them
+	 * densely, but over the whole run, so a part's first id may be in the 100,000s. A
+	 * hostile id such as 2^63 goes to the hash map. */
+	if (id >= n->dense_n[sp] && id < ((size_t)1 << 28) &&
+	    id < 8 * n->nids[sp] + ((size_t)1 << 20)) {
+		XGROW(n->dense[sp], n->dense_cap[sp], (size_t)id + 1);
+		/* marked unused up to ID only: the rest of the doubled capacity stays untouched */
+		memset(n->dense[sp] + n->dense_n[sp], 0xff, ((size_t)id + 1 - n->dense_n[sp]) * sizeof(*n->dense[sp]));
+		n->dense_n[sp] = (size_t)id + 1;
+	}
+	if (id < n->dense_n[sp])
+		n->dense[sp][id] = index;
+	else
+		idmap_put(&n->ids[sp], id, index);
+}
+
+uint32_t cg_names_intern(struct cg_names *n, enum cg_space space, const char *s, size_t len)
+{
+	return strtab_intern(space == SP_OBJ ? &n->objs : &n->files, s, len, NULL);
+}
+
+uint64_t cg_names_fn_key(const char *name, size_t len, uint32_t obj, uint32_t file)
+{
+	uint64_t h = strtab_hash(name, len);
+	h ^= ((uint64_t)obj << 32 | file) * 0x9e3779b97f4a7c15ULL;
+	return h ^ h >> 31;
+}
+
+static uint32_t add_fn(struct cg_names *n, uint64_t key, size_t len, uint32_t obj, uint32_t file)
+{
+	XGROW(n->fns, n->fns_cap, n->nfns + 1);
+	n->fns[n->nfns] = (struct cg_fn){ key, len > UINT32_MAX ? UINT32_MAX : (uint32_t)len, obj, file };
+	return (uint32_t)n->nfns++;
+}
+
+uint32_t cg_names_intern_fn(struct cg_names *n, uint64_t key, size_t len, uint32_t obj,
+			    uint32_t file, int *added)
+{
+	uint32_t i = idmap_get(&n->by_key, key);
+	*added = i == UINT32_MAX;
+	if (*added) {
+		i = add_fn(n, key, len, obj, file);
+		idmap_put(&n->by_key, key, i);
+	}
+	return i;
+}

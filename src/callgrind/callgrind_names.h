@@ -1,0 +1,75 @@
+/* callgrind_names.h - one part's name tables, as kcachegrind binds them.
+ * Three id spaces (objects: ob/cob; files: fl/fi/fe/cfi/cfl/jfi; functions: fn/cfn/jfn),
+ * docs/formats.md 1.4. Objects and files are interned by name (there are few). A function
+ * is an identity (name, object, file) fixed where its compressed id is first defined, with
+ * the context then in effect (docs/formats.md 3.1); a later "(id)" reference returns that
+ * identity whatever the current ob/fl. Uncompressed names are bound anew each time.
+ * Function names are not kept: a profile with --separate-callers holds hundreds of
+ * megabytes of them. An identity is its 64-bit hash; the reader hands each name to its
+ * consumer once, where it is defined (cg_record.defs). Everything is cleared at each new
+ * part; memory grows with the number of names, in bytes per name, not with their length. */
+#ifndef CGJIT_CALLGRIND_NAMES_H
+#define CGJIT_CALLGRIND_NAMES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/idmap.h"
+#include "core/strtab.h"
+
+enum cg_space { SP_OBJ, SP_FILE, SP_FN };
+
+struct cg_fn {
+	uint64_t key;       /* hash of (name, obj, file) */
+	uint32_t len;       /* of the name */
+	uint32_t obj;       /* index into the object table */
+	uint32_t file;      /* index into the file table */
+};
+
+struct cg_names {
+	struct strtab objs;     /* index -> object name */
+	struct strtab files;    /* index -> file name */
+	struct cg_fn *fns;      /* index -> function identity */
+	size_t nfns, fns_cap;
+	struct idmap by_key;    /* identity hash -> index */
+	struct idmap ids[3];    /* compressed input id -> index, per space: sparse ids */
+	uint32_t *dense[3];     /* ... and small ids, where callgrind's are (UINT32_MAX: none) */
+	size_t dense_cap[3], dense_n[3];   /* capacity; entries in use */
+	size_t nids[3];
+};
+
+void cg_names_init(struct cg_names *n);
+void cg_names_free(struct cg_names *n);
+void cg_names_clear(struct cg_names *n);
+
+/* The index bound to compressed id ID in SPACE, or UINT32_MAX. */
+static inline uint32_t cg_names_id_get(const struct cg_names *n, enum cg_space sp, uint64_t id)
+{
+	/* an id put in the map may lie below a later, larger table */
+	uint32_t i = id < n->dense_n[sp] ? n->dense[sp][id] : UINT32_MAX;
+	return i != UINT32_MAX ? i : idmap_get(&n->ids[sp], id);
+}
+void cg_names_id_put(struct cg_names *n, enum cg_space sp, uint64_t id, uint32_t index);
+
+/* Interns an object or file name; returns its index. */
+uint32_t cg_names_intern(struct cg_names *n, enum cg_space space, const char *s, size_t len);
+/* The hash that identifies the function (NAME, OBJ, FILE). */
+uint64_t cg_names_fn_key(const char *name, size_t len, uint32_t obj, uint32_t file);
+/* The index of the identity with KEY, added if new (*ADDED tells). */
+uint32_t cg_names_intern_fn(struct cg_names *n, uint64_t key, size_t len, uint32_t obj,
+			    uint32_t file, int *added);
+static inline const struct cg_fn *cg_names_get_fn(const struct cg_names *n, uint32_t i)
+{
+	return &n->fns[i];
+}
+static inline const struct strtab_entry *cg_names_get(const struct cg_names *n,
+						      enum cg_space space, uint32_t i)
+{
+	return strtab_get(space == SP_OBJ ? &n->objs : &n->files, i);
+}
+static inline size_t cg_names_count(const struct cg_names *n, enum cg_space space)
+{
+	return space == SP_OBJ ? n->objs.count : space == SP_FILE ? n->files.count : n->nfns;
+}
+
+#endif

@@ -1,0 +1,119 @@
+/* callgrind_reader.h - a callgrind profile as a stream of typed records.
+ * Reads the whole format as valgrind writes it (docs/formats.md section 1): header
+ * lines, several parts, name compression with its three id spaces, uncompressed names,
+ * positions "line", "instr", "bb" in any combination, subposition compression, fi=/fe=,
+ * calls= with its cost line, jump=/jcnd=, any list of events, CRLF. Positions in records
+ * are absolute. Name lines (ob=, fl=, cfn=, ...) are consumed here and turned into the
+ * function and file indices that the records carry (struct cg_names, per part).
+ * A record borrows the reader's memory until the next cg_reader_next(). */
+#ifndef CGJIT_CALLGRIND_READER_H
+#define CGJIT_CALLGRIND_READER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "callgrind/callgrind_names.h"
+
+struct diag;
+struct input;
+
+enum { CG_MAX_EVENTS = 64, CG_MAX_POS = 3 };
+
+enum cg_kind {
+	CG_HEADER,    /* a header line ("key: value"), or the format marker line */
+	CG_COMMENT,   /* a "#" line or an empty line */
+	CG_FN,        /* fn=: FN is the new current function */
+	CG_COST,      /* self cost at POS, charged to FN in FILE */
+	CG_CALL,      /* calls= and its cost line: FN at POS calls CALLEE, inclusive COSTS */
+	CG_JUMP,      /* jump=/jcnd= and its source line */
+	CG_TOTALS,    /* totals: (the end of a part; the reader has checked the sums) */
+};
+
+enum cg_header_key {
+	HK_MARKER, HK_VERSION, HK_CREATOR, HK_PID, HK_CMD, HK_PART, HK_THREAD, HK_DESC,
+	HK_POSITIONS, HK_EVENT, HK_EVENTS, HK_SUMMARY,
+};
+
+enum cg_pos_kind { POS_INSTR, POS_BB, POS_LINE };
+
+/* A function defined by a name line (fn=, cfn=, jfn=) since the previous record, with its
+ * name, which the reader does not keep: this is the one time it is handed out. */
+struct cg_def {
+	uint32_t fn;
+	const char *name;
+	size_t len;
+};
+
+struct cg_record {
+	enum cg_kind kind;
+	const struct cg_def *defs;  /* valid until the next cg_reader_next() */
+	unsigned ndefs;
+	uint64_t line;              /* line number in the input (of the last line read) */
+	const char *text;           /* the line, without "\n"/"\r\n" (HEADER, COMMENT, COST) */
+	size_t len;
+	enum cg_header_key key;     /* HEADER */
+	int new_part;               /* HEADER: the first header line of a new part */
+	uint32_t fn;                /* FN, COST, CALL, JUMP: current function (cg_names index) */
+	uint32_t file;              /* COST, CALL, JUMP: file in effect (fl=, or fi=/fe=) */
+	const uint64_t *pos;        /* COST, CALL (source), JUMP (source): absolute positions */
+	const uint64_t *prev_pos;   /* the position base before this line */
+	int clean;                  /* COST: TEXT is canonical callgrind text (single spaces,
+	                               decimal costs) and may be copied when the bases agree */
+	const uint64_t *costs;      /* COST: self; CALL: inclusive. nevents entries */
+	uint64_t count;             /* CALL: calls count; JUMP: executions */
+	uint64_t followed;          /* JUMP (jcnd=): times followed */
+	int conditional;            /* JUMP: 1 for jcnd= */
+	const uint64_t *target;     /* CALL, JUMP: target position */
+	uint32_t callee;            /* CALL: called function; JUMP: target function */
+	uint32_t callee_file;       /* JUMP: target file (jfi= or the current file) */
+};
+
+struct cg_reader;
+
+/* Reads from IN (not owned; its name is used in messages). MAX_LINE bounds a line. */
+struct cg_reader *cg_reader_new(struct input *in, size_t max_line);
+void cg_reader_free(struct cg_reader *r);   /* NULL is a no-op */
+/* Returns 1 with REC filled, 0 at a clean end (every part closed by a matching totals:),
+ * -1 with D set: malformed line, undefined id, calls= without its cost line, truncated
+ * file, self costs not adding up to totals:, NUL byte, cachegrind input. */
+int cg_reader_next(struct cg_reader *r, struct cg_record *rec, struct diag *d);
+
+/* Consecutive cost lines of one function in one file, handed over without records: their
+ * text (each line canonical, as callgrind writes it) is copied as it is, except that the
+ * first line may need its positions re-encoded when the consumer's base differs. */
+struct cg_cost_run {
+	const char *text;           /* LINES lines joined by "\n", without the last one's */
+	size_t len;
+	size_t first_len;           /* bytes of the first line */
+	uint64_t lines;
+	const uint64_t *prev;       /* the position base before the first line */
+	const uint64_t *first_pos;  /* the first line's absolute positions and self costs */
+	const uint64_t *first_costs;
+	const uint64_t *last_pos;   /* the base after the run */
+	const uint64_t *sums;       /* self costs of the run, per event */
+	uint64_t lo, hi;            /* smallest and largest instr position (UINT64_MAX, 0 if none) */
+};
+typedef void cg_cost_sink(void *ctx, uint32_t fn, uint32_t file, const struct cg_cost_run *run);
+/* From now on, canonical cost lines of function FN go to SINK, in runs, instead of being
+ * returned as records, until the next fn= line or part (SINK NULL: none). Most lines of a
+ * profile are such lines in blocks that stay as they are: this saves a record and a copy
+ * per line. */
+void cg_reader_sink_costs(struct cg_reader *r, uint32_t fn, cg_cost_sink *sink, void *ctx);
+
+/* The current part's layout; valid after its events: line. */
+unsigned cg_reader_npos(const struct cg_reader *r);
+enum cg_pos_kind cg_reader_pos_kind(const struct cg_reader *r, unsigned i);
+int cg_reader_pos_index(const struct cg_reader *r, enum cg_pos_kind k);  /* -1 if absent */
+unsigned cg_reader_nevents(const struct cg_reader *r);
+const char *cg_reader_event_name(const struct cg_reader *r, unsigned i);
+/* Sum of self costs of the current part so far. */
+const uint64_t *cg_reader_part_sums(const struct cg_reader *r);
+/* The pid: header (0 if none seen yet). */
+uint64_t cg_reader_pid(const struct cg_reader *r);
+/* 1 if reading failed because the input is a perf map or a jitdump, not a profile. */
+int cg_reader_is_symbol_file(const struct cg_reader *r);
+unsigned cg_reader_part_count(const struct cg_reader *r);
+const struct cg_names *cg_reader_names(const struct cg_reader *r);
+const char *cg_reader_input_name(const struct cg_reader *r);
+
+#endif

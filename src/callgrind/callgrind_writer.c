@@ -1,0 +1,601 @@
+/* callgrind_writer.c - output id tables, context tracking and position encoding.
+ * Owns its output buffer and the per-part output name tables. */
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "callgrind/callgrind_writer.h"
+#include "core/arena.h"
+#include "core/diag.h"
+#include "core/idmap.h"
+#include "core/io.h"
+#include "core/scan.h"
+#include "core/strtab.h"
+#include "core/xalloc.h"
+
+enum { BUF_FLUSH = 1 << 20 };
+
+struct table {
+	struct strtab names;
+	uint32_t *id;       /* output id, 0 = not written yet */
+	size_t cap;
+	uint32_t next;
+};
+
+/* Output is handed to a second thread in blocks of about BUF_FLUSH bytes, so that
+ * compression (zstd output) and the write system calls overlap with reading and
+ * rewriting: two buffers, one being filled here while the other is written there. */
+struct flusher {
+	pthread_t thread;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	int started, stop;
+	const char *job;          /* the block being written, NULL when idle */
+	size_t job_len;
+	char *spare;              /* the buffer not being filled */
+	size_t spare_cap;
+};
+
+struct cgw {
+	struct output *out;
+	char *buf;
+	size_t len, cap;
+	struct diag err;          /* the first write error (set by the flusher thread) */
+	uint64_t bytes;
+	struct flusher flusher;
+
+	struct table objs, files;
+	struct idmap fnkeys;        /* hash of an interned identity -> index into fns */
+	struct cgw_fn *fns;         /* every identity, interned or borrowed */
+	uint32_t *fn_id;            /* output id, 0 = not written yet */
+	size_t nfns, fns_cap, fn_id_cap;
+	uint32_t next_fn_id;
+	/* A name is needed until its identity is first written. Names of identities made
+	 * since cgw_settle() are borrowed (valid until then) or in TRANSIENT; cgw_settle()
+	 * copies those not written yet into PENDING, which lasts the part. */
+	size_t settled;             /* identities before this index are settled */
+	struct arena transient, pending;
+
+	unsigned npos, nevents;
+	enum cg_pos_kind kinds[CG_MAX_POS];
+	uint64_t base[CG_MAX_POS];
+	int base_valid;
+	uint64_t sums[CG_MAX_EVENTS];
+
+	uint32_t ob, fl, file, fn;
+	int have_ob, have_fn;
+};
+
+static void table_init(struct table *t) { memset(t, 0, sizeof(*t)); strtab_init(&t->names); }
+static void table_free(struct table *t) { strtab_free(&t->names); free(t->id); }
+static void table_clear(struct table *t) { strtab_clear(&t->names); t->next = 0; }
+
+static uint32_t table_intern(struct table *t, const char *s, size_t len)
+{
+	int added;
+	uint32_t i = strtab_intern(&t->names, s, len, &added);
+	if (added) {
+		XGROW(t->id, t->cap, (size_t)i + 1);
+		t->id[i] = 0;
+	}
+	return i;
+}
+
+static void *flusher_main(void *arg)
+{
+	struct cgw *w = arg;
+	struct flusher *f = &w->flusher;
+	pthread_mutex_lock(&f->mu);
+	for (;;) {
+		while (!f->job && !f->stop)
+			pthread_cond_wait(&f->cv, &f->mu);
+		if (!f->job)
+			break;
+		const char *p = f->job;
+		size_t n = f->job_len;
+		pthread_mutex_unlock(&f->mu);
+		if (!w->err.set)
+			output_write(w->out, p, n, &w->err);
+		pthread_mutex_lock(&f->mu);
+		f->job = NULL;
+		pthread_cond_broadcast(&f->cv);
+	}
+	pthread_mutex_unlock(&f->mu);
+	return NULL;
+}
+
+/* Waits until the flusher is idle (called with its lock held). */
+static void flusher_wait(struct flusher *f)
+{
+	while (f->job)
+		pthread_cond_wait(&f->cv, &f->mu);
+}
+
+/* Starts the thread with the signals sent to the process blocked: those are the main
+ * thread's to handle (io.c puts outputs back and removes temporaries). The ones its own
+ * write() raises (SIGPIPE, SIGXFSZ) and faults stay unblocked, so that `cgjit ... -o - |
+ * head` ends by SIGPIPE as any writer does. 0, or -1 if it cannot start. */
+static int flusher_start(struct cgw *w)
+{
+	struct flusher *f = &w->flusher;
+	sigset_t all, old;
+	sigfillset(&all);
+	static const int own[] = { SIGPIPE, SIGXFSZ, SIGSEGV, SIGBUS, SIGFPE, SIGILL };
+	for (size_t i = 0; i < sizeof(own) / sizeof(own[0]); i++)
+		sigdelset(&all, own[i]);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	int rc = pthread_create(&f->thread, NULL, flusher_main, w);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (rc != 0)
+		return -1;
+	f->started = 1;
+	return 0;
+}
+
+/* Hands the filled buffer to the flusher and continues in the other one; writes here if
+ * no thread can be started. */
+static void submit(struct cgw *w)
+{
+	struct flusher *f = &w->flusher;
+	if (!w->len)
+		return;
+	if (!f->started && flusher_start(w) < 0) {
+		if (!w->err.set)
+			output_write(w->out, w->buf, w->len, &w->err);
+		w->len = 0;
+		return;
+	}
+	pthread_mutex_lock(&f->mu);
+	flusher_wait(f);
+	char *b = f->spare;
+	size_t c = f->spare_cap;
+	f->spare = w->buf;
+	f->spare_cap = w->cap;
+	f->job = w->buf;
+	f->job_len = w->len;
+	pthread_cond_broadcast(&f->cv);
+	pthread_mutex_unlock(&f->mu);
+	if (!b) {
+		c = w->cap;
+		b = xmalloc(c);
+	}
+	w->buf = b;
+	w->cap = c;
+	w->len = 0;
+}
+
+struct cgw *cgw_new(struct output *out)
+{
+	struct cgw *w = xcalloc(1, sizeof(*w));
+	w->out = out;
+	w->cap = BUF_FLUSH + 64 * 1024;
+	w->buf = xmalloc(w->cap);
+	pthread_mutex_init(&w->flusher.mu, NULL);
+	pthread_cond_init(&w->flusher.cv, NULL);
+	table_init(&w->objs);
+	table_init(&w->files);
+	idmap_init(&w->fnkeys);
+	return w;
+}
+
+void cgw_free(struct cgw *w)
+{
+	if (!w)
+		return;
+	if (w->flusher.started) {
+		pthread_mutex_lock(&w->flusher.mu);
+		w->flusher.stop = 1;
+		pthread_cond_broadcast(&w->flusher.cv);
+		pthread_mutex_unlock(&w->flusher.mu);
+		pthread_join(w->flusher.thread, NULL);
+	}
+	pthread_mutex_destroy(&w->flusher.mu);
+	pthread_cond_destroy(&w->flusher.cv);
+	free(w->flusher.spare);
+	free(w->buf);
+	table_free(&w->objs);
+	table_free(&w->files);
+	idmap_free(&w->fnkeys);
+	arena_free(&w->transient);
+	arena_free(&w->pending);
+	free(w->fns);
+	free(w->fn_id);
+	free(w);
+}
+
+int cgw_flush(struct cgw *w, struct diag *d)
+{
+	submit(w);
+	if (w->flusher.started) {
+		pthread_mutex_lock(&w->flusher.mu);
+		flusher_wait(&w->flusher);
+		pthread_mutex_unlock(&w->flusher.mu);
+	}
+	if (w->err.set) {
+		if (d && !d->set)
+			*d = w->err;
+		return -1;
+	}
+	return 0;
+}
+
+/* Room for N more bytes. */
+static char *reserve(struct cgw *w, size_t n)
+{
+	if (w->len + n > w->cap) {
+		if (w->len >= BUF_FLUSH || w->len + n > w->cap)
+			submit(w);
+		if (n > w->cap) {
+			w->cap = n + 1024;
+			w->buf = xrealloc(w->buf, w->cap);
+		}
+	}
+	return w->buf + w->len;
+}
+
+static void put(struct cgw *w, const char *s, size_t n)
+{
+	memcpy(reserve(w, n), s, n);
+	w->len += n;
+	w->bytes += n;
+}
+
+static void maybe_flush(struct cgw *w)
+{
+	if (w->len >= BUF_FLUSH)
+		submit(w);
+}
+
+void cgw_part_begin(struct cgw *w)
+{
+	table_clear(&w->objs);
+	table_clear(&w->files);
+	idmap_clear(&w->fnkeys);
+	arena_reset(&w->transient);
+	arena_reset(&w->pending);
+	w->nfns = 0;
+	w->settled = 0;
+	w->next_fn_id = 0;
+	w->have_ob = w->have_fn = 0;
+	w->base_valid = 0;
+	memset(w->sums, 0, sizeof(w->sums));
+}
+
+void cgw_layout(struct cgw *w, unsigned npos, const enum cg_pos_kind *kinds, unsigned nevents)
+{
+	w->npos = npos;
+	memcpy(w->kinds, kinds, npos * sizeof(*kinds));
+	w->nevents = nevents;
+	w->base_valid = 0;
+}
+
+/* A name as it can be written: without blanks at either end (readers disagree on
+ * them: "fl=(1) " reads back as a reference to an undefined id), and "???" (what
+ * kcachegrind shows for an empty name) when nothing is left. Returns 1 if it changed. */
+static int writable_name(const char **name, size_t *len)
+{
+	const char *s = *name, *e = s + *len;
+	while (s < e && (*s == ' ' || *s == '\t'))
+		s++;
+	while (e > s && (e[-1] == ' ' || e[-1] == '\t'))
+		e--;
+	if (s == e) {
+		s = "???";
+		e = s + 3;
+	}
+	int changed = s != *name || (size_t)(e - s) != *len;
+	*name = s;
+	*len = (size_t)(e - s);
+	return changed;
+}
+
+uint32_t cgw_obj(struct cgw *w, const char *name, size_t len)
+{
+	writable_name(&name, &len);
+	return table_intern(&w->objs, name, len);
+}
+
+uint32_t cgw_file(struct cgw *w, const char *name, size_t len)
+{
+	writable_name(&name, &len);
+	return table_intern(&w->files, name, len);
+}
+
+static uint32_t add_fn(struct cgw *w, const char *name, size_t len, uint32_t obj, uint32_t file)
+{
+	XGROW(w->fns, w->fns_cap, w->nfns + 1);
+	XGROW(w->fn_id, w->fn_id_cap, w->nfns + 1);
+	w->fns[w->nfns] = (struct cgw_fn){ name, len, obj, file };
+	w->fn_id[w->nfns] = 0;
+	return (uint32_t)w->nfns++;
+}
+
+/* Identities are interned by a 64-bit hash of (name, object, file), not by the name: the
+ * names are not kept once written (callgrind_names.h). */
+static uint64_t fn_key(const char *name, size_t len, uint32_t obj, uint32_t file)
+{
+	uint64_t h = strtab_hash(name, len);
+	h ^= ((uint64_t)obj << 32 | file) * 0xc2b2ae3d27d4eb4fULL;
+	return h ^ h >> 29;
+}
+
+uint32_t cgw_fn(struct cgw *w, const char *name, size_t len, uint32_t obj, uint32_t file)
+{
+	writable_name(&name, &len);
+	uint64_t key = fn_key(name, len, obj, file);
+	uint32_t i = idmap_get(&w->fnkeys, key);
+	if (i == UINT32_MAX) {
+		i = add_fn(w, arena_strndup(&w->transient, name, len), len, obj, file);
+		idmap_put(&w->fnkeys, key, i);
+	}
+	return i;
+}
+
+uint32_t cgw_fn_borrowed(struct cgw *w, const char *name, size_t len, uint32_t obj, uint32_t file)
+{
+	/* A name that needs changing may equal another identity after the change. */
+	const char *n = name;
+	size_t l = len;
+	if (writable_name(&n, &l))
+		return cgw_fn(w, name, len, obj, file);
+	return add_fn(w, name, len, obj, file);
+}
+
+void cgw_settle(struct cgw *w)
+{
+	for (size_t i = w->settled; i < w->nfns; i++) {
+		struct cgw_fn *f = &w->fns[i];
+		f->name = w->fn_id[i] ? NULL : arena_strndup(&w->pending, f->name, f->len);
+	}
+	w->settled = w->nfns;
+	arena_reset(&w->transient);
+}
+
+const struct cgw_fn *cgw_fn_get(const struct cgw *w, uint32_t fn) { return &w->fns[fn]; }
+const uint64_t *cgw_sums(const struct cgw *w) { return w->sums; }
+uint64_t cgw_bytes(const struct cgw *w) { return w->bytes; }
+
+/* "TAG(id)" or, at first use, "TAG(id) name"; then "\n". *ID is the output id, 0 until
+ * the first use, when it becomes ++*NEXT. */
+static void put_ref(struct cgw *w, const char *tag, uint32_t *id, uint32_t *next,
+		    const char *name, size_t len)
+{
+	char *o = reserve(w, 32 + len);
+	char *s = o;
+	size_t tl = strlen(tag);
+	memcpy(o, tag, tl);
+	o += tl;
+	*o++ = '(';
+	int fresh = *id == 0;
+	if (fresh)
+		*id = ++*next;
+	o += fmt_dec(o, *id);
+	*o++ = ')';
+	if (fresh) {
+		*o++ = ' ';
+		memcpy(o, name, len);
+		o += len;
+	}
+	*o++ = '\n';
+	w->len += (size_t)(o - s);
+	w->bytes += (size_t)(o - s);
+}
+
+static void ref_obj(struct cgw *w, const char *tag, uint32_t i)
+{
+	const struct strtab_entry *e = strtab_get(&w->objs.names, i);
+	put_ref(w, tag, &w->objs.id[i], &w->objs.next, e->str, e->len);
+}
+
+static void ref_file(struct cgw *w, const char *tag, uint32_t i)
+{
+	const struct strtab_entry *e = strtab_get(&w->files.names, i);
+	put_ref(w, tag, &w->files.id[i], &w->files.next, e->str, e->len);
+}
+
+static void ref_fn(struct cgw *w, const char *tag, uint32_t i)
+{
+	put_ref(w, tag, &w->fn_id[i], &w->next_fn_id, w->fns[i].name, w->fns[i].len);
+	if (i < w->settled)
+		w->fns[i].name = NULL;   /* written: its pending copy is no longer needed */
+}
+
+void cgw_enter(struct cgw *w, uint32_t fn, uint32_t file)
+{
+	if (!w->have_fn || w->fn != fn) {
+		const struct cgw_fn *f = &w->fns[fn];
+		int force_fl = 0;
+		if (!w->have_ob || w->ob != f->obj) {
+			ref_obj(w, "ob=", f->obj);
+			w->ob = f->obj;
+			w->have_ob = 1;
+			force_fl = 1;   /* after ob=, always fl= and fn= (docs/formats.md 6.11) */
+		}
+		if (force_fl || w->fl != f->file || w->file != w->fl) {
+			ref_file(w, "fl=", f->file);
+			w->fl = w->file = f->file;
+		}
+		ref_fn(w, "fn=", fn);
+		w->fn = fn;
+		w->have_fn = 1;
+		w->base_valid = 0;   /* the first line of a block is absolute, as callgrind writes it */
+	}
+	if (file != w->file) {
+		ref_file(w, file == w->fl ? "fe=" : "fi=", file);
+		w->file = file;
+	}
+}
+
+static char *put_pos(struct cgw *w, char *o, const uint64_t *pos, int relative)
+{
+	for (unsigned i = 0; i < w->npos; i++) {
+		if (i)
+			*o++ = ' ';
+		uint64_t v = pos[i], b = w->base[i];
+		if (relative && w->base_valid) {
+			if (v == b) {
+				*o++ = '*';
+				continue;
+			}
+			if (v > b && v - b < (1u << 20)) {
+				*o++ = '+';
+				o += fmt_dec(o, v - b);
+				continue;
+			}
+			if (v < b && b - v < (1u << 20)) {
+				*o++ = '-';
+				o += fmt_dec(o, b - v);
+				continue;
+			}
+		}
+		o += w->kinds[i] == POS_LINE ? fmt_dec(o, v) : fmt_hex(o, v);
+	}
+	return o;
+}
+
+static char *put_costs(struct cgw *w, char *o, const uint64_t *costs)
+{
+	unsigned n = w->nevents;
+	while (n > 0 && costs[n - 1] == 0)
+		n--;
+	for (unsigned i = 0; i < n; i++) {
+		*o++ = ' ';
+		o += fmt_dec(o, costs[i]);
+	}
+	return o;
+}
+
+static void put_cost_line(struct cgw *w, const uint64_t *pos, const uint64_t *costs)
+{
+	char *o = reserve(w, 24 * (CG_MAX_POS + w->nevents) + 2), *s = o;
+	o = put_pos(w, o, pos, 1);
+	o = put_costs(w, o, costs);
+	*o++ = '\n';
+	w->len += (size_t)(o - s);
+	w->bytes += (size_t)(o - s);
+	memcpy(w->base, pos, w->npos * sizeof(*pos));
+	w->base_valid = 1;
+}
+
+void cgw_raw(struct cgw *w, const char *text, size_t len)
+{
+	char *o = reserve(w, len + 1);
+	memcpy(o, text, len);
+	o[len] = '\n';
+	w->len += len + 1;
+	w->bytes += len + 1;
+	maybe_flush(w);
+}
+
+void cgw_cost(struct cgw *w, uint32_t fn, uint32_t file, const uint64_t *pos,
+	      const uint64_t *costs, const char *raw, size_t raw_len, const uint64_t *prev)
+{
+	cgw_enter(w, fn, file);
+	for (unsigned i = 0; i < w->nevents; i++)
+		w->sums[i] += costs[i];
+	int same = raw && w->base_valid;
+	for (unsigned i = 0; same && i < w->npos; i++)
+		same = prev[i] == w->base[i];
+	if (same) {
+		char *o = reserve(w, raw_len + 1);
+		memcpy(o, raw, raw_len);
+		o[raw_len] = '\n';
+		w->len += raw_len + 1;
+		w->bytes += raw_len + 1;
+		memcpy(w->base, pos, w->npos * sizeof(*pos));
+	} else {
+		put_cost_line(w, pos, costs);
+	}
+	maybe_flush(w);
+}
+
+void cgw_cost_run(struct cgw *w, uint32_t fn, uint32_t file, const struct cg_cost_run *run)
+{
+	cgw_enter(w, fn, file);
+	for (unsigned i = 0; i < w->nevents; i++)
+		w->sums[i] += run->sums[i];
+	int same = w->base_valid;
+	for (unsigned i = 0; same && i < w->npos; i++)
+		same = run->prev[i] == w->base[i];
+	size_t from = 0;
+	if (!same) {
+		put_cost_line(w, run->first_pos, run->first_costs);
+		from = run->lines > 1 ? run->first_len + 1 : run->len;
+	}
+	size_t n = run->len - from;
+	if (n || same) {
+		char *o = reserve(w, n + 1);
+		memcpy(o, run->text + from, n);
+		o[n] = '\n';
+		w->len += n + 1;
+		w->bytes += n + 1;
+	}
+	memcpy(w->base, run->last_pos, w->npos * sizeof(*w->base));
+	w->base_valid = 1;
+	maybe_flush(w);
+}
+
+void cgw_call(struct cgw *w, uint32_t fn, uint32_t file, uint32_t callee, uint64_t count,
+	      const uint64_t *target, const uint64_t *pos, const uint64_t *costs,
+	      const char *comment)
+{
+	cgw_enter(w, fn, file);
+	if (comment) {
+		put(w, "# ", 2);
+		put(w, comment, strlen(comment));
+		put(w, "\n", 1);
+	}
+	const struct cgw_fn *c = &w->fns[callee];
+	if (c->obj != w->ob)
+		ref_obj(w, "cob=", c->obj);
+	if (c->file != w->file)
+		ref_file(w, "cfi=", c->file);
+	ref_fn(w, "cfn=", callee);
+	char *o = reserve(w, 40 + 20 * CG_MAX_POS), *s = o;
+	memcpy(o, "calls=", 6);
+	o += 6;
+	o += fmt_dec(o, count);
+	*o++ = ' ';
+	o = put_pos(w, o, target, 0);   /* absolute: unambiguous for every reader */
+	*o++ = '\n';
+	w->len += (size_t)(o - s);
+	w->bytes += (size_t)(o - s);
+	put_cost_line(w, pos, costs);
+	maybe_flush(w);
+}
+
+int cgw_jump(struct cgw *w, uint32_t fn, uint32_t file, uint32_t tfn, uint32_t tfile,
+	     int conditional, uint64_t followed, uint64_t count, const uint64_t *target,
+	     const uint64_t *pos)
+{
+	if (w->fns[tfn].obj != w->fns[fn].obj)
+		return -1;
+	cgw_enter(w, fn, file);
+	if (tfile != w->file)
+		ref_file(w, "jfi=", tfile);
+	if (tfn != fn)
+		ref_fn(w, "jfn=", tfn);
+	char *o = reserve(w, 64 + 20 * CG_MAX_POS), *s = o;
+	if (conditional) {
+		memcpy(o, "jcnd=", 5);
+		o += 5;
+		o += fmt_dec(o, followed);
+		*o++ = '/';
+	} else {
+		memcpy(o, "jump=", 5);
+		o += 5;
+	}
+	o += fmt_dec(o, count);
+	*o++ = ' ';
+	o = put_pos(w, o, target, 0);
+	*o++ = '\n';
+	o = put_pos(w, o, pos, 1);
+	*o++ = '\n';
+	w->len += (size_t)(o - s);
+	w->bytes += (size_t)(o - s);
+	memcpy(w->base, pos, w->npos * sizeof(*pos));
+	w->base_valid = 1;
+	maybe_flush(w);
+	return 0;
+}

@@ -1,0 +1,85 @@
+/* callgrind_writer.h - records -> callgrind text with fresh, dense, compressed ids.
+ * Every output part has its own id tables; an id is defined ("(id) name") where it is
+ * first written and never redefined. The writer derives ob=/fl=/fi=/fe= from the
+ * identity of the function it writes for, and writes cob=/cfi= only where the callee's
+ * object or file differs from the current ones, so that every implicit context equals
+ * the callee's identity wherever kcachegrind binds an id (docs/formats.md 3.1, 6.2).
+ * Positions are written relative to the writer's own base; cost lines whose input text
+ * is canonical and whose base agrees are copied byte for byte. Output is buffered and
+ * handed to struct output in large blocks. */
+#ifndef CGJIT_CALLGRIND_WRITER_H
+#define CGJIT_CALLGRIND_WRITER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "callgrind/callgrind_reader.h"
+
+struct diag;
+struct output;
+struct cgw;
+
+struct cgw_fn {
+	const char *name;   /* NUL-terminated; NULL once written (cgw_settle) */
+	size_t len;
+	uint32_t obj, file; /* writer object and file indices */
+};
+
+/* Writes to OUT (not owned). */
+struct cgw *cgw_new(struct output *out);
+void cgw_free(struct cgw *w);   /* NULL is a no-op */
+
+/* Starts a new output part: forgets every id. */
+void cgw_part_begin(struct cgw *w);
+/* The part's layout, from its positions: and events: lines. */
+void cgw_layout(struct cgw *w, unsigned npos, const enum cg_pos_kind *kinds, unsigned nevents);
+
+/* Interning (no output): object and file names, and function identities. Indices are
+ * valid until the next cgw_part_begin(). */
+uint32_t cgw_obj(struct cgw *w, const char *name, size_t len);
+uint32_t cgw_file(struct cgw *w, const char *name, size_t len);
+uint32_t cgw_fn(struct cgw *w, const char *name, size_t len, uint32_t obj, uint32_t file);
+/* A function identity known to be distinct from every other one asked for (an input
+ * identity kept as it is): not interned, and NAME is borrowed, not copied; it must stay
+ * valid until the next cgw_settle(). Saves a copy and a hash of every long name. */
+uint32_t cgw_fn_borrowed(struct cgw *w, const char *name, size_t len, uint32_t obj, uint32_t file);
+const struct cgw_fn *cgw_fn_get(const struct cgw *w, uint32_t fn);
+/* Called after each input record: the names of identities made since the last call
+ * (borrowed, or copied for the record) are kept only if not written yet. A name written
+ * where the input defines it is never stored. */
+void cgw_settle(struct cgw *w);
+/* Makes FN the current function and FILE the current file (writes fn=, fi=, ... if they
+ * change); a block whose lines cannot move is entered at its fn= line, so that its name
+ * is written while the reader still has it. */
+void cgw_enter(struct cgw *w, uint32_t fn, uint32_t file);
+
+/* A line as it is (header, comment): TEXT then "\n". */
+void cgw_raw(struct cgw *w, const char *text, size_t len);
+/* Self cost COSTS at POS for FN, in FILE (fi=/fe= as needed). If RAW is not NULL it is the
+ * input text of the same line and PREV its input base: it is copied when PREV equals the
+ * writer's base. */
+void cgw_cost(struct cgw *w, uint32_t fn, uint32_t file, const uint64_t *pos,
+	      const uint64_t *costs, const char *raw, size_t raw_len, const uint64_t *prev);
+/* Cost lines of FN in FILE, copied (the first one re-encoded if RUN's base before it is
+ * not the writer's base). */
+void cgw_cost_run(struct cgw *w, uint32_t fn, uint32_t file, const struct cg_cost_run *run);
+/* A call from FN at POS (in FILE) to CALLEE entered at TARGET: COUNT calls, inclusive COSTS.
+ * COMMENT, if not NULL, is written as a "# ..." line before the call. */
+void cgw_call(struct cgw *w, uint32_t fn, uint32_t file, uint32_t callee, uint64_t count,
+	      const uint64_t *target, const uint64_t *pos, const uint64_t *costs,
+	      const char *comment);
+/* A jump (jcnd= if CONDITIONAL) from FN at POS to TARGET in function TFN, file TFILE.
+ * Returns 0, or -1 (and writes nothing) if TFN is in another object than FN: callgrind
+ * never records such jumps and the format cannot express them (jfn= binds the current ob). */
+int cgw_jump(struct cgw *w, uint32_t fn, uint32_t file, uint32_t tfn, uint32_t tfile,
+	     int conditional, uint64_t followed, uint64_t count, const uint64_t *target,
+	     const uint64_t *pos);
+
+/* Sum of the self costs written in this part, per event. */
+const uint64_t *cgw_sums(const struct cgw *w);
+/* Bytes written so far (before compression). */
+uint64_t cgw_bytes(const struct cgw *w);
+/* Hands buffered bytes to the output. Returns 0, or -1 with D set (the first write error). */
+int cgw_flush(struct cgw *w, struct diag *d);
+
+#endif

@@ -1,0 +1,417 @@
+/* prof_diff.c - `cgjit diff`: matches the functions of two profiles by kcachegrind's key
+ * (object file name, file, name), computes the change of self and inclusive cost of one
+ * event, warns when the profiles ran different commands, and renders the result as text
+ * or Markdown (JSON and YAML: doc_out.c). */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/diag.h"
+#include "core/strtab.h"
+#include "core/xalloc.h"
+#include "report/doc_out.h"
+#include "report/prof_diff.h"
+#include "report/prof_report.h"
+#include "report/profile.h"
+
+struct change {
+	size_t a, b;              /* function in BASE / NEW, or SIZE_MAX */
+	uint64_t sa, sb, ia, ib;  /* self and inclusive, BASE and NEW */
+};
+
+/* A JIT object's file name carries the pid of its run (perf-PID.map, jit-PID.dump.elf),
+ * which changes every time: PID is left out of the key, so that runs can be compared. */
+static size_t object_key(const char *base, char *out)
+{
+	size_t n = strlen(base), k = 0;
+	const char *digits = !strncmp(base, "perf-", 5) ? base + 5 : !strncmp(base, "jit-", 4) ? base + 4 : NULL;
+	if (!digits || *digits < '0' || *digits > '9') {
+		memcpy(out, base, n);
+		return n;
+	}
+	const char *rest = digits;
+	while (*rest >= '0' && *rest <= '9')
+		rest++;
+	memcpy(out, base, (size_t)(digits - base));
+	k = (size_t)(digits - base);
+	memcpy(out + k, "PID", 3);
+	k += 3;
+	memcpy(out + k, rest, strlen(rest));
+	return k + strlen(rest);
+}
+
+/* FN's key (object key, file, name, NUL-separated) into *BUF, which grows and so may move:
+ * read *BUF only after the call. Returns its length. */
+static size_t match_key(char **buf, size_t *cap, const struct prof_fn *fn)
+{
+	const char *base = strrchr(fn->obj, '/');
+	base = base ? base + 1 : fn->obj;
+	size_t lo = strlen(base) + 3, lf = strlen(fn->file), ln = strlen(fn->name);
+	XGROW(*buf, *cap, lo + lf + ln + 2);
+	lo = object_key(base, *buf);
+	(*buf)[lo] = '\0';
+	memcpy(*buf + lo + 1, fn->file, lf);
+	(*buf)[lo + 1 + lf] = '\0';
+	memcpy(*buf + lo + lf + 2, fn->name, ln);
+	return lo + lf + ln + 2;
+}
+
+static uint64_t absdiff(uint64_t x, uint64_t y)
+{
+	return x > y ? x - y : y - x;
+}
+
+static int cmp_change(const void *x, const void *y)
+{
+	const struct change *a = x, *b = y;
+	uint64_t da = absdiff(a->sa, a->sb), db = absdiff(b->sa, b->sb);
+	if (da != db)
+		return da < db ? 1 : -1;
+	da = absdiff(a->ia, a->ib);
+	db = absdiff(b->ia, b->ib);
+	if (da != db)
+		return da < db ? 1 : -1;
+	return 0;
+}
+
+static void event_list(char *buf, size_t n, const struct profile *p)
+{
+	size_t k = 0;
+	buf[0] = '\0';
+	for (unsigned i = 0; i < p->nevents && k + 1 < n; i++)
+		k += (size_t)snprintf(buf + k, n - k, "%s%s", i ? " " : "", p->events[i]);
+}
+
+static json_t *rel(uint64_t from, uint64_t to)
+{
+	if (!from)
+		return json_null();
+	return json_real(((double)to - (double)from) / (double)from);
+}
+
+/* TO - FROM as a JSON integer. Costs go up to 2^64 - 1 (the readers bound their sums at 64
+ * bits), so the difference can pass what 64 signed bits hold: it is clamped to them, where
+ * subtracting the two as json_int_t overflowed (undefined, and the wrong sign). */
+static json_t *change(uint64_t from, uint64_t to)
+{
+	if (to >= from)
+		return json_integer(to - from > INT64_MAX ? INT64_MAX : (json_int_t)(to - from));
+	uint64_t down = from - to;   /* -down, of which -2^63 still fits */
+	return json_integer(down > (uint64_t)INT64_MAX ? INT64_MIN : -(json_int_t)down);
+}
+
+/* A function's entry: the keys of the report's (self, inclusive: the new profile's), and
+ * the baseline's value and the change of each (docs/reports.md, "cgjit.diff/2"). */
+static json_t *change_entry(const struct profile *A, const struct profile *B, const struct change *c)
+{
+	json_t *o = c->b != SIZE_MAX ? prof_report_fn_ident(B, c->b) : prof_report_fn_ident(A, c->a);
+	json_object_set_new(o, "status", json_string(c->a == SIZE_MAX ? "added" : c->b == SIZE_MAX ? "removed" : "both"));
+	json_object_set_new(o, "self", doc_u64(c->sb));
+	json_object_set_new(o, "baseline_self", doc_u64(c->sa));
+	json_object_set_new(o, "self_change", change(c->sa, c->sb));
+	json_object_set_new(o, "self_change_rel", rel(c->sa, c->sb));
+	json_object_set_new(o, "inclusive", doc_u64(c->ib));
+	json_object_set_new(o, "baseline_inclusive", doc_u64(c->ia));
+	json_object_set_new(o, "inclusive_change", change(c->ia, c->ib));
+	json_object_set_new(o, "inclusive_change_rel", rel(c->ia, c->ib));
+	return o;
+}
+
+/* Index in T of the JIT functions of P that are still unmatched (FREE[i]), by name:
+ * NAME_FN[k] is the function, or SIZE_MAX when the name occurs more than once. */
+static size_t *unique_jit_names(const struct profile *P, const char *free_fn, struct strtab *t)
+{
+	size_t *name_fn = xmalloc((P->nfns + 1) * sizeof(*name_fn));
+	for (size_t i = 0; i < P->nfns; i++) {
+		if (!P->fns[i].jit || !free_fn[i])
+			continue;
+		int added;
+		uint32_t k = strtab_intern(t, P->fns[i].name, strlen(P->fns[i].name), &added);
+		name_fn[k] = added ? i : SIZE_MAX;
+	}
+	return name_fn;
+}
+
+/* The same JIT code named from a perf map in one run and from a jitdump in the other
+ * (the JVM's map and cgjit's JVMTI agent, node's two flags) has the same name but another
+ * object (perf-PID.map, jit-PID.dump.elf) and file (??? and the source): JIT functions
+ * left unmatched are matched by name where the name is unique among them on both sides. */
+static void match_jit_by_name(const struct profile *A, const struct profile *B, size_t *in_a)
+{
+	char *free_a = xmalloc(A->nfns + 1), *free_b = xmalloc(B->nfns + 1);
+	memset(free_a, 1, A->nfns + 1);
+	for (size_t j = 0; j < B->nfns; j++) {
+		free_b[j] = in_a[j] == SIZE_MAX;
+		if (!free_b[j])
+			free_a[in_a[j]] = 0;
+	}
+	struct strtab ta, tb;
+	strtab_init(&ta);
+	strtab_init(&tb);
+	size_t *fa = unique_jit_names(A, free_a, &ta), *fb = unique_jit_names(B, free_b, &tb);
+	for (uint32_t k = 0; k < (uint32_t)tb.count; k++) {
+		const struct strtab_entry *e = strtab_get(&tb, k);
+		uint32_t ka = strtab_find(&ta, e->str, e->len);
+		if (fb[k] != SIZE_MAX && ka != UINT32_MAX && fa[ka] != SIZE_MAX)
+			in_a[fb[k]] = fa[ka];
+	}
+	free(fa);
+	free(fb);
+	strtab_free(&ta);
+	strtab_free(&tb);
+	free(free_a);
+	free(free_b);
+}
+
+size_t *prof_diff_match(const struct profile *A, const struct profile *B)
+{
+	struct strtab keys;
+	strtab_init(&keys);
+	char *buf = NULL;
+	size_t cap = 0;
+	size_t *in_a = xmalloc((B->nfns + 1) * sizeof(*in_a));
+	for (size_t j = 0; j < B->nfns; j++)
+		in_a[j] = SIZE_MAX;
+	/* B's keys first: their indices are B's function indices (keys are distinct there
+	 * unless two objects share a file name, and then the first one matches) */
+	uint32_t *b_of_key = xmalloc((B->nfns + 1) * sizeof(*b_of_key));
+	/* match_key() may move BUF: it is called on a line of its own, because the order in
+	 * which a call's arguments are evaluated is unspecified (clang read BUF before the
+	 * call that grew it, and passed a freed pointer or NULL) */
+	for (size_t j = 0; j < B->nfns; j++) {
+		int added;
+		size_t len = match_key(&buf, &cap, &B->fns[j]);
+		uint32_t k = strtab_intern(&keys, buf, len, &added);
+		if (added)
+			b_of_key[k] = (uint32_t)j;
+	}
+	for (size_t i = 0; i < A->nfns; i++) {
+		size_t len = match_key(&buf, &cap, &A->fns[i]);
+		uint32_t k = strtab_find(&keys, buf, len);
+		size_t j = k == UINT32_MAX ? SIZE_MAX : b_of_key[k];
+		if (j != SIZE_MAX && in_a[j] == SIZE_MAX)   /* else matched already (two objects with one file name) */
+			in_a[j] = i;
+	}
+	free(buf);
+	free(b_of_key);
+	strtab_free(&keys);
+	match_jit_by_name(A, B, in_a);
+	return in_a;
+}
+
+/* Every function of A and B once: A's in order, then those only in B. */
+static struct change *pair_up(const struct profile *A, const struct profile *B, unsigned ea,
+			      unsigned eb, size_t *n)
+{
+	size_t *in_a = prof_diff_match(A, B);
+	size_t *in_b = xmalloc((A->nfns + 1) * sizeof(*in_b));
+	for (size_t i = 0; i < A->nfns; i++)
+		in_b[i] = SIZE_MAX;
+	for (size_t j = 0; j < B->nfns; j++)
+		if (in_a[j] != SIZE_MAX)
+			in_b[in_a[j]] = j;
+	struct change *c = xmalloc((A->nfns + B->nfns + 1) * sizeof(*c));
+	size_t m = 0;
+	for (size_t i = 0; i < A->nfns; i++) {
+		size_t j = in_b[i];
+		if (!profile_listed(A, i) || (j != SIZE_MAX && !profile_listed(B, j)))
+			continue;   /* --jit-only */
+		c[m++] = (struct change){ i, j, A->fns[i].self[ea], j != SIZE_MAX ? B->fns[j].self[eb] : 0,
+					  A->fns[i].incl[ea], j != SIZE_MAX ? B->fns[j].incl[eb] : 0 };
+	}
+	for (size_t j = 0; j < B->nfns; j++)
+		if (in_a[j] == SIZE_MAX && profile_listed(B, j))
+			c[m++] = (struct change){ SIZE_MAX, j, 0, B->fns[j].self[eb], 0, B->fns[j].incl[eb] };
+	free(in_a);
+	free(in_b);
+	*n = m;
+	return c;
+}
+
+json_t *prof_diff_build(const struct profile *A, const struct profile *B, const char *event,
+			size_t top, double threshold, struct diag *d)
+{
+	char la[512], lb[512];
+	event_list(la, sizeof(la), A);
+	event_list(lb, sizeof(lb), B);
+	/* BASE's first event unless --event names one: the files may count different sets
+	 * (an Ir-only base against a run with cache simulation) as long as NEW counts it. */
+	const char *name = event ? event : A->events[0];
+	int ea = profile_event(A, name), eb = profile_event(B, name);
+	if (ea < 0 || eb < 0) {
+		diag_at(d, ea < 0 ? A->path : B->path, 0, "no event '%s' (it counts '%s')%s", name,
+			ea < 0 ? la : lb, event ? "" : ": the base's first event; pick one both count "
+			"with --event");
+		return NULL;
+	}
+	size_t n;
+	struct change *c = pair_up(A, B, (unsigned)ea, (unsigned)eb, &n);
+	qsort(c, n, sizeof(*c), cmp_change);
+	json_t *doc = json_object();
+	json_object_set_new(doc, "schema", json_string("cgjit.diff/2"));
+	json_object_set_new(doc, "profile", doc_string(B->path));
+	json_object_set_new(doc, "baseline", doc_string(A->path));
+	json_object_set_new(doc, "command", B->cmd ? doc_string(B->cmd) : json_null());
+	json_object_set_new(doc, "baseline_command", A->cmd ? doc_string(A->cmd) : json_null());
+	json_object_set_new(doc, "event", doc_string(A->events[ea]));
+	json_object_set_new(doc, "scope", prof_report_scope(B));
+	json_object_set_new(doc, "inclusive", json_boolean(!A->cachegrind && !B->cachegrind));
+	/* the events both count, in the baseline's order */
+	json_t *tot = json_object(), *btot = json_object(), *ch = json_object(), *chr = json_object();
+	for (unsigned e = 0; e < A->nevents; e++) {
+		int k = profile_event(B, A->events[e]);
+		if (k < 0)
+			continue;
+		doc_set_key(tot, A->events[e], doc_u64(B->totals[k]));
+		doc_set_key(btot, A->events[e], doc_u64(A->totals[e]));
+		doc_set_key(ch, A->events[e], change(A->totals[e], B->totals[k]));
+		doc_set_key(chr, A->events[e], rel(A->totals[e], B->totals[k]));
+	}
+	json_object_set_new(doc, "totals", tot);
+	json_object_set_new(doc, "baseline_totals", btot);
+	json_object_set_new(doc, "totals_change", ch);
+	json_object_set_new(doc, "totals_change_rel", chr);
+	json_object_set_new(doc, "threshold_percent", json_real(threshold));
+	/* the threshold is a share of BASE's total, so that noise in tiny functions hides */
+	double limit = threshold / 100.0 * (double)A->totals[ea];
+	size_t added = 0, removed = 0, changed = 0, shown = 0;
+	json_t *list = json_array();
+	for (size_t i = 0; i < n; i++) {
+		added += c[i].a == SIZE_MAX;
+		removed += c[i].b == SIZE_MAX;
+		uint64_t ds = absdiff(c[i].sa, c[i].sb), di = absdiff(c[i].ia, c[i].ib);
+		int both = c[i].a != SIZE_MAX && c[i].b != SIZE_MAX;
+		if (!ds && !di && both)
+			continue;
+		changed += both;
+		if ((double)ds < limit && (double)di < limit && (ds || di))
+			continue;
+		if (shown < top) {
+			json_array_append_new(list, change_entry(A, B, &c[i]));
+			shown++;
+		}
+	}
+	json_object_set_new(doc, "changed", doc_u64(changed));
+	json_object_set_new(doc, "added", doc_u64(added));
+	json_object_set_new(doc, "removed", doc_u64(removed));
+	json_object_set_new(doc, "warnings", prof_diff_warnings(A, B));
+	json_object_set_new(doc, "functions", list);
+	free(c);
+	return doc;
+}
+
+json_t *prof_diff_warnings(const struct profile *base, const struct profile *p)
+{
+	json_t *w = json_array();
+	/* two different programs compare without error, function by function, and a diff of
+	 * them reads like a regression: say so (cmd: lines, as callgrind wrote them) */
+	if (base->cmd && p->cmd && strcmp(base->cmd, p->cmd)) {
+		char *a = doc_clean_utf8(base->cmd, strlen(base->cmd)), *b = doc_clean_utf8(p->cmd, strlen(p->cmd));
+		json_array_append_new(w, json_pack("s++++", "the profiles ran different commands: the baseline '",
+						   a, "', this one '", b, "'"));
+		free(a);
+		free(b);
+	}
+	return w;
+}
+
+void prof_diff_render_warnings(const json_t *doc, FILE *f, int md)
+{
+	size_t i;
+	json_t *w;
+	json_array_foreach(json_object_get(doc, "warnings"), i, w) {
+		if (md) {
+			fputs("> **Warning:** ", f);
+			doc_md_text(f, json_string_value(w));
+			fputs("\n\n", f);
+		} else {
+			fprintf(f, "warning   %s\n", json_string_value(w));
+		}
+	}
+}
+
+/* Always into BUF: the callers print BUF. */
+static const char *rel_text(char *buf, const json_t *v)
+{
+	if (!json_is_number(v))
+		snprintf(buf, 32, "new");
+	else
+		snprintf(buf, 32, "%+.2f%%", json_number_value(v) * 100.0);
+	return buf;
+}
+
+void prof_diff_render(const json_t *doc, FILE *f, int md)
+{
+	char b1[32], b2[32], b3[32], b4[32], b5[32];
+	const char *ev = doc_get_str(doc, "event");
+	int incl = json_is_true(json_object_get(doc, "inclusive"));
+	if (md) {
+		fprintf(f, "## Profile diff (%s)\n\nbase `%s`, new `%s`\n\n", ev, doc_get_str(doc, "baseline"),
+			doc_get_str(doc, "profile"));
+		prof_diff_render_warnings(doc, f, 1);
+		prof_report_render_scope(doc, f, 1);
+		fputs("| event | base | new | change | |\n|---|---:|---:|---:|---:|\n", f);
+	} else {
+		fprintf(f, "base      %s\nnew       %s\n", doc_get_str(doc, "baseline"), doc_get_str(doc, "profile"));
+		prof_diff_render_warnings(doc, f, 0);
+		prof_report_render_scope(doc, f, 0);
+	}
+	const json_t *tot = json_object_get(doc, "totals"), *btot = json_object_get(doc, "baseline_totals");
+	const char *key;
+	json_t *t;
+	json_object_foreach((json_t *)tot, key, t) {
+		doc_commas(b1, doc_get_u64(btot, key));
+		doc_commas(b2, doc_get_u64(tot, key));
+		doc_commas_signed(b3, json_integer_value(json_object_get(json_object_get(doc, "totals_change"), key)));
+		rel_text(b4, json_object_get(json_object_get(doc, "totals_change_rel"), key));
+		fprintf(f, md ? "| %s | %s | %s | %s | %s |\n" : "total     %-10s %16s -> %16s %16s %9s\n",
+			key, b1, b2, b3, b4);
+	}
+	double th = doc_get_real(doc, "threshold_percent");
+	fprintf(f, md ? "\n%" JSON_INTEGER_FORMAT " functions changed, %" JSON_INTEGER_FORMAT " only in new, %" JSON_INTEGER_FORMAT " only in base"
+		      : "functions %" JSON_INTEGER_FORMAT " changed, %" JSON_INTEGER_FORMAT " only in new, %" JSON_INTEGER_FORMAT " only in base",
+		(json_int_t)doc_get_u64(doc, "changed"), (json_int_t)doc_get_u64(doc, "added"),
+		(json_int_t)doc_get_u64(doc, "removed"));
+	if (th > 0)
+		fprintf(f, "; changes under %g%% of the base total hidden", th);
+	fputs(md ? "\n\n" : "\n\n", f);
+	if (md)
+		fputs(incl ? "| self change | % | self new | incl. change | % | function | object | file |\n|---:|---:|---:|---:|---:|---|---|---|\n"
+			   : "| self change | % | self new | function | object | file |\n|---:|---:|---:|---|---|---|\n", f);
+	else
+		fprintf(f, incl ? "%14s %9s %16s %14s %9s  %s\n" : "%14s %9s %16s  %s%s%s\n", "self change", "",
+			"self new", incl ? "incl. change" : "function  [object, file]", "", incl ? "function  [object, file]" : "");
+	size_t i;
+	json_t *c;
+	json_array_foreach(json_object_get(doc, "functions"), i, c) {
+		doc_commas_signed(b1, json_integer_value(json_object_get(c, "self_change")));
+		rel_text(b2, json_object_get(c, "self_change_rel"));
+		doc_commas(b3, doc_get_u64(c, "self"));
+		doc_commas_signed(b4, json_integer_value(json_object_get(c, "inclusive_change")));
+		rel_text(b5, json_object_get(c, "inclusive_change_rel"));
+		const char *status = doc_get_str(c, "status");
+		const char *mark = !strcmp(status, "added") ? " (only in new)" : !strcmp(status, "removed") ? " (only in base)" : "";
+		const char *obj = doc_get_str(c, "object"), *base = strrchr(obj, '/');
+		base = base ? base + 1 : obj;
+		int jit = json_is_true(json_object_get(c, "jit"));
+		if (md) {
+			if (incl)
+				fprintf(f, "| %s | %s | %s | %s | %s | ", b1, b2, b3, b4, b5);
+			else
+				fprintf(f, "| %s | %s | %s | ", b1, b2, b3);
+			doc_md_cell(f, doc_get_str(c, "name"));
+			fprintf(f, "%s%s | ", jit ? " **JIT**" : "", mark);
+			doc_md_cell(f, *base ? base : "-");
+			fputs(" | ", f);
+			doc_md_cell(f, doc_get_str(c, "file"));
+			fputs(" |\n", f);
+			continue;
+		}
+		if (incl)
+			fprintf(f, "%14s %9s %16s %14s %9s  ", b1, b2, b3, b4, b5);
+		else
+			fprintf(f, "%14s %9s %16s  ", b1, b2, b3);
+		fprintf(f, "%s%s%s  [%s%s%s]\n", jit ? "JIT " : "", doc_get_str(c, "name"), mark, base,
+			*base ? ", " : "", doc_get_str(c, "file"));
+	}
+}

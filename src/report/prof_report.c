@@ -1,0 +1,395 @@
+/* prof_report.c - `cgjit report`: builds the report document from a struct profile and
+ * renders it as text or Markdown. The JSON and YAML writers (doc_out.c) take the same
+ * document, so every format shows the same numbers. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/xalloc.h"
+#include "report/doc_out.h"
+#include "report/prof_report.h"
+#include "report/profile.h"
+
+static double share(uint64_t part, uint64_t whole)
+{
+	return whole ? (double)part / (double)whole : 0.0;
+}
+
+struct order {
+	const struct profile *p;
+	unsigned ev;
+	int by_incl;
+};
+static struct order g_order;   /* qsort has no context argument in C11 */
+
+static int cmp_cost(const void *x, const void *y)
+{
+	const struct prof_fn *a = &g_order.p->fns[*(const size_t *)x];
+	const struct prof_fn *b = &g_order.p->fns[*(const size_t *)y];
+	uint64_t ca = g_order.by_incl ? a->incl[g_order.ev] : a->self[g_order.ev];
+	uint64_t cb = g_order.by_incl ? b->incl[g_order.ev] : b->self[g_order.ev];
+	if (ca != cb)
+		return ca < cb ? 1 : -1;
+	int c = strcmp(a->name, b->name);   /* ties in a stable, documented order */
+	if (c)
+		return c;
+	c = strcmp(a->file, b->file);
+	return c ? c : strcmp(a->obj, b->obj);
+}
+
+json_t *prof_report_fn_ident(const struct profile *p, size_t i)
+{
+	const struct prof_fn *fn = &p->fns[i];
+	json_t *o = json_object();
+	json_object_set_new(o, "name", doc_string(fn->name));
+	/* the object file's name without its directory, which diff matches and budgets'
+	 * object: patterns see: the directory of a JIT object is wherever augment wrote its
+	 * output, often a temporary one, so documents of two runs would differ by it */
+	const char *base = strrchr(fn->obj, '/');
+	json_object_set_new(o, "object", doc_string(base ? base + 1 : fn->obj));
+	json_object_set_new(o, "file", doc_string(fn->file));
+	json_object_set_new(o, "kind", json_string(profile_kind_name((enum prof_kind)fn->kind)));
+	json_object_set_new(o, "jit", json_boolean(fn->jit));
+	return o;
+}
+
+static json_t *fn_entry(const struct profile *p, size_t i, unsigned ev)
+{
+	const struct prof_fn *fn = &p->fns[i];
+	json_t *o = prof_report_fn_ident(p, i);
+	json_object_set_new(o, "self", doc_u64(fn->self[ev]));
+	json_object_set_new(o, "self_share", json_real(share(fn->self[ev], p->totals[ev])));
+	/* a cachegrind file has no calls: these keys are null there, never missing */
+	int cg = p->cachegrind;
+	json_object_set_new(o, "inclusive", cg ? json_null() : doc_u64(fn->incl[ev]));
+	json_object_set_new(o, "inclusive_share", cg ? json_null() : json_real(share(fn->incl[ev], p->totals[ev])));
+	json_object_set_new(o, "calls", cg ? json_null() : doc_u64(fn->calls));
+	json_object_set_new(o, "self_calls", cg ? json_null() : json_boolean(fn->self_calls));
+	json_object_set_new(o, "in_cycle", cg ? json_null() : json_boolean(fn->in_cycle));
+	return o;
+}
+
+static json_t *top_list(const struct profile *p, unsigned ev, size_t top, int by_incl)
+{
+	size_t *idx = xmalloc((p->nfns ? p->nfns : 1) * sizeof(*idx));
+	for (size_t i = 0; i < p->nfns; i++)
+		idx[i] = i;
+	g_order = (struct order){ p, ev, by_incl };
+	qsort(idx, p->nfns, sizeof(*idx), cmp_cost);
+	json_t *a = json_array();
+	for (size_t i = 0, n = 0; i < p->nfns && n < top; i++)
+		if (profile_listed(p, idx[i])) {
+			json_array_append_new(a, fn_entry(p, idx[i], ev));
+			n++;
+		}
+	free(idx);
+	return a;
+}
+
+json_t *prof_report_totals(const struct profile *p)
+{
+	json_t *tot = json_object();
+	for (unsigned e = 0; e < p->nevents; e++)
+		doc_set_key(tot, p->events[e], doc_u64(p->totals[e]));
+	return tot;
+}
+
+static json_t *opt_string(const char *s)
+{
+	return s ? doc_string(s) : json_null();
+}
+
+json_t *prof_report_scope(const struct profile *p)
+{
+	const struct profile_scope *sc = p->scope;
+	json_t *s = json_object(), *f = json_null();
+	if (sc && sc->focused) {
+		f = json_object();
+		json_object_set_new(f, "match", opt_string(sc->match));
+		json_object_set_new(f, "pattern", opt_string(sc->pattern));
+		json_object_set_new(f, "object", opt_string(sc->object));
+		json_object_set_new(f, "file", opt_string(sc->file));
+		json_t *fns = json_array();
+		for (size_t i = 0; i < sc->nfocus; i++)
+			json_array_append_new(fns, prof_report_fn_ident(p, sc->focus[i]));
+		json_object_set_new(f, "functions", fns);
+		json_object_set_new(f, "calls", doc_u64(sc->calls));
+		json_t *tot = json_object();
+		for (unsigned e = 0; e < p->nevents; e++)
+			doc_set_key(tot, p->events[e], doc_u64(sc->profile_totals[e]));
+		json_object_set_new(f, "profile_totals", tot);
+	}
+	json_object_set_new(s, "focus", f);
+	json_object_set_new(s, "jit_only", json_boolean(sc && sc->jit_only));
+	json_object_set_new(s, "fold_recursion", json_boolean(p->folded));
+	return s;
+}
+
+void prof_report_scope_notes(const struct profile *p, json_t *notes)
+{
+	const struct profile_scope *sc = p->scope;
+	if (!sc || !sc->focused)
+		return;
+	json_array_append_new(notes, json_string(PROF_REPORT_NOTE_FOCUS));
+	if (sc->nfocus > 1)
+		json_array_append_new(notes, json_pack("s+", "the focus is ",
+			sc->nfocus == 2 ? "2 functions: their costs are added, and one that runs under the other counts "
+					  "once, at its own root" : "several functions: their costs are added, and one that "
+					  "runs under another counts once, at its own root"));
+}
+
+/* Per kind of code (enum prof_kind): how many functions, their self cost of EV, its share. */
+static json_t *kinds(const struct profile *p, unsigned ev)
+{
+	uint64_t n[4] = { 0 }, self[4] = { 0 };
+	for (size_t i = 0; i < p->nfns; i++) {
+		n[p->fns[i].kind]++;
+		self[p->fns[i].kind] += p->fns[i].self[ev];
+	}
+	json_t *k = json_object();
+	static const enum prof_kind order[] = { PROF_JIT, PROF_UNNAMED_JIT, PROF_NO_SYMBOL, PROF_NATIVE };
+	for (size_t i = 0; i < 4; i++) {
+		json_t *o = json_object();
+		json_object_set_new(o, "functions", doc_u64(n[order[i]]));
+		json_object_set_new(o, "self", doc_u64(self[order[i]]));
+		json_object_set_new(o, "share", json_real(share(self[order[i]], p->totals[ev])));
+		json_object_set_new(k, profile_kind_name(order[i]), o);
+	}
+	return k;
+}
+
+/* CPython's perf support (3.12 and later) writes one small trampoline per Python function,
+ * which calls the interpreter: the JIT share of self cost is then near 0 by design, and a
+ * report that says "JIT 0.05%" with no more misleads. Said when JIT functions carry under
+ * 1% of EV's self cost while one of them is at least 10% inclusive. */
+static void trampoline_note(json_t *notes, const struct profile *p, unsigned ev)
+{
+	uint64_t self = 0, top = 0;
+	size_t top_fn = SIZE_MAX;
+	for (size_t i = 0; i < p->nfns; i++) {
+		if (!p->fns[i].jit)
+			continue;
+		self += p->fns[i].self[ev];
+		if (!p->cachegrind && (top_fn == SIZE_MAX || p->fns[i].incl[ev] > top)) {
+			top = p->fns[i].incl[ev];
+			top_fn = i;
+		}
+	}
+	if (top_fn == SIZE_MAX || share(self, p->totals[ev]) >= 0.01 || share(top, p->totals[ev]) < 0.10)
+		return;
+	char a[32], b[32];
+	const char *name = p->fns[top_fn].name;
+	int cpython = !strncmp(name, "py::", 4);
+	doc_percent(a, share(self, p->totals[ev]));
+	doc_percent(b, share(top, p->totals[ev]));
+	char *clean = doc_clean_utf8(name, strlen(name));
+	json_array_append_new(notes, json_pack("s+++++++++", "JIT functions carry only ", a, " of ", p->events[ev],
+		" as self cost, but ", clean, " is ", b, " inclusive: ",
+		cpython ? "CPython's JIT code is trampolines (one per Python function, from its perf "
+			  "support) that call the interpreter and run almost nothing themselves; their "
+			  "inclusive cost is the time spent in each Python function"
+			: "this runtime's JIT code looks like trampolines into its interpreter, which run "
+			  "almost nothing themselves; read their inclusive cost"));
+	free(clean);
+}
+
+json_t *prof_report_build(const struct profile *p, unsigned ev, size_t top)
+{
+	json_t *doc = json_object();
+	json_object_set_new(doc, "schema", json_string("cgjit.report/2"));
+	json_object_set_new(doc, "profile", doc_string(p->path));
+	json_object_set_new(doc, "command", p->cmd ? doc_string(p->cmd) : json_null());
+	json_object_set_new(doc, "format", json_string(p->cachegrind ? "cachegrind" : "callgrind"));
+	json_object_set_new(doc, "parts", json_integer(p->parts));
+	json_object_set_new(doc, "part", p->part ? json_integer(p->part) : json_null());
+	json_object_set_new(doc, "event", doc_string(p->events[ev]));
+	json_object_set_new(doc, "scope", prof_report_scope(p));
+	json_object_set_new(doc, "inclusive", json_boolean(!p->cachegrind));
+	json_object_set_new(doc, "totals", prof_report_totals(p));
+	json_object_set_new(doc, "function_count", doc_u64(p->nfns));
+	json_object_set_new(doc, "kinds", kinds(p, ev));
+	json_t *notes = json_array();
+	prof_report_scope_notes(p, notes);
+	trampoline_note(notes, p, ev);
+	json_object_set_new(doc, "notes", notes);
+	json_object_set_new(doc, "functions", top_list(p, ev, top, 0));
+	json_object_set_new(doc, "functions_by_inclusive", p->cachegrind ? json_array() : top_list(p, ev, top, 1));
+	return doc;
+}
+
+/* ---- text and Markdown ---- */
+
+static void fn_label(FILE *f, const json_t *fn, int markdown)
+{
+	const char *name = doc_get_str(fn, "name"), *obj = doc_get_str(fn, "object");
+	const char *file = doc_get_str(fn, "file");
+	const char *base = strrchr(obj, '/');
+	base = base ? base + 1 : obj;
+	if (markdown) {
+		doc_md_cell(f, name);
+		fputs(json_is_true(json_object_get(fn, "jit")) ? " **JIT**" : "", f);
+		fputs(" | ", f);
+		doc_md_cell(f, *base ? base : "-");
+		fputs(" | ", f);
+		doc_md_cell(f, file);
+		return;
+	}
+	fprintf(f, "%s%s  [%s%s%s]", json_is_true(json_object_get(fn, "jit")) ? "JIT " : "", name,
+		*base ? base : "", *base ? ", " : "", file);
+}
+
+static void render_list(FILE *f, const json_t *list, const char *title, const char *ev,
+			int incl_avail, int markdown)
+{
+	char b1[32], b2[32], b3[32], b4[32], b5[32];
+	if (markdown) {
+		fprintf(f, "\n### %s (%s)\n\n", title, ev);
+		fputs(incl_avail ? "| self | % | inclusive | % | calls | function | object | file |\n"
+				   "|---:|---:|---:|---:|---:|---|---|---|\n"
+				 : "| self | % | function | object | file |\n|---:|---:|---|---|---|\n", f);
+	} else {
+		fprintf(f, "\n%s (%s)\n", title, ev);
+		if (incl_avail)
+			fprintf(f, "%16s %7s %16s %7s %10s  %s\n", "self", "", "inclusive", "", "calls", "function  [object, file]");
+		else
+			fprintf(f, "%16s %7s  %s\n", "self", "", "function  [file]");
+	}
+	size_t i;
+	json_t *fn;
+	json_array_foreach(list, i, fn) {
+		doc_commas(b1, doc_get_u64(fn, "self"));
+		doc_percent(b2, doc_get_real(fn, "self_share"));
+		if (incl_avail) {
+			doc_commas(b3, doc_get_u64(fn, "inclusive"));
+			doc_percent(b4, doc_get_real(fn, "inclusive_share"));
+			doc_commas(b5, doc_get_u64(fn, "calls"));
+		}
+		if (markdown) {
+			if (incl_avail)
+				fprintf(f, "| %s | %s | %s | %s | %s | ", b1, b2, b3, b4, b5);
+			else
+				fprintf(f, "| %s | %s | ", b1, b2);
+			fn_label(f, fn, 1);
+			fputs(" |\n", f);
+			continue;
+		}
+		if (incl_avail)
+			fprintf(f, "%16s %7s %16s %7s %10s  ", b1, b2, b3, b4, b5);
+		else
+			fprintf(f, "%16s %7s  ", b1, b2);
+		fn_label(f, fn, 0);
+		fputc('\n', f);
+	}
+}
+
+void prof_report_render_scope(const json_t *doc, FILE *f, int markdown)
+{
+	char b1[32], b2[32], b3[32], calls[32];
+	const json_t *sc = json_object_get(doc, "scope"), *fo = json_object_get(sc, "focus");
+	const char *ev = doc_get_str(doc, "event");
+	if (json_is_object(fo)) {
+		const json_t *fns = json_object_get(fo, "functions");
+		const json_t *all = json_object_get(json_object_get(fo, "profile_totals"), ev);
+		uint64_t t = doc_get_u64(json_object_get(doc, "totals"), ev);
+		uint64_t whole = json_is_integer(all) ? (uint64_t)json_integer_value(all) : 0;
+		doc_commas(b1, t);
+		doc_commas(b2, whole);
+		doc_percent(b3, whole ? (double)t / (double)whole : 0.0);
+		size_t n = json_array_size(fns), i;
+		json_t *fn;
+		if (markdown) {
+			fprintf(f, "Focus: %s ", doc_get_str(fo, "match"));
+			doc_md_cell(f, doc_get_str(fo, "pattern"));
+			fprintf(f, ", %zu function%s, %s calls: %s %s, %s of the profile's %s; the costs below "
+				"are those under it (100%% = the focus)\n\n", n, n == 1 ? "" : "s",
+				doc_commas(calls, doc_get_u64(fo, "calls")), b1, ev, b3, b2);
+		} else {
+			fprintf(f, "focus     %s '%s': %zu function%s, %s calls; %s %s, %s of the profile's %s "
+				"(100%% below)\n", doc_get_str(fo, "match"), doc_get_str(fo, "pattern"), n,
+				n == 1 ? "" : "s", doc_commas(calls, doc_get_u64(fo, "calls")), b1, ev, b3, b2);
+			json_array_foreach(fns, i, fn) {
+				if (i == 10) {
+					fprintf(f, "          ... and %zu more\n", n - 10);
+					break;
+				}
+				fputs("          ", f);
+				fn_label(f, fn, 0);
+				fputc('\n', f);
+			}
+		}
+	}
+	if (json_is_true(json_object_get(sc, "jit_only")))
+		fputs(markdown ? "Only JIT functions are listed (`--jit-only`); the totals are all code's.\n\n"
+			       : "scope     JIT functions only (--jit-only); the totals are all code's\n", f);
+}
+
+/* The shares of code that has no name: JIT code no map names, and code without symbols in
+ * ELF files. They are different stories (the first is a reason to run augment, the second
+ * a stripped library), so they are told apart. */
+static void render_kinds(FILE *f, const json_t *doc, const char *ev, int markdown)
+{
+	char b1[32], b2[32], b3[32];
+	const json_t *k = json_object_get(doc, "kinds");
+	const json_t *jit = json_object_get(k, "jit"), *unnamed = json_object_get(k, "unnamed_jit");
+	const json_t *nosym = json_object_get(k, "no_symbol");
+	uint64_t nj = doc_get_u64(jit, "functions");
+	doc_percent(b1, doc_get_real(jit, "share"));
+	doc_percent(b2, doc_get_real(unnamed, "share"));
+	doc_percent(b3, doc_get_real(nosym, "share"));
+	const char *hint = doc_get_real(unnamed, "share") > 0.01 && !nj
+		? (markdown ? " (run `cgjit augment` to name JIT code)" : " (run cgjit augment to name JIT code)") : "";
+	if (markdown)
+		fprintf(f, "\nJIT functions: %llu, %s of %s; unnamed JIT code (`0x…` in `???`): %s%s; "
+			"code without symbols (`0x…` in an ELF file): %s\n", (unsigned long long)nj, b1, ev, b2, hint, b3);
+	else
+		fprintf(f, "JIT       %llu functions, %s of %s\nunnamed   JIT code (0x... in ?\?\?) %s%s; "
+			"code without symbols (0x... in an ELF file) %s\n", (unsigned long long)nj, b1, ev, b2, hint, b3);
+}
+
+void prof_report_render(const json_t *doc, FILE *f, int markdown)
+{
+	char b1[32];
+	const char *ev = doc_get_str(doc, "event");
+	int incl = json_is_true(json_object_get(doc, "inclusive"));
+	const json_t *tot = json_object_get(doc, "totals");
+	json_int_t parts = json_integer_value(json_object_get(doc, "parts"));
+	const json_t *part = json_object_get(doc, "part"), *cmd = json_object_get(doc, "command");
+	if (markdown) {
+		fprintf(f, "## Profile `%s`\n\n", doc_get_str(doc, "profile"));
+		if (json_is_string(cmd)) {
+			fputs("Command: ", f);
+			doc_md_cell(f, json_string_value(cmd));
+			fputs("\n\n", f);
+		}
+	} else {
+		fprintf(f, "profile   %s\n", doc_get_str(doc, "profile"));
+		if (json_is_string(cmd))
+			fprintf(f, "command   %s\n", json_string_value(cmd));
+	}
+	prof_report_render_scope(doc, f, markdown);
+	fprintf(f, markdown ? "%s, %lld part%s%s\n\n| event | total |\n|---|---:|\n" : "format    %s, %lld part%s%s\n",
+		doc_get_str(doc, "format"), (long long)parts, parts == 1 ? "" : "s",
+		json_is_integer(part) ? " (one read: --part)" : parts > 1 ? " (summed)" : "");
+	const char *key;
+	json_t *v;
+	json_object_foreach((json_t *)tot, key, v) {
+		doc_commas(b1, doc_get_u64(tot, key));
+		fprintf(f, markdown ? "| %s | %s |\n" : "total     %-10s %16s\n", key, b1);
+	}
+	render_kinds(f, doc, ev, markdown);
+	size_t i;
+	json_array_foreach(json_object_get(doc, "notes"), i, v) {
+		if (!markdown) {
+			fprintf(f, "note      %s\n", json_string_value(v));
+			continue;
+		}
+		fputs("\nNote: ", f);
+		doc_md_text(f, json_string_value(v));
+		fputc('\n', f);
+	}
+	if (!incl)
+		fprintf(f, markdown ? "\nA cachegrind profile has no calls: self cost only, inclusive cost does not exist there.\n"
+				    : "cachegrind profile: no calls, so self cost only (inclusive cost does not exist there)\n");
+	render_list(f, json_object_get(doc, "functions"), "Top functions by self cost", ev, incl, markdown);
+	if (incl)
+		render_list(f, json_object_get(doc, "functions_by_inclusive"), "Top functions by inclusive cost", ev, 1, markdown);
+}

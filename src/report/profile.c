@@ -1,0 +1,420 @@
+/* profile.c - the per-function model of a profile: identities, self costs, call arcs, and
+ * the inclusive costs derived from them. The loaders (profile_read.c) feed a builder; the
+ * report commands read struct profile. Owns every string and array in struct profile. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/idmap.h"
+#include "core/xalloc.h"
+#include "jit/pathmap.h"
+#include "report/profile.h"
+
+struct profile_builder {
+	struct profile *p;
+	unsigned nev;
+	int fold;
+	size_t fns_cap;
+	uint64_t *self;          /* nfns * nev */
+	size_t self_cap;
+	struct prof_arc *arcs;
+	uint64_t *arc_costs;     /* narcs * nev */
+	size_t narcs, arcs_cap, arc_costs_cap;
+	struct idmap arc_index;  /* caller << 32 | callee -> arc */
+	char *fold_buf;
+	size_t fold_cap;
+	const struct pathmap *paths;
+	struct pathmap_buf mapped_name, mapped_file;
+};
+
+void profile_free(struct profile *p)
+{
+	if (!p)
+		return;
+	free(p->path);
+	free(p->cmd);
+	if (p->scope) {
+		free(p->scope->match);
+		free(p->scope->pattern);
+		free(p->scope->object);
+		free(p->scope->file);
+		free(p->scope->focus);
+		free(p->scope->profile_totals);
+		free(p->scope);
+	}
+	for (unsigned i = 0; i < p->nevents; i++)
+		free(p->events[i]);
+	free(p->events);
+	free(p->totals);
+	free(p->fns);
+	free(p->cost_pool);
+	free(p->arcs);
+	free(p->arc_costs);
+	strtab_free(&p->keys);
+	strtab_free(&p->objs);
+	strtab_free(&p->files);
+	memset(p, 0, sizeof(*p));
+}
+
+const char *profile_kind_name(enum prof_kind kind)
+{
+	static const char *const names[] = { "native", "jit", "unnamed_jit", "no_symbol" };
+	return names[kind];
+}
+
+void profile_set_cmd(struct profile *p, const char *cmd, size_t len)
+{
+	while (len && (*cmd == ' ' || *cmd == '\t'))
+		cmd++, len--;
+	while (len && (cmd[len - 1] == ' ' || cmd[len - 1] == '\t'))
+		len--;
+	if (!p->cmd)
+		p->cmd = xstrndup(cmd, len);
+}
+
+int profile_listed(const struct profile *p, size_t fn)
+{
+	return !p->scope || !p->scope->jit_only || p->fns[fn].jit;
+}
+
+int profile_event(const struct profile *p, const char *name)
+{
+	for (unsigned i = 0; i < p->nevents; i++)
+		if (!strcmp(p->events[i], name))
+			return (int)i;
+	return -1;
+}
+
+struct profile_builder *profile_builder_new(struct profile *p, unsigned nevents,
+					    const char *const *events)
+{
+	struct profile_builder *b = xcalloc(1, sizeof(*b));
+	b->p = p;
+	b->nev = nevents;
+	p->nevents = nevents;
+	p->events = xcalloc(nevents ? nevents : 1, sizeof(*p->events));
+	for (unsigned i = 0; i < nevents; i++)
+		p->events[i] = xstrndup(events[i], strlen(events[i]));
+	p->totals = xcalloc(nevents ? nevents : 1, sizeof(*p->totals));
+	strtab_init(&p->keys);
+	strtab_init(&p->objs);
+	strtab_init(&p->files);
+	idmap_init(&b->arc_index);
+	return b;
+}
+
+void profile_builder_fold(struct profile_builder *b, int fold)
+{
+	b->fold = fold;
+}
+
+void profile_builder_paths(struct profile_builder *b, const struct pathmap *pm)
+{
+	b->paths = pm;
+}
+
+/* "f'2'caller'3" -> "f'caller": callgrind's --separate-recs copies are the same function.
+ * A part made only of digits is such a copy number; everything else is kept. */
+static size_t fold_name(struct profile_builder *b, const char *name, size_t len, const char **out)
+{
+	XGROW(b->fold_buf, b->fold_cap, len + 1);
+	size_t n = 0, i = 0;
+	while (i < len) {
+		size_t j = i;
+		while (j < len && name[j] != '\'')
+			j++;
+		int digits = j > i && i > 0;
+		for (size_t k = i; k < j && digits; k++)
+			digits = name[k] >= '0' && name[k] <= '9';
+		if (!digits) {
+			if (i > 0)
+				b->fold_buf[n++] = '\'';
+			memcpy(b->fold_buf + n, name + i, j - i);
+			n += j - i;
+		}
+		i = j + 1;
+	}
+	*out = b->fold_buf;
+	return n;
+}
+
+static int is_unknown_name(const char *s, size_t len)
+{
+	if (len < 3 || s[0] != '0' || s[1] != 'x')
+		return 0;
+	size_t i = 2;
+	while (i < len && ((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
+		i++;
+	return i > 2 && (i == len || s[i] == '\'');
+}
+
+/* The objects cgjit augment gives JIT functions (README "What augment does", rule 3):
+ * the perf map (perf-PID.map), the jitdump (jit-PID.dump, also compressed) or the ELF
+ * file made from a dump (jit-PID.dump.elf, jit-PID.dump.g1.elf). */
+static int is_jit_object(const char *obj)
+{
+	const char *base = strrchr(obj, '/');
+	base = base ? base + 1 : obj;
+	size_t n = strlen(base);
+	if (!strncmp(base, "perf-", 5) && n > 9 && !strcmp(base + n - 4, ".map"))
+		return 1;
+	return !strncmp(base, "jit-", 4) && strstr(base, ".dump") != NULL;
+}
+
+uint32_t profile_builder_fn(struct profile_builder *b, const char *obj, size_t olen,
+			    const char *file, size_t flen, const char *name, size_t nlen)
+{
+	struct profile *p = b->p;
+	if (b->fold)
+		nlen = fold_name(b, name, nlen, &name);
+	if (b->paths) {
+		name = pathmap_callgrind_name(b->paths, name, nlen, &b->mapped_name, &nlen);
+		file = pathmap_path(b->paths, file, flen, &b->mapped_file, &flen);
+	}
+	uint32_t o = strtab_intern(&p->objs, obj, olen, NULL);
+	uint32_t f = strtab_intern(&p->files, file, flen, NULL);
+	int added;
+	uint32_t i = strtab_intern_key(&p->keys, name, nlen, o, f, &added);
+	if (!added)
+		return i;
+	XGROW(p->fns, b->fns_cap, p->nfns + 1);
+	struct prof_fn *fn = &p->fns[p->nfns++];
+	memset(fn, 0, sizeof(*fn));
+	/* pointers into the tables are set in finish(): the tables move while they grow;
+	 * so is the kind, which needs the object */
+	fn->kind = is_unknown_name(name, nlen) ? PROF_NO_SYMBOL : PROF_NATIVE;
+	XGROW(b->self, b->self_cap, p->nfns * b->nev);
+	memset(b->self + (p->nfns - 1) * b->nev, 0, b->nev * sizeof(*b->self));
+	return i;
+}
+
+void profile_builder_self(struct profile_builder *b, uint32_t fn, const uint64_t *costs)
+{
+	uint64_t *s = b->self + (size_t)fn * b->nev;
+	for (unsigned e = 0; e < b->nev; e++) {
+		s[e] += costs[e];
+		b->p->totals[e] += costs[e];
+	}
+}
+
+void profile_builder_call(struct profile_builder *b, uint32_t caller, uint32_t callee,
+			  uint64_t count, const uint64_t *costs)
+{
+	uint64_t key = (uint64_t)caller << 32 | callee;
+	uint32_t a = idmap_get(&b->arc_index, key);
+	if (a == UINT32_MAX) {
+		a = (uint32_t)b->narcs++;
+		XGROW(b->arcs, b->arcs_cap, b->narcs);
+		XGROW(b->arc_costs, b->arc_costs_cap, b->narcs * b->nev);
+		b->arcs[a] = (struct prof_arc){ caller, callee, 0 };
+		memset(b->arc_costs + (size_t)a * b->nev, 0, b->nev * sizeof(*b->arc_costs));
+		idmap_put(&b->arc_index, key, a);
+	}
+	b->arcs[a].count += count;
+	uint64_t *c = b->arc_costs + (size_t)a * b->nev;
+	for (unsigned e = 0; e < b->nev; e++)
+		c[e] += costs[e];
+}
+
+static int cmp_arc_caller(const void *x, const void *y)
+{
+	const struct prof_arc *a = x, *b = y;
+	return a->caller < b->caller ? -1 : a->caller > b->caller;
+}
+
+/* Strongly connected components of the call graph (self-calls left out), by Tarjan's
+ * algorithm without recursion: COMP[f] gets a component number, SIZE[c] its size (SIZE may
+ * be NULL). Returns the number of components. */
+static uint32_t components(size_t n, const struct prof_arc *arcs, size_t narcs, uint32_t *comp,
+		       uint32_t *size)
+{
+	struct prof_arc *sorted = xmalloc((narcs ? narcs : 1) * sizeof(*sorted));
+	if (narcs)   /* ARCS is NULL then */
+		memcpy(sorted, arcs, narcs * sizeof(*sorted));
+	qsort(sorted, narcs, sizeof(*sorted), cmp_arc_caller);
+	size_t *first = xcalloc(n + 1, sizeof(*first));
+	for (size_t i = 0; i < narcs; i++)
+		first[sorted[i].caller + 1]++;
+	for (size_t i = 0; i < n; i++)
+		first[i + 1] += first[i];
+	uint32_t *index = xmalloc((n ? n : 1) * sizeof(*index)), *low = xmalloc((n ? n : 1) * sizeof(*low));
+	uint32_t *stack = xmalloc((n ? n : 1) * sizeof(*stack));
+	char *on_stack = xcalloc(n ? n : 1, 1);
+	struct frame { uint32_t v; size_t next; } *call = xmalloc((n ? n : 1) * sizeof(*call));
+	for (size_t i = 0; i < n; i++)
+		index[i] = UINT32_MAX;
+	uint32_t counter = 0, ncomp = 0;
+	size_t sp = 0;
+	for (size_t root = 0; root < n; root++) {
+		if (index[root] != UINT32_MAX)
+			continue;
+		size_t depth = 0;
+		call[depth++] = (struct frame){ (uint32_t)root, first[root] };
+		index[root] = low[root] = counter++;
+		stack[sp++] = (uint32_t)root;
+		on_stack[root] = 1;
+		while (depth) {
+			struct frame *fr = &call[depth - 1];
+			uint32_t v = fr->v;
+			if (fr->next < first[v + 1]) {
+				uint32_t w = sorted[fr->next++].callee;
+				if (w == v)
+					continue;
+				if (index[w] == UINT32_MAX) {
+					index[w] = low[w] = counter++;
+					stack[sp++] = w;
+					on_stack[w] = 1;
+					call[depth++] = (struct frame){ w, first[w] };
+				} else if (on_stack[w] && index[w] < low[v]) {
+					low[v] = index[w];
+				}
+				continue;
+			}
+			if (low[v] == index[v]) {
+				uint32_t w, k = 0;
+				do {
+					w = stack[--sp];
+					on_stack[w] = 0;
+					comp[w] = ncomp;
+					k++;
+				} while (w != v);
+				if (size)
+					size[ncomp] = k;
+				ncomp++;
+			}
+			depth--;
+			if (depth && low[v] < low[call[depth - 1].v])
+				low[call[depth - 1].v] = low[v];
+		}
+	}
+	free(sorted);
+	free(first);
+	free(index);
+	free(low);
+	free(stack);
+	free(on_stack);
+	free(call);
+	return ncomp;
+}
+
+uint32_t profile_components(const struct profile *p, uint32_t *comp)
+{
+	return components(p->nfns, p->arcs, p->narcs, comp, NULL);
+}
+
+uint32_t profile_components_of(size_t n, const struct prof_arc *arcs, size_t narcs, uint32_t *comp)
+{
+	return components(n, arcs, narcs, comp, NULL);
+}
+
+/* Inclusive cost, as docs/reports.md explains: the calls into a function from other
+ * functions (callgrind_annotate's rule), or, for a function nobody calls, its self cost
+ * plus its calls out; never less than its self cost (an activation that is the root of a
+ * thread's stack has no arc in). A self-call happens inside an outer activation and is not
+ * added again. On a cycle through several functions the arcs cannot tell nested
+ * activations from outer ones, so a member's figure is capped at what all activations of
+ * the cycle did: the members' self cost plus their calls out of the cycle. (Capping at the
+ * arcs into the cycle instead fails for a cycle that threads start inside: the JVM's.) */
+static void inclusive(struct profile_builder *b)
+{
+	struct profile *p = b->p;
+	size_t n = p->nfns, nev = b->nev;
+	uint64_t *incl = p->cost_pool + n * nev;
+	uint64_t *in = xcalloc(n * nev + 1, sizeof(*in));
+	uint64_t *out = xcalloc(n * nev + 1, sizeof(*out));
+	char *has_in = xcalloc(n + 1, 1);
+	uint32_t *comp = xmalloc((n + 1) * sizeof(*comp)), *size = xmalloc((n + 1) * sizeof(*size));
+	components(n, b->arcs, b->narcs, comp, size);
+	uint64_t *work = xcalloc(n * nev + 1, sizeof(*work));   /* per component */
+	for (size_t f = 0; f < n; f++)
+		for (size_t e = 0; e < nev; e++)
+			work[comp[f] * nev + e] += p->cost_pool[f * nev + e];
+	for (size_t a = 0; a < b->narcs; a++) {
+		const struct prof_arc *r = &b->arcs[a];
+		const uint64_t *c = b->arc_costs + a * nev;
+		if (r->caller == r->callee) {
+			p->fns[r->caller].self_calls = 1;
+			continue;
+		}
+		has_in[r->callee] = 1;
+		p->fns[r->callee].calls += r->count;
+		for (size_t e = 0; e < nev; e++) {
+			in[r->callee * nev + e] += c[e];
+			out[r->caller * nev + e] += c[e];
+		}
+		uint32_t k = comp[r->caller];
+		if (comp[r->callee] != k)
+			for (size_t e = 0; e < nev; e++)
+				work[k * nev + e] += c[e];
+	}
+	for (size_t f = 0; f < n; f++) {
+		const uint64_t *self = p->cost_pool + f * nev;
+		uint32_t k = comp[f];
+		p->fns[f].in_cycle = size[k] > 1;
+		for (size_t e = 0; e < nev; e++) {
+			uint64_t v = has_in[f] ? in[f * nev + e] : self[e] + out[f * nev + e];
+			if (size[k] > 1 && v > work[k * nev + e])
+				v = work[k * nev + e];
+			incl[f * nev + e] = v > self[e] ? v : self[e];
+		}
+	}
+	free(in);
+	free(out);
+	free(has_in);
+	free(comp);
+	free(size);
+	free(work);
+}
+
+void profile_builder_finish(struct profile_builder *b)
+{
+	struct profile *p = b->p;
+	size_t n = p->nfns, nev = b->nev;
+	p->cost_pool = xmalloc((2 * n * nev + 1) * sizeof(*p->cost_pool));
+	if (n && nev)   /* b->self is NULL without functions */
+		memcpy(p->cost_pool, b->self, n * nev * sizeof(*p->cost_pool));
+	if (p->cachegrind && n && nev)
+		memcpy(p->cost_pool + n * nev, b->self, n * nev * sizeof(*p->cost_pool));
+	else
+		inclusive(b);
+	p->narcs = b->narcs;
+	/* the arcs go to the profile for the flame graph (flamegraph.c); the builder is done with them */
+	p->arcs = b->arcs;
+	p->arc_costs = b->arc_costs;
+	b->arcs = NULL;
+	b->arc_costs = NULL;
+	for (size_t i = 0; i < n; i++) {
+		struct prof_fn *fn = &p->fns[i];
+		const struct strtab_entry *k = strtab_get(&p->keys, (uint32_t)i);
+		uint32_t o, f;
+		/* the key is "NAME\0" followed by the object and file indices */
+		memcpy(&o, k->str + k->len - 8, 4);
+		memcpy(&f, k->str + k->len - 4, 4);
+		fn->name = k->str;
+		fn->obj = strtab_get(&p->objs, o)->str;
+		fn->file = strtab_get(&p->files, f)->str;
+		fn->self = p->cost_pool + i * nev;
+		fn->incl = p->cost_pool + (n + i) * nev;
+		fn->jit = (unsigned)is_jit_object(fn->obj);
+		/* callgrind's object ??? is memory that no ELF file maps: a 0x... name there is
+		 * JIT code no symbol names; in an ELF file it is code without symbols */
+		if (fn->jit)
+			fn->kind = PROF_JIT;
+		else if (fn->kind == PROF_NO_SYMBOL && !strcmp(fn->obj, "???"))
+			fn->kind = PROF_UNNAMED_JIT;
+	}
+	profile_builder_abort(b);
+}
+
+void profile_builder_abort(struct profile_builder *b)
+{
+	if (!b)
+		return;
+	free(b->self);
+	free(b->arcs);
+	free(b->arc_costs);
+	free(b->fold_buf);
+	pathmap_buf_free(&b->mapped_name);
+	pathmap_buf_free(&b->mapped_file);
+	idmap_free(&b->arc_index);
+	free(b);
+}

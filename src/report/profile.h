@@ -1,0 +1,144 @@
+/* profile.h - a callgrind or cachegrind profile summed per function, for the commands that
+ * read profiles rather than rewrite them (report, diff, check). A function is what
+ * kcachegrind keys it by: (object, file of its fn= line, name). Each has its self cost and,
+ * for callgrind files, its inclusive cost and the calls into it, computed from the call
+ * arcs (docs/reports.md, "Inclusive cost"). Memory grows with the number of functions and
+ * call arcs, not with the size of the file. */
+#ifndef CGJIT_PROFILE_H
+#define CGJIT_PROFILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/strtab.h"
+
+struct diag;
+struct input;
+struct pathmap;
+
+/* A call arc: CALLER called CALLEE COUNT times (summed over the file, or the part read). */
+struct prof_arc {
+	uint32_t caller, callee;   /* indices into fns; equal for a self-call */
+	uint64_t count;
+};
+
+/* What kind of code a function is, from its object and name (docs/reports.md section 1). */
+enum prof_kind {
+	PROF_NATIVE,        /* named code of an ELF file (any named code of a cachegrind file) */
+	PROF_JIT,           /* named by cgjit augment: its object is a perf map, a jitdump or
+	                       the ELF file made from one */
+	PROF_UNNAMED_JIT,   /* callgrind's 0x... name in object ???: code in no ELF file that no
+	                       symbol names (JIT code before augment, or that no map covers) */
+	PROF_NO_SYMBOL,     /* a 0x... name in an ELF file (or in a cachegrind file, which
+	                       names no objects): code without symbols, e.g. a stripped library */
+};
+
+struct prof_fn {
+	const char *name;   /* NUL-terminated */
+	const char *obj;    /* "" when the profile names no object (cachegrind) */
+	const char *file;
+	uint64_t *self;     /* per event */
+	uint64_t *incl;     /* per event; equal to self for cachegrind (no calls there) */
+	uint64_t calls;     /* calls into it from other functions */
+	unsigned jit : 1;       /* kind == PROF_JIT */
+	unsigned kind : 2;      /* enum prof_kind */
+	unsigned self_calls : 1;   /* it calls itself (direct recursion) */
+	unsigned in_cycle : 1;     /* it is on a cycle of calls through other functions */
+};
+
+/* How a profile made by prof_scope_make() was cut from the profile it was read as
+ * (docs/reports.md section 2.1). */
+struct profile_scope {
+	int jit_only;           /* the documents list and match JIT functions only */
+	int focused;            /* costs are those under a focus, and the totals the focus's */
+	char *match, *pattern;  /* the focus: "name" or "glob", and the name or pattern */
+	char *object, *file;    /* ... its patterns on the object and the file, or NULL */
+	size_t nfocus;
+	uint32_t *focus;        /* the focus functions: indices into fns */
+	uint64_t calls;         /* calls into the focus from functions outside it */
+	uint64_t *profile_totals;   /* per event: the whole profile's totals */
+};
+
+struct profile {
+	char *path;
+	char *cmd;              /* the command the profile ran (its cmd: line), or NULL */
+	int cachegrind;         /* a cachegrind file: self cost only */
+	int folded;             /* recursion copies name'N were read as name */
+	struct profile_scope *scope;   /* NULL: the whole profile, as read */
+	unsigned nevents;
+	char **events;
+	uint64_t *totals;       /* per event: the sum of every function's self cost */
+	unsigned parts;         /* parts in the file */
+	unsigned part;          /* the part read (from 1), or 0 when all were summed */
+	size_t nfns;
+	struct prof_fn *fns;
+	uint64_t *cost_pool;    /* self and incl of every function */
+	struct strtab keys, objs, files;
+	uint64_t narcs;         /* distinct call arcs between functions */
+	struct prof_arc *arcs;  /* narcs, in the order of their first call line; none for cachegrind */
+	uint64_t *arc_costs;    /* narcs * nevents: the inclusive cost of each arc's calls */
+};
+
+struct profile_opts {
+	unsigned part;          /* read only this part (from 1); 0: sum all parts */
+	int fold_recursion;     /* name'N (callgrind's --separate-recs copies) counts as name */
+	const struct pathmap *paths;   /* --path-map: the paths in every name and file mapped
+	                                  as they are read (pathmap.h), so that profiles from
+	                                  two checkouts match; NULL: as written */
+	size_t max_line;        /* 0: 64 MiB */
+};
+
+/* Reads PATH ("-" for stdin; plain or zstd) into P. Returns 0, or -1 with D set (the
+ * file cannot be read, is neither format, has no such part, or parts with other events).
+ * P is empty after an error and must be freed either way. */
+int profile_load(struct profile *p, const char *path, const struct profile_opts *o,
+		 struct diag *d);
+/* The same from an open input (not closed here), named by input_name(IN). */
+int profile_load_input(struct profile *p, struct input *in, const struct profile_opts *o,
+		       struct diag *d);
+void profile_free(struct profile *p);
+
+/* The name of KIND as the documents write it: "native", "jit", "unnamed_jit", "no_symbol". */
+const char *profile_kind_name(enum prof_kind kind);
+/* Sets P's command (a cmd: line's value, LEN bytes; blanks around it removed); the first
+ * one given is kept. */
+void profile_set_cmd(struct profile *p, const char *cmd, size_t len);
+
+/* 0 when FN is not to be listed or matched in P's documents (a scope of JIT code only and
+ * FN is not JIT), else 1. */
+int profile_listed(const struct profile *p, size_t fn);
+
+/* The index of event NAME, or -1. */
+int profile_event(const struct profile *p, const char *name);
+
+/* The strongly connected components of P's call graph (self-calls left out, Tarjan's
+ * algorithm): COMP[f], an array of nfns entries from the caller, gets the number of f's
+ * component. Returns the number of components. */
+uint32_t profile_components(const struct profile *p, uint32_t *comp);
+/* The same for N functions and the arcs ARCS[0..NARCS) between them (a subset of a
+ * profile's: the flame graph cuts the arcs into a focus). */
+uint32_t profile_components_of(size_t n, const struct prof_arc *arcs, size_t narcs, uint32_t *comp);
+
+/* Builds the per-function sums from self costs and call arcs: used by the loaders and by
+ * tests that construct profiles directly. */
+struct profile_builder;
+struct profile_builder *profile_builder_new(struct profile *p, unsigned nevents,
+					    const char *const *events);
+/* From now on name'N (a --separate-recs copy) is added as name. */
+void profile_builder_fold(struct profile_builder *b, int fold);
+/* From now on every function's name (each of its "'" parts: pathmap_callgrind_name())
+ * and file (pathmap_path()) is added with its path mapped by PM, which must outlive B;
+ * functions that then agree are one. NULL: as given. */
+void profile_builder_paths(struct profile_builder *b, const struct pathmap *pm);
+/* The function (OBJ, FILE, NAME), added if new; returns its index. */
+uint32_t profile_builder_fn(struct profile_builder *b, const char *obj, size_t olen,
+			    const char *file, size_t flen, const char *name, size_t nlen);
+void profile_builder_self(struct profile_builder *b, uint32_t fn, const uint64_t *costs);
+/* CALLER called CALLEE COUNT times, with inclusive cost COSTS. */
+void profile_builder_call(struct profile_builder *b, uint32_t caller, uint32_t callee,
+			  uint64_t count, const uint64_t *costs);
+/* Computes inclusive costs and flags into P and frees B. */
+void profile_builder_finish(struct profile_builder *b);
+void profile_builder_abort(struct profile_builder *b);   /* NULL is a no-op */
+
+#endif

@@ -1,0 +1,288 @@
+/* profile_read.c - profile_load(): a callgrind file through callgrind_reader.c, or a
+ * cachegrind file through the small parser below, into a profile builder (profile.c).
+ * The input is opened once; its first bytes tell the two formats apart. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "callgrind/callgrind_reader.h"
+#include "core/diag.h"
+#include "core/io.h"
+#include "core/linereader.h"
+#include "core/scan.h"
+#include "core/xalloc.h"
+#include "report/profile.h"
+
+struct cg_load {
+	struct profile *p;
+	const struct profile_opts *o;
+	struct profile_builder *b;
+	uint32_t *map;           /* the part's function index -> profile function */
+	size_t map_cap;
+	unsigned part;           /* the part being read, from 1 */
+	int want;                /* this part is summed */
+	char *first_events;      /* the first summed part's events, joined, for comparison */
+};
+
+static char *join_events(const struct cg_reader *r)
+{
+	size_t n = 1;
+	for (unsigned i = 0; i < cg_reader_nevents(r); i++)
+		n += strlen(cg_reader_event_name(r, i)) + 1;
+	char *s = xmalloc(n), *p = s;
+	for (unsigned i = 0; i < cg_reader_nevents(r); i++)
+		p += sprintf(p, "%s%s", i ? " " : "", cg_reader_event_name(r, i));
+	*p = '\0';
+	return s;
+}
+
+/* At a part's events: line: the builder is made by the first part summed; every later
+ * one must count the same events in the same order. */
+static int part_events(struct cg_load *L, struct cg_reader *r, struct diag *d)
+{
+	char *ev = join_events(r);
+	if (!L->b) {
+		const char *names[CG_MAX_EVENTS];
+		for (unsigned i = 0; i < cg_reader_nevents(r); i++)
+			names[i] = cg_reader_event_name(r, i);
+		L->b = profile_builder_new(L->p, cg_reader_nevents(r), names);
+		profile_builder_fold(L->b, L->o->fold_recursion);
+		profile_builder_paths(L->b, L->o->paths);
+		L->first_events = ev;
+		return 0;
+	}
+	int same = !strcmp(ev, L->first_events);
+	if (!same)
+		diag_at(d, L->p->path, 0, "part %u counts the events '%s', but an earlier part "
+			"counts '%s': parts with other events cannot be summed (use --part N)",
+			L->part, ev, L->first_events);
+	free(ev);
+	return same ? 0 : -1;
+}
+
+static void take_defs(struct cg_load *L, const struct cg_reader *r, const struct cg_record *rec)
+{
+	const struct cg_names *n = cg_reader_names(r);
+	for (unsigned i = 0; i < rec->ndefs; i++) {
+		const struct cg_def *def = &rec->defs[i];
+		const struct cg_fn *fn = cg_names_get_fn(n, def->fn);
+		const struct strtab_entry *ob = cg_names_get(n, SP_OBJ, fn->obj);
+		const struct strtab_entry *fl = cg_names_get(n, SP_FILE, fn->file);
+		XGROW(L->map, L->map_cap, (size_t)def->fn + 1);
+		L->map[def->fn] = profile_builder_fn(L->b, ob->str, ob->len, fl->str, fl->len,
+						     def->name, def->len);
+	}
+}
+
+static int load_callgrind(struct cg_load *L, struct input *in, struct diag *d)
+{
+	size_t max_line = L->o->max_line ? L->o->max_line : (size_t)64 << 20;
+	struct cg_reader *r = cg_reader_new(in, max_line);
+	struct cg_record rec;
+	int rc;
+	while ((rc = cg_reader_next(r, &rec, d)) > 0) {
+		if (rec.kind == CG_HEADER) {
+			if (rec.new_part) {
+				L->part++;
+				L->want = !L->o->part || L->o->part == L->part;
+			}
+			if (rec.key == HK_CMD && rec.len > 4)   /* "cmd: ..." */
+				profile_set_cmd(L->p, rec.text + 4, rec.len - 4);
+			if (rec.key == HK_EVENTS && L->want && part_events(L, r, d) < 0) {
+				rc = -1;
+				break;
+			}
+			continue;
+		}
+		if (!L->want)
+			continue;
+		if (rec.ndefs)
+			take_defs(L, r, &rec);
+		if (rec.kind == CG_COST)
+			profile_builder_self(L->b, L->map[rec.fn], rec.costs);
+		else if (rec.kind == CG_CALL)
+			profile_builder_call(L->b, L->map[rec.fn], L->map[rec.callee], rec.count,
+					     rec.costs);
+	}
+	cg_reader_free(r);
+	L->p->parts = L->part;
+	return rc;
+}
+
+/* ---- cachegrind ---- */
+
+static int cg_error(struct diag *d, const char *name, uint64_t line, const char *what,
+		    const char *text, size_t len)
+{
+	char q[120];
+	return diag_at(d, name, line, "%s, got '%s'", what, diag_quote(q, sizeof(q), text, len));
+}
+
+static int parse_costs(const char *p, const char *end, unsigned nev, uint64_t *out)
+{
+	unsigned k = 0;
+	memset(out, 0, nev * sizeof(*out));
+	while (p < end) {
+		while (p < end && *p == ' ')
+			p++;
+		if (p == end)
+			break;
+		/* more values than events is an error; fewer means the rest are 0 */
+		if (k == nev || scan_dec(&p, end, &out[k++]) < 0 || (p < end && *p != ' '))
+			return -1;
+	}
+	return 0;
+}
+
+static int cachegrind_line(struct profile *p, const struct profile_opts *o,
+			   struct profile_builder **bp, const char *line, size_t len, uint64_t lineno,
+			   char **fl, size_t *fl_len, uint32_t *fn, int *summary, struct diag *d)
+{
+	const char *end = line + len;
+	struct profile_builder *b = *bp;
+	if (!strncmp(line, "cmd:", 4)) {
+		profile_set_cmd(p, line + 4, len - 4);
+		return 0;
+	}
+	if (!len || line[0] == '#' || !strncmp(line, "desc:", 5))
+		return 0;
+	if (!strncmp(line, "events:", 7)) {
+		if (b)
+			return cg_error(d, p->path, lineno, "a second 'events:' line", line, len);
+		const char *names[CG_MAX_EVENTS];
+		char *copy = xstrndup(line + 7, len - 7), *save = NULL;
+		unsigned n = 0;
+		for (char *t = strtok_r(copy, " \t", &save); t; t = strtok_r(NULL, " \t", &save)) {
+			if (n == CG_MAX_EVENTS) {
+				free(copy);
+				return diag_at(d, p->path, lineno, "more than %d events", CG_MAX_EVENTS);
+			}
+			names[n++] = t;
+		}
+		if (!n) {
+			free(copy);
+			return cg_error(d, p->path, lineno, "expected 'events: NAME...'", line, len);
+		}
+		*bp = profile_builder_new(p, n, names);
+		profile_builder_paths(*bp, o->paths);
+		free(copy);
+		return 0;
+	}
+	if (!b)
+		return cg_error(d, p->path, lineno, "expected 'events:' before the body", line, len);
+	if (!strncmp(line, "fl=", 3)) {
+		free(*fl);
+		*fl = xstrndup(line + 3, len - 3);
+		*fl_len = len - 3;
+		*fn = UINT32_MAX;
+		return 0;
+	}
+	if (!strncmp(line, "fn=", 3)) {
+		if (!*fl)
+			return cg_error(d, p->path, lineno, "expected 'fl=' before 'fn='", line, len);
+		*fn = profile_builder_fn(b, "", 0, *fl, *fl_len, line + 3, len - 3);
+		return 0;
+	}
+	uint64_t costs[CG_MAX_EVENTS], sum[CG_MAX_EVENTS];
+	if (!strncmp(line, "summary:", 8)) {
+		if (parse_costs(line + 8, end, p->nevents, sum) < 0)
+			return cg_error(d, p->path, lineno, "expected 'summary:' with one number per event",
+					line, len);
+		for (unsigned e = 0; e < p->nevents; e++)
+			if (sum[e] != p->totals[e])
+				return diag_at(d, p->path, lineno, "'summary:' gives %llu for event %s, but "
+					       "the cost lines add up to %llu (file truncated or edited?)",
+					       (unsigned long long)sum[e], p->events[e],
+					       (unsigned long long)p->totals[e]);
+		*summary = 1;
+		return 0;
+	}
+	const char *q = line;
+	uint64_t lnum;
+	if (scan_dec(&q, end, &lnum) < 0 || q == end || *q != ' ' ||
+	    parse_costs(q, end, p->nevents, costs) < 0)
+		return cg_error(d, p->path, lineno, "expected a cost line 'LINE COST...', 'fl=', "
+				"'fn=' or 'summary:'", line, len);
+	if (*fn == UINT32_MAX)
+		return cg_error(d, p->path, lineno, "expected 'fn=' before the first cost line", line, len);
+	profile_builder_self(b, *fn, costs);
+	return 0;
+}
+
+static int load_cachegrind(struct profile *p, const struct profile_opts *o,
+			   struct profile_builder **bp, struct input *in, struct diag *d)
+{
+	struct line_reader lr;
+	line_reader_init(&lr, in, o->max_line ? o->max_line : (size_t)64 << 20);
+	char *fl = NULL;
+	const char *line;
+	size_t fl_len = 0, len;
+	uint32_t fn = UINT32_MAX;
+	int rc, summary = 0;
+	while ((rc = line_reader_next(&lr, &line, &len, d)) > 0) {
+		if (summary && len && line[0] != '#')
+			rc = cg_error(d, p->path, lr.lineno, "expected the end of the file after "
+				      "'summary:'", line, len);
+		else
+			rc = cachegrind_line(p, o, bp, line, len, lr.lineno, &fl, &fl_len, &fn, &summary, d);
+		if (rc < 0)
+			break;
+	}
+	if (rc == 0 && !summary)
+		rc = diag_at(d, p->path, lr.lineno, "the file ends without 'summary:' (file truncated?)");
+	free(fl);
+	line_reader_free(&lr);
+	p->parts = 1;
+	return rc;
+}
+
+int profile_load(struct profile *p, const char *path, const struct profile_opts *o,
+		 struct diag *d)
+{
+	struct input *in = input_open(path, d);
+	if (!in) {
+		memset(p, 0, sizeof(*p));
+		return -1;
+	}
+	int rc = profile_load_input(p, in, o, d);
+	input_close(in);
+	return rc;
+}
+
+int profile_load_input(struct profile *p, struct input *in, const struct profile_opts *o,
+		       struct diag *d)
+{
+	const char *path = input_name(in);
+	memset(p, 0, sizeof(*p));
+	p->path = xstrndup(path, strlen(path));
+	p->part = o->part;
+	p->folded = o->fold_recursion;
+	char head[INPUT_PEEK_MAX];
+	ssize_t n = input_peek(in, head, sizeof(head), d);
+	int rc = n < 0 ? -1 : 0;
+	struct cg_load L = { .p = p, .o = o };
+	/* valgrind's cachegrind starts with desc: (or cmd: without cache simulation);
+	 * callgrind with "# callgrind format", version: or creator: */
+	if (rc == 0 && n == 4 && (!memcmp(head, "desc", 4) || !memcmp(head, "cmd:", 4))) {
+		p->cachegrind = 1;
+		if (o->part > 1)
+			rc = diag_at(d, path, 0, "a cachegrind file has one part, not part %u", o->part);
+		else
+			rc = load_cachegrind(p, o, &L.b, in, d);
+	} else if (rc == 0) {
+		rc = load_callgrind(&L, in, d);
+		if (rc == 0 && o->part > L.part)
+			rc = diag_at(d, path, 0, "there is no part %u: the file has %u", o->part, L.part);
+	}
+	free(L.map);
+	free(L.first_events);
+	if (rc == 0 && !L.b)
+		rc = diag_at(d, path, 0, "no 'events:' line: not a callgrind or cachegrind profile");
+	if (rc < 0) {
+		profile_builder_abort(L.b);
+		profile_free(p);
+		return -1;
+	}
+	profile_builder_finish(L.b);
+	return 0;
+}

@@ -48,7 +48,7 @@ int augment_run(const struct augment_opts *o, struct augment_stats *rep, struct 
 /* The default output path for PROFILE: "callgrind.out.PID..." becomes
  * "callgrind.out.jit.PID..." in the same directory; other names get "jit." in front of the
  * file name. Never a name that starts with the input's, because kcachegrind loads every
- * file starting with the name it opens (callgrind-format.md 1.8). Returns a malloc'd
+ * file starting with the name it opens (docs/formats.md 1.8). Returns a malloc'd
  * string, or NULL for "-" (stdin has no name to derive from). */
 char *augment_default_output(const char *profile);
 

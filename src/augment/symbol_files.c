@@ -12,7 +12,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "augment/augment.h"
 #include "augment/augment_stats.h"
 #include "augment/symbol_files.h"
 #include "core/diag.h"
@@ -23,8 +22,7 @@
 #include "jit/symtab.h"
 
 struct loader {
-	const struct augment_opts *o;
-	uint64_t pid;
+	const struct symbol_files_opts *o;
 	struct symtab *st;
 	struct elf_files *ef;
 	struct augment_stats *rep;
@@ -154,12 +152,12 @@ static int open_found(struct loader *u, const char *path, struct input **in)
 /* With no symbol file named: perf-PID.map in --map-dir, or else beside the profile and then
  * in /tmp; and jit-PID.dump in the
  * profile's directory, the current directory, $JITDUMPDIR and /tmp (where node, wasmtime,
- * CPython and the JVMTI agents put them: jit-formats.md 2.7). perf's own copies under
+ * CPython and the JVMTI agents put them: docs/formats.md 5.9). perf's own copies under
  * ~/.debug/jit/ are not searched: `perf inject` writes them, not the runtimes. */
 static int discover(struct loader *u)
 {
-	const struct augment_opts *o = u->o;
-	uint64_t pid = u->pid;
+	const struct symbol_files_opts *o = u->o;
+	uint64_t pid = o->pid;
 	if (!pid)
 		return diag_at(u->d, o->profile, 0,
 			       "no perf map or jitdump given and the profile has no 'pid:' line to find "
@@ -211,23 +209,23 @@ static int discover(struct loader *u)
 	return 0;
 }
 
-int symbol_files_load(const struct augment_opts *o, uint64_t pid, struct symtab *st,
-		      struct elf_files *ef, struct augment_stats *rep, size_t *nread, struct diag *d)
+int symbol_files_load(const struct symbol_files_opts *o, struct symtab *st, struct elf_files *ef,
+		      struct augment_stats *rep, size_t *nread, struct diag *d)
 {
-	struct loader lu = { o, pid, st, ef, rep, d, 0 };
+	struct loader lu = { o, st, ef, rep, d, 0 };
 	struct loader *u = &lu;
-	if (o->nsymfiles == 0) {
+	if (o->npaths == 0) {
 		if (discover(u) < 0)
 			return -1;
 	}
 	/* stdin can be read once: by the profile or by one symbol file */
 	int stdin_used = !strcmp(o->profile, "-");
-	for (size_t i = 0; i < o->nsymfiles; i++) {
-		if (!strcmp(o->symfiles[i], "-") && stdin_used++)
+	for (size_t i = 0; i < o->npaths; i++) {
+		if (!strcmp(o->paths[i], "-") && stdin_used++)
 			return diag_at(u->d, "-", 0, "stdin is already read as the %s; name this symbol "
 				       "file by its path", strcmp(o->profile, "-") ? "symbol file before it" :
 				       "profile");
-		if (load_one(u, o->symfiles[i], NULL) < 0)
+		if (load_one(u, o->paths[i], NULL) < 0)
 			return -1;
 	}
 	symtab_finish(u->st);

@@ -54,11 +54,33 @@ static int parse_size(const char *s, size_t *out)
 	return 0;
 }
 
-/* The command with PATHS (the caller's, empty) to fill from --root and --path-map. */
-static int augment_main(int argc, char **argv, struct pathmap *paths)
+enum { OPT_STATS = 256, OPT_KEEP, OPT_MAPDIR, OPT_MAXLINE, OPT_NOVERIFY, OPT_BIAS, OPT_ELF,
+       OPT_NOELF, OPT_ROOT, OPT_PATHMAP };
+
+/* --debug-bias and --max-line into O: 0, or 2 after saying what the option takes. */
+static int number_option(int c, const char *arg, struct augment_opts *o)
 {
-	enum { OPT_STATS = 256, OPT_KEEP, OPT_MAPDIR, OPT_MAXLINE, OPT_NOVERIFY, OPT_BIAS, OPT_ELF,
-	       OPT_NOELF, OPT_ROOT, OPT_PATHMAP };
+	if (c == OPT_BIAS) {
+		char *end;
+		unsigned long long v = strtoull(arg, &end, 0);
+		if (end == arg || *end || v > 0xffff) {
+			fprintf(stderr, "cgjit: --debug-bias takes a number of bytes from 0 to 0xffff (e.g. 0x40), got '%s'\n", arg);
+			return 2;
+		}
+		o->debug_bias = (int64_t)v;
+		return 0;
+	}
+	if (parse_size(arg, &o->max_line) < 0) {
+		fprintf(stderr, "cgjit: --max-line takes a number of bytes from 1 to 2^40, got '%s'\n", arg);
+		return 2;
+	}
+	return 0;
+}
+
+/* argv into O, PATHS (from --root and --path-map) and *QUIET: -1 to run, or the exit status
+ * after --help or a usage error. */
+static int parse(int argc, char **argv, struct augment_opts *o, struct pathmap *paths, int *quiet)
+{
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "quiet", no_argument, NULL, 'q' },
@@ -75,23 +97,20 @@ static int augment_main(int argc, char **argv, struct pathmap *paths)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct augment_opts o;
-	augment_opts_init(&o);
-	o.paths = paths;
 	struct diag d = { 0 };
-	int quiet = 0, c;
+	int c;
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":o:qh", longopts, NULL)) != -1) {
 		switch (c) {
-		case 'o': o.output = optarg; break;
-		case 'q': quiet = 1; break;
-		case OPT_STATS: o.stats_path = optarg; break;
-		case OPT_KEEP: o.keep_addresses = 1; break;
-		case OPT_MAPDIR: o.map_dir = optarg; break;
-		case OPT_NOVERIFY: o.no_verify = 1; break;
-		case OPT_ELF: o.elf_dir = optarg; break;
-		case OPT_NOELF: o.no_elf = 1; break;
+		case 'o': o->output = optarg; break;
+		case 'q': *quiet = 1; break;
+		case OPT_STATS: o->stats_path = optarg; break;
+		case OPT_KEEP: o->keep_addresses = 1; break;
+		case OPT_MAPDIR: o->map_dir = optarg; break;
+		case OPT_NOVERIFY: o->no_verify = 1; break;
+		case OPT_ELF: o->elf_dir = optarg; break;
+		case OPT_NOELF: o->no_elf = 1; break;
 		case OPT_ROOT:
 		case OPT_PATHMAP:
 			/* in the order given: of two equal OLDs the later wins */
@@ -99,21 +118,10 @@ static int augment_main(int argc, char **argv, struct pathmap *paths)
 					   : pathmap_add_arg(paths, optarg, &d)) < 0)
 				return cmd_util_usage_error(usage_text, "%s", d.msg);
 			break;
-		case OPT_BIAS: {
-			char *end;
-			unsigned long long v = strtoull(optarg, &end, 0);
-			if (end == optarg || *end || v > 0xffff) {
-				fprintf(stderr, "cgjit: --debug-bias takes a number of bytes from 0 to 0xffff (e.g. 0x40), got '%s'\n", optarg);
-				return 2;
-			}
-			o.debug_bias = (int64_t)v;
-			break;
-		}
+		case OPT_BIAS:
 		case OPT_MAXLINE:
-			if (parse_size(optarg, &o.max_line) < 0) {
-				fprintf(stderr, "cgjit: --max-line takes a number of bytes from 1 to 2^40, got '%s'\n", optarg);
+			if (number_option(c, optarg, o))
 				return 2;
-			}
 			break;
 		case 'h':
 			fputs(usage_text, stdout);
@@ -124,22 +132,36 @@ static int augment_main(int argc, char **argv, struct pathmap *paths)
 	}
 	if (optind >= argc)
 		return cmd_util_usage_error(usage_text, "%s", "augment needs a PROFILE");
-	if ((o.output && !*o.output) || (o.stats_path && !*o.stats_path))
-		return cmd_util_empty_output(usage_text, o.output && !*o.output ? "-o" : "--stats");
-	o.profile = argv[optind];
-	if (!strcmp(o.profile, "-") && !o.output) {
+	if ((o->output && !*o->output) || (o->stats_path && !*o->stats_path))
+		return cmd_util_empty_output(usage_text, o->output && !*o->output ? "-o" : "--stats");
+	o->profile = argv[optind];
+	if (!strcmp(o->profile, "-") && !o->output) {
 		fputs("cgjit: reading the profile from stdin (-) needs -o FILE (or -o - for stdout)\n", stderr);
 		return 2;
 	}
-	o.symfiles = (const char *const *)argv + optind + 1;
-	o.nsymfiles = (size_t)(argc - optind - 1);
+	o->symfiles = (const char *const *)argv + optind + 1;
+	o->nsymfiles = (size_t)(argc - optind - 1);
+	return -1;
+}
+
+/* The command with PATHS (the caller's, empty) to fill from --root and --path-map. */
+static int augment_main(int argc, char **argv, struct pathmap *paths)
+{
+	struct augment_opts o;
+	augment_opts_init(&o);
+	o.paths = paths;
+	int quiet = 0;
+	int rc = parse(argc, argv, &o, paths, &quiet);
+	if (rc >= 0)
+		return rc;
 	struct cmd_progress prog;
 	if (!quiet && cmd_progress_init(&prog, o.profile)) {
 		o.progress = cmd_progress_update;
 		o.progress_ctx = &prog;
 	}
 	struct augment_stats rep;
-	int rc = augment_run(&o, &rep, &d);
+	struct diag d = { 0 };
+	rc = augment_run(&o, &rep, &d);
 	if (o.progress)
 		cmd_progress_end(&prog);
 	if (rc < 0) {

@@ -1,0 +1,254 @@
+/* moves.c - the pieces that moved out of their blocks and the calls held with them, until
+ * the end of the part (moves.h): rule 9's final owners, the returns recorded as calls
+ * (deferred_calls.c), then everything written, synthetic calls last. Owns the part's moves,
+ * their costs, the synthetic calls and the held calls. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "augment/augment_stats.h"
+#include "augment/moves.h"
+#include "augment/resolve.h"
+#include "augment/stream.h"
+#include "callgrind/callgrind_writer.h"
+#include "core/xalloc.h"
+
+/* A synthetic call: its block, callee and position are those of its first move. */
+struct moves_synth {
+	size_t first;                   /* index in v */
+	size_t costs;                   /* index in synth_costs: moved self + calls' inclusive */
+};
+
+void moves_init(struct moves *mv, const struct stream *s, const struct resolver *res)
+{
+	memset(mv, 0, sizeof(*mv));
+	mv->s = s;
+	mv->res = res;
+	idmap_init(&mv->synth_ids);
+	deferred_calls_init(&mv->calls);
+}
+
+void moves_free(struct moves *mv)
+{
+	free(mv->v);
+	free(mv->costs);
+	free(mv->synth);
+	free(mv->synth_costs);
+	free(mv->elf_owner);
+	free(mv->elf_width);
+	idmap_free(&mv->synth_ids);
+	deferred_calls_free(&mv->calls);
+}
+
+void moves_reset(struct moves *mv)
+{
+	mv->nsynth = 0;
+	mv->n = 0;
+	mv->ncosts = 0;
+	idmap_clear(&mv->synth_ids);
+	deferred_calls_reset(&mv->calls, mv->s->nevents);
+}
+
+struct move *moves_add(struct moves *mv, const struct move *m, const uint64_t *costs)
+{
+	unsigned nevents = mv->s->nevents;
+	XGROW(mv->v, mv->cap, mv->n + 1);
+	struct move *k = &mv->v[mv->n++];
+	*k = *m;
+	XGROW(mv->costs, mv->costs_cap, mv->ncosts + nevents + 1);
+	k->ref = mv->ncosts;
+	memcpy(mv->costs + k->ref, costs, nevents * sizeof(*costs));
+	mv->ncosts += nevents;
+	return k;
+}
+
+size_t moves_hold_call(struct moves *mv, const struct dcall *c, const uint64_t *costs)
+{
+	size_t i = mv->calls.n;
+	deferred_calls_add(&mv->calls, c, costs);
+	return i;
+}
+
+/* ---- rule 9 ---- */
+
+struct addr_ref {
+	uint64_t addr;
+	size_t move;
+};
+
+static int cmp_addr_ref(const void *a, const void *b)
+{
+	const struct addr_ref *x = a, *y = b;
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/* Rule 9: a moved piece whose address lies within the cost lines of a function of an
+ * ELF object in the input (node's map names V8's builtins, which callgrind already knows
+ * from the node binary) goes to that function instead of the map's name. The narrowest
+ * such function wins, then the shortest name (Builtins_X before Builtins_X'2). Functions
+ * spanning more than MAX_ELF_SPAN are not considered: no real function is that large,
+ * and a hostile profile could otherwise make this quadratic. */
+enum { MAX_ELF_SPAN = 1 << 24 };
+
+/* Finds, for each of the N moved pieces of V (sorted by address), the ELF function that
+ * rule 9 gives it, if any: elf_owner[k] is that function + 1, or 0. */
+static void find_elf_owners(struct moves *mv, const struct addr_ref *v, size_t n)
+{
+	const struct cg_names *names = mv->s->names;
+	XGROW(mv->elf_owner, mv->elf_owner_cap, n + 1);
+	mv->elf_width = xrealloc(mv->elf_width, mv->elf_owner_cap * sizeof(*mv->elf_width));
+	memset(mv->elf_owner, 0, n * sizeof(*mv->elf_owner));
+	for (size_t fn = 0; n && fn < mv->res->nfns; fn++) {
+		const struct resolve_fn *x = &mv->res->fns[fn];
+		if (!x->done || !x->elf || x->lo > x->hi || x->hi - x->lo > MAX_ELF_SPAN)
+			continue;
+		size_t lo = 0, hi = n;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			if (v[mid].addr < x->lo)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		uint64_t width = x->hi - x->lo;
+		for (size_t k = lo; k < n && v[k].addr <= x->hi; k++) {
+			uint32_t best = mv->elf_owner[k];
+			if (best && (mv->elf_width[k] < width ||
+				     (mv->elf_width[k] == width &&
+				      cg_names_get_fn(names, best - 1)->len <= cg_names_get_fn(names, (uint32_t)fn)->len)))
+				continue;
+			mv->elf_owner[k] = (uint32_t)fn + 1;
+			mv->elf_width[k] = width;
+		}
+	}
+}
+
+static void assign_elf_owners(struct moves *mv)
+{
+	struct addr_ref *v = xmalloc((mv->n + 1) * sizeof(*v));
+	size_t n = 0;
+	for (size_t i = 0; i < mv->n; i++)
+		if (mv->v[i].sym >= 0)
+			v[n++] = (struct addr_ref){ mv->v[i].addr, i };
+	qsort(v, n, sizeof(*v), cmp_addr_ref);
+	find_elf_owners(mv, v, n);
+	for (size_t k = 0; k < n; k++) {
+		if (!mv->elf_owner[k])
+			continue;
+		struct move *m = &mv->v[v[k].move];
+		m->owner = mv->res->fns[mv->elf_owner[k] - 1].out;
+		m->sym = -1;
+		m->file = cgw_fn_get(mv->s->w, m->owner)->file;
+		mv->s->rep->lines_to_elf_functions += m->kind == MOVE_LINE;
+		if (m->kind == MOVE_CALL) {
+			mv->calls.v[m->call].caller = m->owner;
+			mv->calls.v[m->call].file = m->file;
+		}
+	}
+	free(v);
+}
+
+/* ---- the end of a part ---- */
+
+/* Adds C to ACC; -1 (ACC partly updated) if a sum would pass 2^64. */
+static int add_costs_checked(uint64_t *acc, const uint64_t *c, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++) {
+		if (acc[i] + c[i] < acc[i])
+			return -1;
+		acc[i] += c[i];
+	}
+	return 0;
+}
+
+/* The synthetic call of move I's block into its owner. */
+static struct moves_synth *synth_for(struct moves *mv, size_t i)
+{
+	unsigned nevents = mv->s->nevents;
+	const struct move *m = &mv->v[i];
+	uint64_t key = (uint64_t)m->block << 32 | m->owner;
+	uint32_t k = idmap_get(&mv->synth_ids, key);
+	if (k != UINT32_MAX)
+		return &mv->synth[k];
+	idmap_put(&mv->synth_ids, key, (uint32_t)mv->nsynth);
+	XGROW(mv->synth, mv->synth_cap, mv->nsynth + 1);
+	XGROW(mv->synth_costs, mv->synth_costs_cap, (mv->nsynth + 1) * nevents + 1);
+	struct moves_synth *s = &mv->synth[mv->nsynth];
+	s->first = i;
+	s->costs = mv->nsynth * nevents;
+	memset(mv->synth_costs + s->costs, 0, nevents * sizeof(*mv->synth_costs));
+	mv->nsynth++;
+	return s;
+}
+
+static void write_lines(struct moves *mv)
+{
+	for (size_t i = 0; i < mv->n; i++) {
+		const struct move *m = &mv->v[i];
+		if (m->kind != MOVE_LINE)
+			continue;
+		const uint64_t *costs = mv->costs + m->ref;
+		cgw_cost(mv->s->w, m->owner, m->file, m->pos, costs, NULL, 0, NULL);
+		stream_account(mv->s, costs, m->sym >= 0, m->foreign, m->contested);
+	}
+}
+
+static void write_held_calls(struct moves *mv)
+{
+	struct deferred_calls *q = &mv->calls;
+	for (size_t i = 0; i < q->n; i++) {
+		const struct dcall *d = &q->v[i];
+		if (!d->dropped)
+			cgw_call(mv->s->w, d->caller, d->file, d->callee, d->count, d->target, d->pos,
+				 deferred_calls_costs(q, d), NULL);
+	}
+}
+
+/* Each synthetic call's cost: everything that moved out of its block into its owner. */
+static int sum_synth(struct moves *mv)
+{
+	for (size_t i = 0; i < mv->n; i++) {
+		const struct move *m = &mv->v[i];
+		struct moves_synth *s = synth_for(mv, i);
+		if (m->kind == MOVE_CALL && mv->calls.v[m->call].dropped)
+			continue;   /* a return, not written: nothing of it moved */
+		/* A moved call at its cost as the input gave it, before a return recorded as a
+		 * call lowered it (rule 6): what came back through the return ran inside the
+		 * owner's activation, which the jumping function's callers paid for, so the
+		 * synthetic call carries it; the call itself, at its site, is written lowered. */
+		if (add_costs_checked(mv->synth_costs + s->costs, mv->costs + m->ref, mv->s->nevents) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static void write_synth(struct moves *mv)
+{
+	for (size_t i = 0; i < mv->nsynth; i++) {
+		const struct move *m = &mv->v[mv->synth[i].first];
+		uint64_t count = m->count ? m->count : 1;
+		cgw_call(mv->s->w, m->home, m->src_file, m->owner, count, m->pos, m->src,
+			 mv->synth_costs + mv->synth[i].costs, m->foreign
+			 ? "cgjit: synthetic call: code that no symbol covers, reached by a jump from "
+			   "this function, is the callee (its cost was moved there); count = "
+			   "executions of the first moved instruction"
+			 : "cgjit: synthetic call: code reached by a jump from this function belongs "
+			   "to the callee (its cost was moved there); count = executions of the first "
+			   "moved instruction");
+		mv->s->rep->synthetic_calls++;
+	}
+}
+
+int moves_end_part(struct moves *mv)
+{
+	if (mv->s->instr >= 0) {
+		assign_elf_owners(mv);   /* first: a return may come from code rule 9 renames */
+		mv->s->rep->returns_as_calls += deferred_calls_match_returns(&mv->calls);
+	}
+	write_lines(mv);
+	write_held_calls(mv);
+	if (sum_synth(mv) < 0)
+		return -1;
+	write_synth(mv);
+	moves_reset(mv);
+	return 0;
+}

@@ -1,0 +1,237 @@
+/* resolve.c - the identities of a part's input functions and the positions their code is
+ * shown at (resolve.h): pseudo-function names parsed, symbols looked up, names built and
+ * handed to the writer. Owns the resolutions, the file map, the suffixes and a scratch
+ * name; the symbols and the writer are augment.c's. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "augment/augment_stats.h"
+#include "augment/resolve.h"
+#include "augment/stream.h"
+#include "callgrind/callgrind_writer.h"
+#include "callgrind/pseudo_name.h"
+#include "core/xalloc.h"
+#include "jit/symtab.h"
+
+void resolve_init(struct resolver *r, const struct stream *s, int keep_addresses)
+{
+	memset(r, 0, sizeof(*r));
+	r->s = s;
+	r->keep_addresses = keep_addresses;
+	idmap_init(&r->moved_ids);
+}
+
+void resolve_free(struct resolver *r)
+{
+	free(r->fns);
+	free(r->file_out);
+	idmap_free(&r->moved_ids);
+	arena_free(&r->suffixes);
+	free(r->name);
+}
+
+void resolve_begin_part(struct resolver *r)
+{
+	r->last_row_file = NULL;
+	arena_reset(&r->suffixes);
+	idmap_clear(&r->moved_ids);
+	r->nfns = 0;
+	if (r->file_out)
+		memset(r->file_out, 0, r->file_out_cap * sizeof(*r->file_out));
+}
+
+/* ---- names ---- */
+
+static void name_put(struct resolver *r, const char *s, size_t n)
+{
+	XGROW(r->name, r->name_cap, r->name_len + n + 1);
+	memcpy(r->name + r->name_len, s, n);
+	r->name_len += n;
+	r->name[r->name_len] = '\0';
+}
+
+/* The name a symbol's code gets in the output. */
+static void put_symbol_name(struct resolver *r, uint32_t sym)
+{
+	const struct symbol *s = symtab_symbol(r->s->st, sym);
+	name_put(r, s->name, s->name_len);
+	if (r->keep_addresses) {
+		char a[40];
+		int n = snprintf(a, sizeof(a), " [0x%llx]", (unsigned long long)s->start);
+		name_put(r, a, (size_t)n);
+	}
+}
+
+/* Appends SUFFIX ("'2'caller'...") with every caller part that is a JIT address renamed.
+ * Returns the number of parts renamed. */
+static int put_suffix(struct resolver *r, const char *suffix, size_t len)
+{
+	int renamed = 0;
+	const char *p = suffix, *end = suffix + len;
+	while (p < end) {
+		const char *q = memchr(p + 1, '\'', (size_t)(end - p - 1));
+		if (!q)
+			q = end;
+		uint64_t addr;
+		size_t head;
+		const struct symtab_segment *seg = NULL;
+		if (pseudo_name_parse(p + 1, (size_t)(q - p - 1), &addr, &head) &&
+		    head == (size_t)(q - p - 1))
+			seg = symtab_lookup(r->s->st, addr);
+		if (seg) {
+			name_put(r, "'", 1);
+			put_symbol_name(r, seg->sym);
+			renamed++;
+		} else {
+			name_put(r, p, (size_t)(q - p));
+		}
+		p = q;
+	}
+	return renamed;
+}
+
+static uint32_t jit_identity(struct resolver *r, uint32_t sym, const char *suffix, size_t slen)
+{
+	struct cgw *w = r->s->w;
+	const struct symbol *s = symtab_symbol(r->s->st, sym);
+	const char *object = s->object ? s->object : symtab_source(r->s->st, s->source)->object;
+	r->name_len = 0;
+	put_symbol_name(r, sym);
+	put_suffix(r, suffix, slen);
+	uint32_t obj = cgw_obj(w, object, strlen(object));
+	uint32_t file = s->file ? cgw_file(w, s->file, s->file_len) : cgw_file(w, "???", 3);
+	return cgw_fn(w, r->name, r->name_len, obj, file);
+}
+
+uint32_t resolve_moved_identity(struct resolver *r, const struct resolve_fn *x, uint32_t fn,
+				uint32_t sym)
+{
+	uint64_t key = (uint64_t)fn << 32 | sym;
+	uint32_t out = idmap_get(&r->moved_ids, key);
+	if (out == UINT32_MAX) {
+		out = jit_identity(r, sym, x->suffix ? x->suffix : "", x->suffix_len);
+		idmap_put(&r->moved_ids, key, out);
+	}
+	return out;
+}
+
+uint32_t resolve_foreign_identity(struct resolver *r, const struct resolve_fn *x, uint64_t entry)
+{
+	struct cgw *w = r->s->w;
+	char a[24];
+	int n = snprintf(a, sizeof(a), "0x%016llx", (unsigned long long)entry);
+	r->name_len = 0;
+	name_put(r, a, (size_t)n);
+	put_suffix(r, x->suffix ? x->suffix : "", x->suffix_len);
+	uint32_t unknown = cgw_obj(w, "???", 3);
+	return cgw_fn(w, r->name, r->name_len, unknown, cgw_file(w, "???", 3));
+}
+
+uint32_t resolve_file_slow(struct resolver *r, uint32_t in_file)
+{
+	if (in_file >= r->file_out_cap) {
+		size_t old = r->file_out_cap;
+		XGROW(r->file_out, r->file_out_cap, (size_t)in_file + 1);
+		memset(r->file_out + old, 0, (r->file_out_cap - old) * sizeof(*r->file_out));
+	}
+	if (r->file_out[in_file] == 0) {
+		const struct strtab_entry *e = cg_names_get(r->s->names, SP_FILE, in_file);
+		r->file_out[in_file] = cgw_file(r->s->w, e->str, e->len) + 1;
+	}
+	return r->file_out[in_file] - 1;
+}
+
+/* ---- definitions ---- */
+
+/* A name that is not a JIT address, in object OBJ: kept, with JIT callers renamed. */
+static void define_plain(struct resolver *r, struct resolve_fn *x, const struct cg_fn *f,
+			 const struct strtab_entry *obj, const struct cg_def *def)
+{
+	struct cgw *w = r->s->w;
+	uint32_t o = cgw_obj(w, obj->str, obj->len);
+	uint32_t file = resolve_file(r, f->file);
+	/* Only --separate-callers names carry "'": other names are kept as they are. */
+	const char *q = memchr(def->name, '\'', def->len);
+	if (q) {
+		r->name_len = 0;
+		name_put(r, def->name, (size_t)(q - def->name));
+		if (put_suffix(r, q, def->len - (size_t)(q - def->name))) {
+			r->s->rep->renamed_callers++;
+			x->out = cgw_fn(w, r->name, r->name_len, o, file);
+			return;
+		}
+	}
+	/* Input identities are distinct (callgrind defines each once), so the writer can
+	 * borrow the name until the record ends (cgw_settle). */
+	x->out = cgw_fn_borrowed(w, def->name, def->len, o, file);
+}
+
+void resolve_define(struct resolver *r, const struct cg_def *def)
+{
+	uint32_t fn = def->fn;
+	if (fn >= r->nfns) {
+		/* zeroed up to FN only: touching the whole doubled capacity costs memory */
+		XGROW(r->fns, r->fns_cap, (size_t)fn + 1);
+		memset(r->fns + r->nfns, 0, ((size_t)fn + 1 - r->nfns) * sizeof(*r->fns));
+		r->nfns = (size_t)fn + 1;
+	}
+	struct resolve_fn *x = &r->fns[fn];
+	x->done = 1;
+	const struct cg_fn *f = cg_names_get_fn(r->s->names, fn);
+	const struct strtab_entry *obj = cg_names_get(r->s->names, SP_OBJ, f->obj);
+	int unknown_obj = obj->len == 3 && memcmp(obj->str, "???", 3) == 0;
+	x->elf = !unknown_obj;
+	x->lo = UINT64_MAX;
+	x->hi = 0;
+	x->sym = -1;
+	x->kind = RESOLVE_PLAIN;
+	x->lookup = unknown_obj && r->s->instr >= 0;
+	uint64_t addr;
+	size_t head;
+	if (unknown_obj && pseudo_name_parse(def->name, def->len, &addr, &head)) {
+		r->s->rep->pseudo_functions++;
+		x->suffix_len = def->len - head > UINT32_MAX ? UINT32_MAX : (uint32_t)(def->len - head);
+		x->suffix = arena_strndup(&r->suffixes, def->name + head, x->suffix_len);
+		const struct symtab_segment *seg = symtab_lookup(r->s->st, addr);
+		if (seg) {
+			x->kind = RESOLVE_JIT;
+			x->sym = (int32_t)seg->sym;
+			x->out = jit_identity(r, seg->sym, x->suffix, x->suffix_len);
+			r->s->rep->resolved++;
+			return;
+		}
+		x->kind = RESOLVE_UNKNOWN;
+	}
+	define_plain(r, x, f, obj, def);
+}
+
+/* ---- positions ---- */
+
+void resolve_place(struct resolver *r, int64_t sym, uint32_t out, const uint64_t *pos,
+		   uint32_t in_file, struct resolve_where *at)
+{
+	const struct stream *s = r->s;
+	at->pos = pos;
+	if (sym < 0) {
+		at->file = resolve_file(r, in_file);
+		return;
+	}
+	const struct symbol *y = symtab_symbol(s->st, (uint32_t)sym);
+	at->file = cgw_fn_get(s->w, out)->file;
+	uint64_t line = y->line;
+	const struct symline *row = s->instr >= 0 ? symtab_line(y, pos[s->instr]) : NULL;
+	if (row) {
+		line = row->line;
+		if (row->file != r->last_row_file) {
+			r->last_row_file = row->file;
+			r->last_row_out = cgw_file(s->w, row->file, row->file_len);
+		}
+		at->file = r->last_row_out;
+	}
+	if (s->line < 0)
+		return;
+	memcpy(at->buf, pos, s->npos * sizeof(*pos));
+	at->buf[s->line] = line;
+	at->pos = at->buf;
+}

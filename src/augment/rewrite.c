@@ -1,0 +1,269 @@
+/* rewrite.c - a part's fn=, cost, calls= and jump records, rewritten (rewrite.h): the
+ * owner of each line (rules 5 and 9's first half), the fragments of one function folded,
+ * the pieces that moved held in moves.c, the rest written at once. Owns the state of the
+ * current block; the identities come from resolve.c. */
+#include <string.h>
+
+#include "augment/augment_stats.h"
+#include "augment/moves.h"
+#include "augment/rewrite.h"
+#include "augment/stream.h"
+#include "callgrind/callgrind_writer.h"
+#include "jit/symtab.h"
+
+void rewrite_init(struct rewrite *rw, const struct stream *s, struct resolver *res,
+		  struct moves *mv, struct cg_reader *r)
+{
+	memset(rw, 0, sizeof(*rw));
+	rw->s = s;
+	rw->res = res;
+	rw->mv = mv;
+	rw->r = r;
+}
+
+/* ---- blocks ---- */
+
+static void end_block(struct rewrite *rw)
+{
+	rw->have_block = 0;
+	rw->plain = 0;
+	rw->in_foreign_run = 0;
+}
+
+void rewrite_end_part(struct rewrite *rw)
+{
+	end_block(rw);
+	rw->seq = 0;
+}
+
+/* Most lines: code of a function that is not JIT code stays where it is. The reader
+ * hands such lines over directly, in runs (cg_reader_sink_costs). */
+static void plain_cost(void *ctx, uint32_t fn, uint32_t file, const struct cg_cost_run *run)
+{
+	struct rewrite *rw = ctx;
+	if (rw->fn_res.elf && run->lo <= run->hi)
+		resolve_widen(rw->res, fn, run->lo, run->hi);
+	cgw_cost_run(rw->s->w, rw->fn_res.out, resolve_file(rw->res, file), run);
+}
+
+void rewrite_begin_block(struct rewrite *rw, uint32_t fn)
+{
+	end_block(rw);
+	rw->have_block = 1;
+	rw->seq++;
+	rw->fn = fn;
+	rw->fn_res = *resolve_get(rw->res, fn);
+	rw->have_home_pos = 0;
+	rw->cache_sym = -1;
+	/* Lines of a block that is not JIT code never move: enter it now, while the name of
+	 * its function, if this fn= line defines it, is at hand (cgw_settle). */
+	rw->plain = rw->fn_res.kind == RESOLVE_PLAIN && !rw->fn_res.lookup;
+	if (rw->plain) {
+		struct cgw *w = rw->s->w;
+		cgw_enter(w, rw->fn_res.out, cgw_fn_get(w, rw->fn_res.out)->file);
+		cg_reader_sink_costs(rw->r, fn, plain_cost, rw);
+	}
+}
+
+/* ---- ownership of a line ---- */
+
+struct owner {
+	uint32_t out;
+	int64_t sym;       /* the JIT symbol whose line numbers apply, or -1 */
+	int contested;
+	int foreign;       /* code of a JIT function's block that no symbol covers */
+};
+
+/* Who the line at POS of X (input function FN) belongs to. TRACK: a cost or call line of
+ * the current block, which may start or continue a run of foreign code; jump records (no
+ * cost) leave foreign code with X. */
+static struct owner owner_of(struct rewrite *rw, const struct resolve_fn *x, uint32_t fn,
+			     const uint64_t *pos, int track)
+{
+	const struct stream *s = rw->s;
+	struct owner w = { x->out, x->sym, 0, 0 };
+	if (!x->lookup) {
+		if (x->sym >= 0) {
+			const struct symtab_segment *seg = symtab_lookup(s->st, symtab_symbol(s->st, (uint32_t)x->sym)->start);
+			w.contested = seg && seg->contested;
+		}
+		return w;
+	}
+	const struct symtab_segment *seg = symtab_lookup(s->st, pos[s->instr]);
+	if (!seg) {
+		/* Outside every range: code of an unknown or plain function stays with it. */
+		if (x->kind != RESOLVE_JIT || !track)
+			return w;
+		if (!rw->in_foreign_run) {
+			rw->foreign_out = resolve_foreign_identity(rw->res, x, pos[s->instr]);
+			rw->in_foreign_run = 1;
+		}
+		w.out = rw->foreign_out;
+		w.sym = -1;
+		w.foreign = 1;
+		return w;
+	}
+	if (track)
+		rw->in_foreign_run = 0;
+	w.contested = (int)seg->contested;
+	if ((int64_t)seg->sym == x->sym)
+		return w;
+	w.sym = seg->sym;
+	int in_block = rw->have_block && fn == rw->fn;
+	if (in_block && rw->cache_sym == (int64_t)seg->sym) {
+		w.out = rw->cache_out;
+		return w;
+	}
+	w.out = resolve_moved_identity(rw->res, x, fn, seg->sym);
+	if (in_block) {
+		rw->cache_sym = seg->sym;
+		rw->cache_out = w.out;
+	}
+	return w;
+}
+
+/* Holds the piece of REC that moves to W's owner, written at AT (moves.h): a line, or a
+ * call made there, or the cost of a call folded there. */
+static struct move *move_piece(struct rewrite *rw, enum move_kind kind, const struct owner *w,
+			       const struct cg_record *rec, const struct resolve_where *at)
+{
+	const struct stream *s = rw->s;
+	struct move m = {
+		.kind = kind, .block = rw->seq, .home = rw->fn_res.out, .owner = w->out,
+		.sym = w->sym, .foreign = w->foreign, .contested = w->contested,
+		.addr = s->instr >= 0 ? rec->pos[s->instr] : 0, .file = at->file,
+		.count = kind == MOVE_LINE ? rec->costs[0] : rec->count,
+	};
+	memcpy(m.pos, at->pos, s->npos * sizeof(*at->pos));
+	/* The call seems to come from the home code that ran last before the move, which
+	 * is where the tail jump was; with no such line, from the moved piece itself: file
+	 * and line then both come from its row, never the line from one and the file from
+	 * the home function. */
+	if (rw->have_home_pos) {
+		memcpy(m.src, rw->last_home_pos, sizeof(m.src));
+		m.src_file = rw->last_home_file;
+	} else {
+		memcpy(m.src, at->pos, s->npos * sizeof(*at->pos));
+		m.src_file = at->file;
+	}
+	return moves_add(rw->mv, &m, rec->costs);
+}
+
+/* The line written at AT stayed in its block's function: moved code after it seems to be
+ * reached from there. */
+static void stay_home(struct rewrite *rw, const struct resolve_where *at)
+{
+	memcpy(rw->last_home_pos, at->pos, rw->s->npos * sizeof(*at->pos));
+	rw->last_home_file = at->file;
+	rw->have_home_pos = 1;
+}
+
+/* ---- records ---- */
+
+void rewrite_cost(struct rewrite *rw, const struct cg_record *rec)
+{
+	const struct stream *s = rw->s;
+	int span = s->instr >= 0;
+	if (rw->plain && rec->fn == rw->fn) {
+		if (rw->fn_res.elf && span)
+			resolve_widen(rw->res, rec->fn, rec->pos[s->instr], rec->pos[s->instr]);
+		cgw_cost(s->w, rw->fn_res.out, resolve_file(rw->res, rec->file), rec->pos, rec->costs,
+			 rec->clean ? rec->text : NULL, rec->len, rec->prev_pos);
+		return;
+	}
+	/* Cost lines belong to the block's function: its resolution is kept with the block. */
+	struct resolve_fn xv, *x = &rw->fn_res;
+	if (!rw->have_block || rec->fn != rw->fn) {
+		xv = *resolve_get(rw->res, rec->fn);
+		x = &xv;
+	}
+	if (x->elf && span)
+		resolve_widen(rw->res, rec->fn, rec->pos[s->instr], rec->pos[s->instr]);
+	struct owner w = owner_of(rw, x, rec->fn, rec->pos, 1);
+	struct resolve_where at;
+	resolve_place(rw->res, w.sym, w.out, rec->pos, rec->file, &at);
+	if (w.out != x->out) {
+		s->rep->lines_moved++;
+		move_piece(rw, MOVE_LINE, &w, rec, &at);
+		return;
+	}
+	int same = at.pos == rec->pos || memcmp(at.pos, rec->pos, s->npos * sizeof(*at.pos)) == 0;
+	cgw_cost(s->w, w.out, at.file, at.pos, rec->costs, rec->clean && same ? rec->text : NULL,
+		 rec->len, rec->prev_pos);
+	int jit = w.sym >= 0;
+	stream_account(s, rec->costs, jit, !jit && (x->kind == RESOLVE_UNKNOWN || w.foreign),
+		       w.contested);
+	stay_home(rw, &at);
+}
+
+/* A call that is not folded, from W (MOVED: not the block function's home identity) at
+ * AT to C: calls made from JIT code and calls into the interior of a JIT function wait
+ * for the end of the part (deferred_calls.h); the others are written at once. */
+static void call_out(struct rewrite *rw, const struct cg_record *rec, const struct owner *w,
+		     const struct resolve_fn *c, const struct resolve_where *at, int moved)
+{
+	const struct stream *s = rw->s;
+	struct resolve_where target;
+	resolve_place(rw->res, c->sym, c->out, rec->target, rec->file, &target);
+	int64_t callee_sym = -1;
+	uint64_t dest = 0;
+	if (s->instr >= 0 && c->kind == RESOLVE_JIT) {
+		dest = rec->target[s->instr];
+		const struct symtab_segment *seg = symtab_lookup(s->st, dest);
+		callee_sym = seg ? (int64_t)seg->sym : -1;   /* B outside every symbol: no return */
+	}
+	uint64_t callee_start = callee_sym >= 0 ? symtab_symbol(s->st, (uint32_t)callee_sym)->start : 0;
+	int interior = callee_sym >= 0 && dest != callee_start && callee_sym != w->sym;
+	if (w->sym < 0 && !interior) {
+		if (moved)
+			move_piece(rw, MOVE_COST, w, rec, at);
+		cgw_call(s->w, w->out, at->file, c->out, rec->count, target.pos, at->pos, rec->costs, NULL);
+		return;
+	}
+	struct dcall d = {
+		.caller = w->out, .callee = c->out, .file = at->file, .caller_sym = w->sym,
+		.callee_sym = callee_sym, .site = s->instr >= 0 ? rec->pos[s->instr] : 0,
+		.dest = dest, .count = rec->count, .callee_start = callee_start,
+	};
+	memcpy(d.pos, at->pos, s->npos * sizeof(*at->pos));
+	memcpy(d.target, target.pos, s->npos * sizeof(*target.pos));
+	size_t call = moves_hold_call(rw->mv, &d, rec->costs);
+	if (moved)
+		move_piece(rw, MOVE_CALL, w, rec, at)->call = call;
+}
+
+void rewrite_call(struct rewrite *rw, const struct cg_record *rec)
+{
+	struct resolve_fn x = *resolve_get(rw->res, rec->fn);
+	struct owner w = owner_of(rw, &x, rec->fn, rec->pos, 1);
+	struct resolve_fn c = *resolve_get(rw->res, rec->callee);
+	int moved = w.out != x.out;
+	struct resolve_where at;
+	resolve_place(rw->res, w.sym, w.out, rec->pos, rec->file, &at);
+	/* A call between fragments of one function that merging created: its cost is already
+	 * the function's self cost and callees (docs/formats.md 6.8). A self-call that was in
+	 * the input (e.g. recursion past --separate-recs) stays. */
+	if (c.out == w.out && !(rec->callee == rec->fn && !moved)) {
+		if (moved)
+			move_piece(rw, MOVE_COST, &w, rec, &at);
+		rw->s->rep->pseudo_calls_removed++;
+		return;
+	}
+	call_out(rw, rec, &w, &c, &at, moved);
+	if (!moved)
+		stay_home(rw, &at);
+}
+
+void rewrite_jump(struct rewrite *rw, const struct cg_record *rec)
+{
+	struct resolve_fn x = *resolve_get(rw->res, rec->fn);
+	struct owner w = owner_of(rw, &x, rec->fn, rec->pos, 0);
+	struct resolve_fn t = *resolve_get(rw->res, rec->callee);
+	struct owner tw = owner_of(rw, &t, rec->callee, rec->target, 0);
+	struct resolve_where at, target;
+	resolve_place(rw->res, w.sym, w.out, rec->pos, rec->file, &at);
+	resolve_place(rw->res, tw.sym, tw.out, rec->target, rec->callee_file, &target);
+	if (cgw_jump(rw->s->w, w.out, at.file, tw.out, target.file, rec->conditional,
+		     rec->followed, rec->count, target.pos, at.pos) < 0)
+		rw->s->rep->jumps_dropped++;
+}

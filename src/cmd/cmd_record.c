@@ -1,7 +1,7 @@
-/* cmd_record.c - `cgjit record`: argv -> record_args (record.c), then valgrind run with the
- * runtime's flags (record_run.c), the maps and dumps moved beside the profiles, and every
- * profile augmented (augment_run()). Messages, the progress line and the exit status
- * (docs/record.md 5). */
+/* cmd_record.c - `cgjit record`: argv -> record_args (record.c), the plan (record_plan.c),
+ * then valgrind run with the runtime's flags (record_run.c), the maps and dumps moved beside
+ * the profiles (record_collect.c), and every profile augmented (augment_run()). Messages,
+ * the progress line and the exit status (docs/record.md 5). */
 #include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -24,7 +24,11 @@
 #include "core/xalloc.h"
 #include "jit/pathmap.h"
 #include "record/record.h"
+#include "record/record_collect.h"
+#include "record/record_plan.h"
 #include "record/record_run.h"
+#include "record/record_shim.h"
+#include "record/record_text.h"
 
 extern char **environ;
 
@@ -366,12 +370,10 @@ static int finish(struct rec *r, const char *dir, long pid)
  * valgrind would profile. Returns 0, or 2 after the message. */
 static int check_shim(const struct record_args *a, const char *path)
 {
-	char real[PATH_MAX], head[256];
-	size_t len;
+	struct record_shim_file f;
 	struct record_shim s;
 	struct diag d = { 0 };
-	if (record_command_head(path, real, sizeof(real), head, sizeof(head), &len) < 0 ||
-	    record_shim_check(a, path, real, head, len, &s, &d) == 0)
+	if (record_command_head(path, &f) < 0 || record_shim_check(a, &f, &s, &d) == 0)
 		return 0;
 	fprintf(stderr, "cgjit: %s\n", d.msg);
 	return 2;
@@ -402,8 +404,9 @@ static int prepare(const struct record_args *a, struct record_plan *plan)
 	struct diag d = { 0 };
 	char agent[PATH_MAX];
 	int has_agent = record_find_jvmti_agent(agent, sizeof(agent)) == 0;
-	if (record_plan_make(a, (const char *const *)environ, has_agent ? agent : NULL,
-			     record_probe_version, NULL, plan, &d) < 0) {
+	struct record_plan_env env = { (const char *const *)environ, has_agent ? agent : NULL,
+				       record_probe_version, NULL };
+	if (record_plan_make(a, &env, plan, &d) < 0) {
 		fprintf(stderr, "cgjit: %s\n", d.msg);
 		return rt ? 1 : 2;   /* not knowing the runtime is a usage error */
 	}

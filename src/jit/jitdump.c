@@ -1,7 +1,7 @@
 /* jitdump.c - jitdump reader: records (from jitdump_walk.c) -> loads (with debug rows and
  * code) -> symtab.
  * Reads the file once, in record order; keeps the loads until the end because the
- * debug-address bias is decided over the whole dump (jit-formats.md 0.7, 2.8). */
+ * debug-address bias is decided over the whole dump (docs/formats.md 5.8). */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -175,7 +175,7 @@ static int rows_by_nul(struct jd *j, const struct load *l, char *reason, size_t 
 
 /* node 20 writes some DEBUG_INFO records (those of the script's own functions) with every
  * file-name field of the full name's length but its first 16 bytes overwritten, NULs
- * included (jit-formats.md 2.8; seen in samples/node-jitdump): read by NUL, the entries
+ * included (docs/formats.md 5.10; seen in samples/node-jitdump): read by NUL, the entries
  * fall out of step. Read at that fixed stride instead; when every address lies in the
  * function and each field, past its first 16 bytes, is the file in the function's V8 name
  * ("JS:*f /path/a.js:1:2") and as long, the rows are lines of that file. */
@@ -485,7 +485,8 @@ static int add_symbols(struct jd *j, uint32_t src, int64_t bias)
 	int rc = 0;
 	for (size_t i = 0; i < n && rc == 0; i++) {
 		struct load *l = &j->loads[i];
-		if (symtab_add(j->st, src, l->start, l->size, l->name, l->name_len, l->offset, j->d) < 0) {
+		struct symtab_entry e = { l->start, l->size, l->name, l->name_len, l->offset };
+		if (symtab_add(j->st, src, &e, j->d) < 0) {
 			rc = -1;
 			break;
 		}

@@ -1,6 +1,6 @@
 /* jitdump.h - jitdump files (jit-PID.dump, the format `perf inject --jit` reads) into
  * symtab entries with line tables and code bytes.
- * Layout and producer quirks: jit-formats.md section 2. Both byte orders (from the magic),
+ * Layout and producer quirks: docs/formats.md section 5. Both byte orders (from the magic),
  * headers longer than 40 bytes (total_size honoured), records CODE_LOAD, CODE_MOVE,
  * DEBUG_INFO, CODE_CLOSE, UNWINDING_INFO (skipped, counted) and unknown ids (skipped by
  * size). Every length is checked against the record and the file before it is used.

@@ -1,7 +1,7 @@
 /* jitdump_walk.h - one pass over a jitdump's records: the header checked, then each record
  * with its id, timestamp and bytes, every size checked against the file. Shared by
  * jitdump.c (symbols for augment) and timeline.c (when code was loaded).
- * Layout: docs/formats.md 5.1-5.7, jit-formats.md section 2. Both byte orders (from the
+ * Layout: docs/formats.md 5.1-5.7. Both byte orders (from the
  * magic); a header of 40 to 4096 bytes (a longer one skipped up to its total_size);
  * versions 1 and 2. A record cut off at the end of the file (a JIT still writing when the
  * dump was copied) ends the walk cleanly and is counted (jitdump_walk_truncated()). */

@@ -6,7 +6,7 @@
  *   LuaJIT   "TRACE_n::chunk:line"                          (src/lj_trace.c)
  *   PHP      "TRACE-n$func$line", "JIT$func", "JIT$/path/file.php" (ext/opcache/jit/
  *            zend_jit_trace.c zend_jit_trace_name(), zend_jit.c zend_jit_func_name())
- * jit-formats.md section 1 has the examples. Names matching none give no location.
+ * docs/formats.md 4.4 has the examples. Names matching none give no location.
  * A name that gives a file but no line (CPython, PHP's "JIT$/path/file.php") gets line 1:
  * line 0 is no line to callgrind_annotate, which then warns and shows the cost as
  * "<counts for unidentified lines>". */

@@ -89,12 +89,11 @@ done:
 	return 0;
 }
 
-int perfmap_parse_line(const char *line, size_t len, uint64_t *start, uint64_t *size,
-		       const char **name, size_t *name_len, const char **what)
+int perfmap_parse_line(const char *line, size_t len, struct symtab_entry *e, const char **what)
 {
 	const char *p = line, *end = line + len;
 	scan_blanks(&p, end);
-	if (scan_maphex(&p, end, start) < 0) {
+	if (scan_maphex(&p, end, &e->start) < 0) {
 		*what = "expected 'START SIZE NAME' with START in hex";
 		return -1;
 	}
@@ -102,7 +101,7 @@ int perfmap_parse_line(const char *line, size_t len, uint64_t *start, uint64_t *
 		*what = "expected a space after START (hex digits only)";
 		return -1;
 	}
-	if (scan_maphex(&p, end, size) < 0) {
+	if (scan_maphex(&p, end, &e->size) < 0) {
 		*what = "expected SIZE in hex after START";
 		return -1;
 	}
@@ -116,8 +115,8 @@ int perfmap_parse_line(const char *line, size_t len, uint64_t *start, uint64_t *
 		*what = "expected a symbol name after START and SIZE";
 		return -1;
 	}
-	*name = p;
-	*name_len = (size_t)(end - p);
+	e->name = p;
+	e->name_len = (size_t)(end - p);
 	return 0;
 }
 
@@ -161,21 +160,20 @@ int perfmap_read_input(struct symtab *st, struct input *in, const char *object, 
 			stats->empty_lines++;
 			continue;
 		}
-		uint64_t start, size;
-		const char *name, *what;
-		size_t nlen;
-		if (perfmap_parse_line(line, len, &start, &size, &name, &nlen, &what) < 0) {
+		struct symtab_entry ent = { .source_line = lr.lineno };
+		const char *what;
+		if (perfmap_parse_line(line, len, &ent, &what) < 0) {
 			char q[100];
 			rc = diag_at(d, path, lr.lineno, "%s, got '%s'", what,
 				     diag_quote(q, sizeof(q), line, len));
 			break;
 		}
-		if (size == 0) {
+		if (ent.size == 0) {
 			stats->zero_size++;
 		} else {
 			stats->entries++;
 		}
-		if (symtab_add(st, src, start, size, name, nlen, lr.lineno, d) < 0) {
+		if (symtab_add(st, src, &ent, d) < 0) {
 			rc = -1;
 			break;
 		}

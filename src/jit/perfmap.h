@@ -1,6 +1,6 @@
 /* perfmap.h - perf map text (/tmp/perf-PID.map) into symtab entries.
  * Format: "START SIZE name" per line (perf's jit-interface.txt). Accepted as producers
- * really write it (jit-formats.md section 1): hex with or without 0x/0X, zero padding,
+ * really write it (docs/formats.md 4.2): hex with or without 0x/0X, zero padding,
  * one or more spaces or tabs between fields, names with spaces (trimmed), CRLF, an
  * unterminated last line (a map still being appended to: warned), empty lines.
  * Refused with FILE:LINE: anything else, NUL bytes, ranges past 2^64. */
@@ -13,6 +13,7 @@
 struct diag;
 struct input;
 struct symtab;
+struct symtab_entry;
 
 struct perfmap_stats {
 	uint64_t lines;            /* lines read */
@@ -31,9 +32,9 @@ int perfmap_read(struct symtab *st, const char *path, const char *object, size_t
 int perfmap_read_input(struct symtab *st, struct input *in, const char *object, size_t max_line,
 		       struct perfmap_stats *stats, struct diag *d);
 
-/* Parses one line (without its newline) into START, SIZE and the trimmed NAME.
- * Returns 0, or -1 with *WHAT set to what was expected. */
-int perfmap_parse_line(const char *line, size_t len, uint64_t *start, uint64_t *size,
-		       const char **name, size_t *name_len, const char **what);
+/* Parses one line (without its newline) into E's start, size and trimmed name (pointing
+ * into LINE); E's source_line is left as it is. Returns 0, or -1 with *WHAT set to what
+ * was expected. */
+int perfmap_parse_line(const char *line, size_t len, struct symtab_entry *e, const char **what);
 
 #endif

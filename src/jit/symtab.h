@@ -2,7 +2,7 @@
  * Filled by perfmap.c and jitdump.c, frozen by symtab_finish(), read by the rewriter.
  * Overlap policy: a later entry wins over an earlier one for the addresses both claim (a
  * map is appended as code is compiled, so the later line describes what was there last;
- * samply does the same: jit-formats.md section 1). An entry of a higher priority class
+ * samply does the same: docs/formats.md 4.3). An entry of a higher priority class
  * (jitdump over perf map) wins whatever the order.
  * Memory: an entry costs its name's bytes (a shared last word, such as V8's source path,
  * once), some 7 bytes of numbers and a 24-byte segment; its struct symbol exists only
@@ -89,10 +89,18 @@ struct symtab *symtab_new(void);
 void symtab_free(struct symtab *st);   /* NULL is a no-op */
 /* Registers a symbol source (map or dump path; OBJECT is the ob= name). Returns its index. */
 uint32_t symtab_add_source(struct symtab *st, const char *path, const char *object, unsigned prio);
-/* Adds [START, START+SIZE) named NAME (copied). SIZE 0 is counted as skipped. A range may
- * end exactly at 2^64. Returns 0, or -1 with D set when START+SIZE passes 2^64. */
-int symtab_add(struct symtab *st, uint32_t source, uint64_t start, uint64_t size,
-	       const char *name, size_t len, uint64_t source_line, struct diag *d);
+/* One entry as a reader gives it to symtab_add(). */
+struct symtab_entry {
+	uint64_t start, size;    /* [start, start + size) */
+	const char *name;        /* NAME_LEN bytes, not NUL-terminated; borrowed */
+	size_t name_len;
+	uint64_t source_line;    /* line (map) or byte offset (dump), for messages */
+};
+
+/* Adds E to ST from SOURCE (symtab_add_source()); E's name is copied. SIZE 0 is counted as
+ * skipped. A range may end exactly at 2^64. Returns 0, or -1 with D set when START+SIZE
+ * passes 2^64. */
+int symtab_add(struct symtab *st, uint32_t source, const struct symtab_entry *e, struct diag *d);
 /* Builds the lookup index with the overlap policy, and gives each name without a file of
  * its own (jitname.h) one file and line from the line rows of all its symbols: the file
  * of the JVM class that declares the method, else the file of the most rows, else the

@@ -605,7 +605,7 @@ static void test_jitdump__one_file_per_name(void **state)
 	st = symtab_new();
 	assert_int_equal(jitdump_read(st, p, "obj", 0, &js, &dg), 0);
 	uint32_t map = symtab_add_source(st, "perf-1.map", "perf-1.map", SYMTAB_PRIO_MAP);
-	assert_int_equal(symtab_add(st, map, 0xa0000, 0x10, jname, strlen(jname), 1, &dg), 0);
+	assert_int_equal(symtab_add(st, map, &(struct symtab_entry){ 0xa0000, 0x10, jname, strlen(jname), 1 }, &dg), 0);
 	symtab_finish(st);
 	const struct symbol *m = sym_at(0xa0000);
 	assert_int_equal(m->source, map);

@@ -13,23 +13,21 @@
 
 static void parses(const char *line, uint64_t start, uint64_t size, const char *name)
 {
-	uint64_t s, z;
-	const char *n, *what;
-	size_t nl;
-	if (perfmap_parse_line(line, strlen(line), &s, &z, &n, &nl, &what) < 0)
+	struct symtab_entry e = { 0 };
+	const char *what;
+	if (perfmap_parse_line(line, strlen(line), &e, &what) < 0)
 		fail_msg("'%s' refused: %s", line, what);
-	assert_int_equal(s, start);
-	assert_int_equal(z, size);
-	assert_int_equal(nl, strlen(name));
-	assert_memory_equal(n, name, nl);
+	assert_int_equal(e.start, start);
+	assert_int_equal(e.size, size);
+	assert_int_equal(e.name_len, strlen(name));
+	assert_memory_equal(e.name, name, e.name_len);
 }
 
 static void refuses(const char *line, const char *expect)
 {
-	uint64_t s, z;
-	const char *n, *what;
-	size_t nl;
-	assert_int_equal(perfmap_parse_line(line, strlen(line), &s, &z, &n, &nl, &what), -1);
+	struct symtab_entry e = { 0 };
+	const char *what;
+	assert_int_equal(perfmap_parse_line(line, strlen(line), &e, &what), -1);
 	assert_non_null(strstr(what, expect));
 }
 

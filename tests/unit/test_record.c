@@ -1,4 +1,5 @@
-/* Unit tests for record.c and record_run.c: the runtime named by a command (node,
+/* Unit tests for src/record/ (record.c, record_plan.c, record_det.c, record_shim.c,
+ * record_text.c, record_run.c, record_collect.c): the runtime named by a command (node,
  * /usr/bin/node, nodejs, java, python3.N, python3 through an injected version probe,
  * rakudo, php, mono, unknown), the exact flags and valgrind argv built for each, the
  * command line split (valgrind pass-through, --runtime, --symbols, the refused options),
@@ -21,7 +22,11 @@
 #include "core/diag.h"
 #include "helpers.h"
 #include "record/record.h"
+#include "record/record_collect.h"
+#include "record/record_plan.h"
 #include "record/record_run.h"
+#include "record/record_shim.h"
+#include "record/record_text.h"
 #include "augment/augment_stats.h"
 
 /* An injected `python --version`: CTX is the text it prints, NULL when it cannot run. */
@@ -70,16 +75,35 @@ static int parse(const char *const *words, struct record_args *a, const char **v
 /* No environment: no setting of the user's. */
 static const char *const no_env[] = { NULL };
 
+/* What record_plan_make() is given of the system: the JVMTI agent, the CPython probe (with
+ * its CTX) and the environment. */
+#define ENV(agent, probe, ctx, envp) (&(const struct record_plan_env){ (envp), (agent), (probe), (ctx) })
+/* ... none of them: a name that says the version, and no setting of the user's */
+#define PLAIN ENV(NULL, no_probe, NULL, no_env)
+
 /* record_plan_make() for the command line WORDS (record's options and the command, NULL-
- * terminated), with ENVP as the environment. */
-static int plan_for(const char *const *words, const char *agent, record_probe_fn probe, void *ctx,
-		    const char *const *envp, struct record_plan *p, struct diag *d)
+ * terminated), with ENV. */
+static int plan_for(const char *const *words, const struct record_plan_env *env,
+		    struct record_plan *p, struct diag *d)
 {
 	static struct record_args a;
 	static const char *vg[32];
 	assert_int_equal(parse(words, &a, vg, d), 0);
 	d->set = 0;
-	return record_plan_make(&a, envp, agent, probe, ctx, p, d);
+	return record_plan_make(&a, env, p, d);
+}
+
+/* The command's file for record_shim_check(): PATH, REAL, and LEN bytes of HEAD. */
+static const struct record_shim_file *shim_file(const char *path, const char *real, const char *head,
+						size_t len)
+{
+	static struct record_shim_file f;
+	memset(&f, 0, sizeof(f));
+	f.path = path;
+	snprintf(f.real, sizeof(f.real), "%s", real);
+	memcpy(f.head, head, len);
+	f.len = len;
+	return &f;
 }
 
 /* WORDS as a NULL-terminated list */
@@ -128,38 +152,38 @@ static void test_record__plan_node_java(void **state)
 	(void)state;
 	struct record_plan p;
 	struct diag d = { 0 };
-	assert_int_equal(plan_for(W("--no-deterministic", "/usr/bin/node"), NULL, no_probe, NULL, no_env, &p, &d), 0);
+	assert_int_equal(plan_for(W("--no-deterministic", "/usr/bin/node"), PLAIN, &p, &d), 0);
 	assert_string_equal(p.runtime, "node");
 	assert_list(p.flags, (const char *const[]){ "--perf-prof", "--interpreted-frames-native-stack", NULL });
 	assert_null(p.env[0]);
 	assert_int_equal(p.writes, RECORD_SYMBOLS_JITDUMP);
 	assert_int_equal(p.where, RECORD_IN_CWD);
 
-	assert_int_equal(plan_for(W("--no-deterministic", "--symbols=map", "nodejs"), NULL, no_probe, NULL, no_env, &p, &d), 0);
+	assert_int_equal(plan_for(W("--no-deterministic", "--symbols=map", "nodejs"), PLAIN, &p, &d), 0);
 	assert_list(p.flags, (const char *const[]){ "--perf-basic-prof", NULL });
 	assert_int_equal(p.writes, RECORD_SYMBOLS_MAP);
 	assert_int_equal(p.where, RECORD_IN_TMP);
 
-	assert_int_equal(plan_for(W("--no-deterministic", "java"), NULL, no_probe, NULL, no_env, &p, &d), 0);
+	assert_int_equal(plan_for(W("--no-deterministic", "java"), PLAIN, &p, &d), 0);
 	assert_list(p.flags, (const char *const[]){ "-XX:+UnlockDiagnosticVMOptions",
 						    "-XX:+DumpPerfMapAtExit", NULL });
 	assert_int_equal(p.writes, RECORD_SYMBOLS_MAP);
 	assert_int_equal(p.where, RECORD_IN_TMP);
 
-	assert_int_equal(plan_for(W("--no-deterministic", "--symbols=jitdump", "java"), NULL, no_probe, NULL, no_env, &p, &d), -1);
+	assert_int_equal(plan_for(W("--no-deterministic", "--symbols=jitdump", "java"), PLAIN, &p, &d), -1);
 	assert_non_null(strstr(d.msg, "--symbols: java writes a jitdump only with cgjit's JVMTI agent"));
 
 	/* with cgjit's JVMTI agent java writes ./jit-PID.dump, the default then */
 	const char *agent = "/opt/cgjit/lib/cgjit/libcgjit-jvmti.so";
-	assert_int_equal(plan_for(W("--no-deterministic", "java"), agent, no_probe, NULL, no_env, &p, &d), 0);
+	assert_int_equal(plan_for(W("--no-deterministic", "java"), ENV(agent, no_probe, NULL, no_env), &p, &d), 0);
 	assert_list(p.flags, (const char *const[]){ "-agentpath:/opt/cgjit/lib/cgjit/libcgjit-jvmti.so=dir=.", NULL });
 	assert_int_equal(p.writes, RECORD_SYMBOLS_JITDUMP);
 	assert_int_equal(p.where, RECORD_IN_CWD);
-	assert_int_equal(plan_for(W("--no-deterministic", "--symbols=map", "/usr/lib/jvm/x/bin/java"), agent, no_probe, NULL, no_env, &p, &d), 0);
+	assert_int_equal(plan_for(W("--no-deterministic", "--symbols=map", "/usr/lib/jvm/x/bin/java"), ENV(agent, no_probe, NULL, no_env), &p, &d), 0);
 	assert_list(p.flags, (const char *const[]){ "-XX:+UnlockDiagnosticVMOptions",
 						    "-XX:+DumpPerfMapAtExit", NULL });
 	/* the agent is java's only: node ignores it */
-	assert_int_equal(plan_for(W("--no-deterministic", "node"), agent, no_probe, NULL, no_env, &p, &d), 0);
+	assert_int_equal(plan_for(W("--no-deterministic", "node"), ENV(agent, no_probe, NULL, no_env), &p, &d), 0);
 	assert_list(p.flags, (const char *const[]){ "--perf-prof", "--interpreted-frames-native-stack", NULL });
 }
 
@@ -168,41 +192,41 @@ static void test_record__plan_python(void **state)
 	(void)state;
 	struct record_plan p;
 	struct diag d = { 0 };
-	assert_int_equal(plan_for(W("--no-deterministic", "python3.13"), NULL, no_probe, NULL, no_env, &p, &d), 0);
+	assert_int_equal(plan_for(W("--no-deterministic", "python3.13"), PLAIN, &p, &d), 0);
 	assert_list(p.flags, (const char *const[]){ "-X", "perf_jit", NULL });
 	assert_int_equal(p.writes, RECORD_SYMBOLS_JITDUMP);
 	assert_int_equal(p.where, RECORD_IN_TMP);
 	assert_int_equal(p.py_minor, 13);
 
-	assert_int_equal(plan_for(W("--no-deterministic", "--symbols=map", "python3.13"), NULL, no_probe, NULL, no_env, &p, &d), 0);
+	assert_int_equal(plan_for(W("--no-deterministic", "--symbols=map", "python3.13"), PLAIN, &p, &d), 0);
 	assert_list(p.flags, (const char *const[]){ "-X", "perf", NULL });
 
-	assert_int_equal(plan_for(W("--no-deterministic", "python3.12"), NULL, no_probe, NULL, no_env, &p, &d), 0);
+	assert_int_equal(plan_for(W("--no-deterministic", "python3.12"), PLAIN, &p, &d), 0);
 	assert_list(p.flags, (const char *const[]){ "-X", "perf", NULL });
 	assert_int_equal(p.writes, RECORD_SYMBOLS_MAP);
 
-	assert_int_equal(plan_for(W("--no-deterministic", "--symbols=jitdump", "python3.12"), NULL, no_probe, NULL, no_env, &p, &d), -1);
+	assert_int_equal(plan_for(W("--no-deterministic", "--symbols=jitdump", "python3.12"), PLAIN, &p, &d), -1);
 	assert_string_equal(d.msg, "--symbols: python writes no jitdump before CPython 3.13");
 
 	/* no version in the name: the probe says */
-	assert_int_equal(plan_for(W("--no-deterministic", "python3"), NULL, fake_probe, "Python 3.13.0\n", no_env, &p, &d), 0);
+	assert_int_equal(plan_for(W("--no-deterministic", "python3"), ENV(NULL, fake_probe, "Python 3.13.0\n", no_env), &p, &d), 0);
 	assert_list(p.flags, (const char *const[]){ "-X", "perf_jit", NULL });
-	assert_int_equal(plan_for(W("--no-deterministic", "/usr/bin/python3"), NULL, fake_probe, "Python 3.12.1\n", no_env, &p, &d), 0);
+	assert_int_equal(plan_for(W("--no-deterministic", "/usr/bin/python3"), ENV(NULL, fake_probe, "Python 3.12.1\n", no_env), &p, &d), 0);
 	assert_list(p.flags, (const char *const[]){ "-X", "perf", NULL });
 	assert_int_equal(p.py_major, 3);
 	assert_int_equal(p.py_minor, 12);
 
 	d.set = 0;
-	assert_int_equal(plan_for(W("--no-deterministic", "python3"), NULL, fake_probe, "Python 3.11.7\n", no_env, &p, &d), -1);
+	assert_int_equal(plan_for(W("--no-deterministic", "python3"), ENV(NULL, fake_probe, "Python 3.11.7\n", no_env), &p, &d), -1);
 	assert_string_equal(d.msg, "python3: CPython 3.11 cannot write a perf map: -X perf needs 3.12 "
 			    "or later (-X perf_jit, a jitdump, 3.13)");
 	d.set = 0;
-	assert_int_equal(plan_for(W("--no-deterministic", "python3"), NULL, fake_probe, "Python 2.7.18\n", no_env, &p, &d), -1);
+	assert_int_equal(plan_for(W("--no-deterministic", "python3"), ENV(NULL, fake_probe, "Python 2.7.18\n", no_env), &p, &d), -1);
 	d.set = 0;
-	assert_int_equal(plan_for(W("--no-deterministic", "python3"), NULL, fake_probe, NULL, no_env, &p, &d), -2);
+	assert_int_equal(plan_for(W("--no-deterministic", "python3"), ENV(NULL, fake_probe, NULL, no_env), &p, &d), -2);
 	assert_string_equal(d.msg, "python3: could not run 'python3 --version' to learn the CPython version");
 	d.set = 0;
-	assert_int_equal(plan_for(W("--no-deterministic", "python3"), NULL, fake_probe, "pyenv: python3: command not found\n", no_env, &p, &d), -1);
+	assert_int_equal(plan_for(W("--no-deterministic", "python3"), ENV(NULL, fake_probe, "pyenv: python3: command not found\n", no_env), &p, &d), -1);
 	assert_string_equal(d.msg, "python3: 'python3 --version' said 'pyenv: python3: command not "
 			    "found', expected 'Python 3.N...'");
 }
@@ -212,22 +236,22 @@ static void test_record__plan_others(void **state)
 	(void)state;
 	struct record_plan p;
 	struct diag d = { 0 };
-	assert_int_equal(plan_for(W("--no-deterministic", "rakudo"), NULL, no_probe, NULL, no_env, &p, &d), 0);
+	assert_int_equal(plan_for(W("--no-deterministic", "rakudo"), PLAIN, &p, &d), 0);
 	assert_string_equal(p.runtime, "moar");
 	assert_null(p.flags[0]);
 	assert_list(p.env, (const char *const[]){ "MVM_JIT_PERF_MAP=1", "MVM_SPESH_BLOCKING=1", NULL });
 	assert_int_equal(p.writes, RECORD_SYMBOLS_MAP);
 
-	assert_int_equal(plan_for(W("--no-deterministic", "php"), NULL, no_probe, NULL, no_env, &p, &d), 0);
+	assert_int_equal(plan_for(W("--no-deterministic", "php"), PLAIN, &p, &d), 0);
 	assert_list(p.flags, (const char *const[]){ "-d", "opcache.enable_cli=1", "-d", "opcache.jit=tracing",
 		"-d", "opcache.jit_buffer_size=32M", "-d", "opcache.jit_debug=0x10", "-d",
 		"opcache.file_update_protection=0", NULL });
 	assert_int_equal(p.where, RECORD_IN_TMP);
 
-	assert_int_equal(plan_for(W("--no-deterministic", "mono"), NULL, no_probe, NULL, no_env, &p, &d), 0);
+	assert_int_equal(plan_for(W("--no-deterministic", "mono"), PLAIN, &p, &d), 0);
 	assert_list(p.flags, (const char *const[]){ "--jitmap", NULL });
 
-	assert_int_equal(plan_for(W("--no-deterministic", "ruby"), NULL, no_probe, NULL, no_env, &p, &d), -1);
+	assert_int_equal(plan_for(W("--no-deterministic", "ruby"), PLAIN, &p, &d), -1);
 	assert_string_equal(d.msg, "ruby: cannot tell which JIT runtime 'ruby' is: name it with "
 			    "--runtime NAME (node, java, python, moar, php, mono, none; none adds no flags)");
 }
@@ -238,17 +262,17 @@ static void test_record__plan_forced(void **state)
 	struct record_plan p;
 	struct diag d = { 0 };
 	/* --runtime wins over the name */
-	assert_int_equal(plan_for(W("--no-deterministic", "--runtime", "node", "/bin/true"), NULL, no_probe, NULL, no_env, &p, &d), 0);
+	assert_int_equal(plan_for(W("--no-deterministic", "--runtime", "node", "/bin/true"), PLAIN, &p, &d), 0);
 	assert_string_equal(p.runtime, "node");
 	assert_list(p.flags, (const char *const[]){ "--perf-prof", "--interpreted-frames-native-stack", NULL });
-	assert_int_equal(plan_for(W("--no-deterministic", "--runtime", "java", "node"), NULL, no_probe, NULL, no_env, &p, &d), 0);
+	assert_int_equal(plan_for(W("--no-deterministic", "--runtime", "java", "node"), PLAIN, &p, &d), 0);
 	assert_string_equal(p.runtime, "java");
-	assert_int_equal(plan_for(W("--no-deterministic", "--runtime", "none", "./run-tests.sh"), NULL, no_probe, NULL, no_env, &p, &d), 0);
+	assert_int_equal(plan_for(W("--no-deterministic", "--runtime", "none", "./run-tests.sh"), PLAIN, &p, &d), 0);
 	assert_string_equal(p.runtime, "none");
 	assert_null(p.flags[0]);
 	assert_null(p.env[0]);
 	/* a forced python with a name that says nothing: probed */
-	assert_int_equal(plan_for(W("--no-deterministic", "--runtime", "python", "./venv/bin/py"), NULL, fake_probe, "Python 3.12.0", no_env, &p, &d), 0);
+	assert_int_equal(plan_for(W("--no-deterministic", "--runtime", "python", "./venv/bin/py"), ENV(NULL, fake_probe, "Python 3.12.0", no_env), &p, &d), 0);
 	assert_list(p.flags, (const char *const[]){ "-X", "perf", NULL });
 }
 
@@ -259,7 +283,7 @@ static void test_record__plan_deterministic(void **state)
 	(void)state;
 	struct record_plan p;
 	struct diag d = { 0 };
-	assert_int_equal(plan_for(W("node"), NULL, no_probe, NULL, no_env, &p, &d), 0);
+	assert_int_equal(plan_for(W("node"), PLAIN, &p, &d), 0);
 	assert_int_equal(p.deterministic, 1);
 	assert_list(p.flags, W("--perf-prof", "--interpreted-frames-native-stack", "--single-threaded",
 			       "--predictable", "--hash-seed=1", "--random-seed=1"));
@@ -268,14 +292,14 @@ static void test_record__plan_deterministic(void **state)
 	assert_null(p.env[0]);
 
 	/* java: the perf map's -XX:+UnlockDiagnosticVMOptions serves the diagnostic flag too */
-	assert_int_equal(plan_for(W("java"), NULL, no_probe, NULL, no_env, &p, &d), 0);
+	assert_int_equal(plan_for(W("java"), PLAIN, &p, &d), 0);
 	assert_list(p.flags, W("-XX:+UnlockDiagnosticVMOptions", "-XX:+DumpPerfMapAtExit", "-Xbatch",
 			       "-XX:-UsePerfData", "-XX:GuaranteedSafepointInterval=0",
 			       "-XX:-UseDynamicNumberOfCompilerThreads", "-XX:-UseDynamicNumberOfGCThreads"));
 	assert_list(p.det, W("-Xbatch", "-XX:-UsePerfData", "-XX:GuaranteedSafepointInterval=0",
 			     "-XX:-UseDynamicNumberOfCompilerThreads", "-XX:-UseDynamicNumberOfGCThreads"));
 	/* ... with the agent it is added before it */
-	assert_int_equal(plan_for(W("java"), "/a/libcgjit-jvmti.so", no_probe, NULL, no_env, &p, &d), 0);
+	assert_int_equal(plan_for(W("java"), ENV("/a/libcgjit-jvmti.so", no_probe, NULL, no_env), &p, &d), 0);
 	assert_list(p.flags, W("-agentpath:/a/libcgjit-jvmti.so=dir=.", "-Xbatch", "-XX:-UsePerfData",
 			       "-XX:+UnlockDiagnosticVMOptions", "-XX:GuaranteedSafepointInterval=0",
 			       "-XX:-UseDynamicNumberOfCompilerThreads", "-XX:-UseDynamicNumberOfGCThreads"));
@@ -284,41 +308,41 @@ static void test_record__plan_deterministic(void **state)
 			     "-XX:-UseDynamicNumberOfGCThreads"));
 
 	/* CPython 3.12 and 3.13: the environment, not the command line */
-	assert_int_equal(plan_for(W("python3.13"), NULL, no_probe, NULL, no_env, &p, &d), 0);
+	assert_int_equal(plan_for(W("python3.13"), PLAIN, &p, &d), 0);
 	assert_list(p.flags, W("-X", "perf_jit"));
 	assert_list(p.env, W("PYTHONHASHSEED=0", "PYTHONDONTWRITEBYTECODE=1"));
 	assert_list(p.det, W("PYTHONHASHSEED=0", "PYTHONDONTWRITEBYTECODE=1"));
-	assert_int_equal(plan_for(W("python3.12"), NULL, no_probe, NULL, no_env, &p, &d), 0);
+	assert_int_equal(plan_for(W("python3.12"), PLAIN, &p, &d), 0);
 	assert_list(p.flags, W("-X", "perf"));
 	assert_list(p.env, W("PYTHONHASHSEED=0", "PYTHONDONTWRITEBYTECODE=1"));
 
 	/* php (not installed here: these are the flags, unmeasured) */
-	assert_int_equal(plan_for(W("php"), NULL, no_probe, NULL, no_env, &p, &d), 0);
+	assert_int_equal(plan_for(W("php"), PLAIN, &p, &d), 0);
 	assert_list(p.det, W("-d", "opcache.validate_timestamps=0", "-d", "realpath_cache_ttl=86400"));
 	assert_string_equal(p.flags[10], "-d");
 	assert_string_equal(p.flags[11], "opcache.validate_timestamps=0");
 	assert_null(p.flags[14]);
 
 	/* none known: rakudo keeps its environment, mono and none get nothing */
-	assert_int_equal(plan_for(W("rakudo"), NULL, no_probe, NULL, no_env, &p, &d), 0);
+	assert_int_equal(plan_for(W("rakudo"), PLAIN, &p, &d), 0);
 	assert_list(p.env, W("MVM_JIT_PERF_MAP=1", "MVM_SPESH_BLOCKING=1"));
 	assert_null(p.det[0]);
-	assert_int_equal(plan_for(W("mono"), NULL, no_probe, NULL, no_env, &p, &d), 0);
+	assert_int_equal(plan_for(W("mono"), PLAIN, &p, &d), 0);
 	assert_list(p.flags, W("--jitmap"));
 	assert_null(p.det[0]);
-	assert_int_equal(plan_for(W("--runtime=none", "./run.sh"), NULL, no_probe, NULL, no_env, &p, &d), 0);
+	assert_int_equal(plan_for(W("--runtime=none", "./run.sh"), PLAIN, &p, &d), 0);
 	assert_null(p.flags[0]);
 	assert_null(p.det[0]);
 	assert_int_equal(p.deterministic, 1);
 
 	/* --no-deterministic adds none */
-	assert_int_equal(plan_for(W("--no-deterministic", "node", "x.js"), NULL, no_probe, NULL, no_env, &p, &d), 0);
+	assert_int_equal(plan_for(W("--no-deterministic", "node", "x.js"), PLAIN, &p, &d), 0);
 	assert_int_equal(p.deterministic, 0);
 	assert_list(p.flags, W("--perf-prof", "--interpreted-frames-native-stack"));
 	assert_null(p.det[0]);
-	assert_int_equal(plan_for(W("--no-deterministic", "python3.13"), NULL, no_probe, NULL, no_env, &p, &d), 0);
+	assert_int_equal(plan_for(W("--no-deterministic", "python3.13"), PLAIN, &p, &d), 0);
 	assert_null(p.env[0]);
-	assert_int_equal(plan_for(W("--no-deterministic", "java"), NULL, no_probe, NULL, no_env, &p, &d), 0);
+	assert_int_equal(plan_for(W("--no-deterministic", "java"), PLAIN, &p, &d), 0);
 	assert_list(p.flags, W("-XX:+UnlockDiagnosticVMOptions", "-XX:+DumpPerfMapAtExit"));
 }
 
@@ -329,19 +353,17 @@ static void test_record__plan_deterministic_yours(void **state)
 	struct record_plan p;
 	struct diag d = { 0 };
 	/* V8 takes '_' for '-', "--no-X" and "--noX"; a value or none */
-	assert_int_equal(plan_for(W("node", "--random_seed=7", "--no-predictable", "x.js"), NULL, no_probe,
-				  NULL, no_env, &p, &d), 0);
+	assert_int_equal(plan_for(W("node", "--random_seed=7", "--no-predictable", "x.js"), PLAIN, &p, &d), 0);
 	assert_list(p.det, W("--single-threaded", "--hash-seed=1"));
 	assert_list(p.det_yours, W("--no-predictable", "--random_seed=7"));
 	assert_list(p.flags, W("--perf-prof", "--interpreted-frames-native-stack", "--single-threaded",
 			       "--hash-seed=1"));
 	assert_int_equal(plan_for(W("node", "--nosingle_threaded", "--hash-seed", "3", "--predictable",
-				    "x.js"), NULL, no_probe, NULL, no_env, &p, &d), 0);
+				    "x.js"), PLAIN, &p, &d), 0);
 	assert_list(p.det, W("--random-seed=1"));
 	assert_list(p.det_yours, W("--nosingle_threaded", "--predictable", "--hash-seed"));
 	/* look-alikes are not the flag: --single-threaded-gc is another */
-	assert_int_equal(plan_for(W("node", "--single-threaded-gc", "--predictable-gc-schedule", "x.js"),
-				  NULL, no_probe, NULL, no_env, &p, &d), 0);
+	assert_int_equal(plan_for(W("node", "--single-threaded-gc", "--predictable-gc-schedule", "x.js"), PLAIN, &p, &d), 0);
 	assert_list(p.det, W("--single-threaded", "--predictable", "--hash-seed=1", "--random-seed=1"));
 	assert_null(p.det_yours[0]);
 
@@ -349,50 +371,48 @@ static void test_record__plan_deterministic_yours(void **state)
 	 * variables count as the command line */
 	static const char *const jenv[] = { "HOME=/root", "JAVA_TOOL_OPTIONS=-Xmx1g  -XX:+UsePerfData",
 					    "JDK_JAVA_OPTIONS=-XX:GuaranteedSafepointInterval=1000", NULL };
-	assert_int_equal(plan_for(W("java", "-XX:+BackgroundCompilation", "-cp", ".", "Main"), NULL, no_probe,
-				  NULL, jenv, &p, &d), 0);
+	assert_int_equal(plan_for(W("java", "-XX:+BackgroundCompilation", "-cp", ".", "Main"), ENV(NULL, no_probe, NULL, jenv), &p, &d), 0);
 	assert_list(p.det, W("-XX:-UseDynamicNumberOfCompilerThreads", "-XX:-UseDynamicNumberOfGCThreads"));
 	assert_list(p.det_yours, W("-XX:+BackgroundCompilation", "JAVA_TOOL_OPTIONS=-Xmx1g  -XX:+UsePerfData",
 				   "JDK_JAVA_OPTIONS=-XX:GuaranteedSafepointInterval=1000"));
 	/* ... but an unrelated variable of that shape does not */
 	static const char *const other[] = { "MY_JAVA_OPTIONS=-XX:+UsePerfData", "JAVA_TOOL_OPTIONSX=-Xbatch",
 					     NULL };
-	assert_int_equal(plan_for(W("java", "Main"), NULL, no_probe, NULL, other, &p, &d), 0);
+	assert_int_equal(plan_for(W("java", "Main"), ENV(NULL, no_probe, NULL, other), &p, &d), 0);
 	assert_null(p.det_yours[0]);
 	assert_string_equal(p.det[0], "-Xbatch");
 
 	/* CPython: the user's PYTHONHASHSEED or PYTHONDONTWRITEBYTECODE, -E/-I (which ignore
 	 * the environment), -R, -B */
 	static const char *const penv[] = { "PATH=/bin", "PYTHONHASHSEED=123", NULL };
-	assert_int_equal(plan_for(W("python3.13", "p.py"), NULL, no_probe, NULL, penv, &p, &d), 0);
+	assert_int_equal(plan_for(W("python3.13", "p.py"), ENV(NULL, no_probe, NULL, penv), &p, &d), 0);
 	assert_list(p.env, W("PYTHONDONTWRITEBYTECODE=1"));
 	assert_list(p.det, W("PYTHONDONTWRITEBYTECODE=1"));
 	assert_list(p.det_yours, W("PYTHONHASHSEED=123"));
 	static const char *const penv2[] = { "PYTHONDONTWRITEBYTECODE=", "PYTHONHASHSEED=0", NULL };
-	assert_int_equal(plan_for(W("python3.13", "p.py"), NULL, no_probe, NULL, penv2, &p, &d), 0);
+	assert_int_equal(plan_for(W("python3.13", "p.py"), ENV(NULL, no_probe, NULL, penv2), &p, &d), 0);
 	assert_null(p.env[0]);
 	assert_null(p.det[0]);
 	assert_list(p.det_yours, W("PYTHONHASHSEED=0", "PYTHONDONTWRITEBYTECODE="));
 	static const char *const both[] = { "-E", "-I", "-sE", "-BIu" };
 	for (size_t i = 0; i < sizeof(both) / sizeof(both[0]); i++) {
-		assert_int_equal(plan_for(W("python3.12", both[i], "p.py"), NULL, no_probe, NULL, no_env,
+		assert_int_equal(plan_for(W("python3.12", both[i], "p.py"), PLAIN,
 					  &p, &d), 0);
 		assert_null(p.env[0]);
 		assert_list(p.det_yours, W(both[i]));
 	}
-	assert_int_equal(plan_for(W("python3.12", "-R", "p.py"), NULL, no_probe, NULL, no_env, &p, &d), 0);
+	assert_int_equal(plan_for(W("python3.12", "-R", "p.py"), PLAIN, &p, &d), 0);
 	assert_list(p.env, W("PYTHONDONTWRITEBYTECODE=1"));
 	assert_list(p.det_yours, W("-R"));
-	assert_int_equal(plan_for(W("python3.12", "-B", "p.py"), NULL, no_probe, NULL, no_env, &p, &d), 0);
+	assert_int_equal(plan_for(W("python3.12", "-B", "p.py"), PLAIN, &p, &d), 0);
 	assert_list(p.env, W("PYTHONHASHSEED=0"));
 	assert_list(p.det_yours, W("-B"));
-	assert_int_equal(plan_for(W("python3.12", "-u", "--help-env", "p.py"), NULL, no_probe, NULL,
-				  no_env, &p, &d), 0);
+	assert_int_equal(plan_for(W("python3.12", "-u", "--help-env", "p.py"), PLAIN, &p, &d), 0);
 	assert_list(p.env, W("PYTHONHASHSEED=0", "PYTHONDONTWRITEBYTECODE=1"));
 
 	/* php: -d NAME=VALUE in two words or one */
 	assert_int_equal(plan_for(W("php", "-d", "opcache.validate_timestamps=1",
-				    "-drealpath_cache_ttl=5", "x.php"), NULL, no_probe, NULL, no_env, &p, &d), 0);
+				    "-drealpath_cache_ttl=5", "x.php"), PLAIN, &p, &d), 0);
 	assert_null(p.det[0]);
 	assert_list(p.det_yours, W("opcache.validate_timestamps=1", "-drealpath_cache_ttl=5"));
 }
@@ -512,7 +532,7 @@ static void test_record__valgrind_argv(void **state)
 	 * file's, before the program's arguments */
 	assert_int_equal(parse((const char *[]){ "--dump-instr=no", "-d", "o", "node", "app.js", "1",
 		NULL }, &a, vg, &d), 0);
-	assert_int_equal(record_plan_make(&a, no_env, NULL, no_probe, NULL, &p, &d), 0);
+	assert_int_equal(record_plan_make(&a, PLAIN, &p, &d), 0);
 	char **v = record_valgrind_argv(&a, &p, "/abs/o");
 	assert_list((const char *const *)v, (const char *const[]){ "valgrind", "--tool=callgrind",
 		"--dump-instr=yes", "--trace-children=yes", "--callgrind-out-file=/abs/o/callgrind.out.%p",
@@ -522,7 +542,7 @@ static void test_record__valgrind_argv(void **state)
 
 	assert_int_equal(parse((const char *[]){ "-q", "--", "/opt/py/bin/python3.13", "-c", "pass",
 		NULL }, &a, vg, &d), 0);
-	assert_int_equal(record_plan_make(&a, no_env, NULL, no_probe, NULL, &p, &d), 0);
+	assert_int_equal(record_plan_make(&a, PLAIN, &p, &d), 0);
 	v = record_valgrind_argv(&a, &p, "/w");
 	assert_list((const char *const *)v, (const char *const[]){ "valgrind", "--tool=callgrind",
 		"--dump-instr=yes", "--trace-children=yes", "--callgrind-out-file=/w/callgrind.out.%p", "-q",
@@ -530,7 +550,7 @@ static void test_record__valgrind_argv(void **state)
 	record_argv_free(v);
 
 	assert_int_equal(parse((const char *[]){ "--no-deterministic", "java", "Prog", NULL }, &a, vg, &d), 0);
-	assert_int_equal(record_plan_make(&a, no_env, NULL, no_probe, NULL, &p, &d), 0);
+	assert_int_equal(record_plan_make(&a, PLAIN, &p, &d), 0);
 	v = record_valgrind_argv(&a, &p, "/w");
 	assert_list((const char *const *)v, (const char *const[]){ "valgrind", "--tool=callgrind",
 		"--dump-instr=yes", "--trace-children=yes", "--callgrind-out-file=/w/callgrind.out.%p", "-q",
@@ -539,7 +559,7 @@ static void test_record__valgrind_argv(void **state)
 
 	/* moar: nothing on the command line (the environment does it); -v: no -q */
 	assert_int_equal(parse((const char *[]){ "-v", "rakudo", "prog.raku", NULL }, &a, vg, &d), 0);
-	assert_int_equal(record_plan_make(&a, no_env, NULL, no_probe, NULL, &p, &d), 0);
+	assert_int_equal(record_plan_make(&a, PLAIN, &p, &d), 0);
 	v = record_valgrind_argv(&a, &p, "/w");
 	assert_list((const char *const *)v, (const char *const[]){ "valgrind", "--tool=callgrind",
 		"--dump-instr=yes", "--trace-children=yes", "--callgrind-out-file=/w/callgrind.out.%p",
@@ -560,8 +580,8 @@ static void test_record__shim(void **state)
 	static const char pyenv[] = "#!/usr/bin/env bash\nset -e\n[ -n \"$PYENV_DEBUG\" ] && set -x\n";
 	assert_int_equal(parse(W("python3", "p.py"), &a, vg, &d), 0);
 	d.set = 0;
-	assert_int_equal(record_shim_check(&a, "/root/.pyenv/shims/python3", "/root/.pyenv/shims/python3",
-					   pyenv, sizeof(pyenv) - 1, &s, &d), -1);
+	assert_int_equal(record_shim_check(&a, shim_file("/root/.pyenv/shims/python3", "/root/.pyenv/shims/python3",
+							 pyenv, sizeof(pyenv) - 1), &s, &d), -1);
 	assert_string_equal(s.manager, "pyenv");
 	assert_string_equal(s.interp, "/usr/bin/env bash");
 	assert_string_equal(d.msg, "python3: is a pyenv shim (/root/.pyenv/shims/python3, a bash script), "
@@ -574,29 +594,29 @@ static void test_record__shim(void **state)
 	static const char sh[] = "#! /bin/bash -e\r\nexec asdf exec node \"$@\"\n";
 	assert_int_equal(parse(W("node", "x.js"), &a, vg, &d), 0);
 	d.set = 0;
-	assert_int_equal(record_shim_check(&a, "/home/u/.asdf/shims/node", "/home/u/.asdf/shims/node", sh,
-					   sizeof(sh) - 1, &s, &d), -1);
+	assert_int_equal(record_shim_check(&a, shim_file("/home/u/.asdf/shims/node", "/home/u/.asdf/shims/node",
+							 sh, sizeof(sh) - 1), &s, &d), -1);
 	assert_string_equal(s.manager, "asdf");
 	assert_string_equal(s.interp, "/bin/bash -e");
 	assert_non_null(strstr(d.msg, "\"$(asdf which node)\", or --runtime node"));
 	d.set = 0;
-	assert_int_equal(record_shim_check(&a, "/home/u/.local/share/mise/shims/node", "/x/node", sh,
-					   sizeof(sh) - 1, &s, &d), -1);
+	assert_int_equal(record_shim_check(&a, shim_file("/home/u/.local/share/mise/shims/node", "/x/node",
+							 sh, sizeof(sh) - 1), &s, &d), -1);
 	assert_string_equal(s.manager, "mise");
 
 	/* volta: a program, volta-shim, under the runtime's name */
 	static const char elf[] = "\177ELF\2\1\1";
 	d.set = 0;
-	assert_int_equal(record_shim_check(&a, "/home/u/.volta/bin/node", "/home/u/.volta/bin/volta-shim",
-					   elf, sizeof(elf) - 1, &s, &d), -1);
+	assert_int_equal(record_shim_check(&a, shim_file("/home/u/.volta/bin/node", "/home/u/.volta/bin/volta-shim",
+							 elf, sizeof(elf) - 1), &s, &d), -1);
 	assert_string_equal(s.manager, "volta");
 	assert_non_null(strstr(d.msg, "\"$(volta which node)\""));
 
 	/* any other #! script under the runtime's name */
 	static const char wrap[] = "#!/bin/sh\nexec /opt/node/bin/node \"$@\"\n";
 	d.set = 0;
-	assert_int_equal(record_shim_check(&a, "/usr/local/bin/node", "/usr/local/bin/node", wrap,
-					   sizeof(wrap) - 1, &s, &d), -1);
+	assert_int_equal(record_shim_check(&a, shim_file("/usr/local/bin/node", "/usr/local/bin/node",
+							 wrap, sizeof(wrap) - 1), &s, &d), -1);
 	assert_string_equal(s.manager, "");
 	assert_string_equal(d.msg, "node: is a script (/usr/local/bin/node, run by sh), not node itself: "
 			    "valgrind would profile sh and every process it starts; give the program the "
@@ -604,17 +624,19 @@ static void test_record__shim(void **state)
 
 	/* programs are not checked further; nor is a command --runtime names, nor an unknown one */
 	d.set = 0;
-	assert_int_equal(record_shim_check(&a, "/usr/bin/node", "/usr/bin/node", elf, sizeof(elf) - 1, &s,
-					   &d), 0);
+	assert_int_equal(record_shim_check(&a, shim_file("/usr/bin/node", "/usr/bin/node",
+							 elf, sizeof(elf) - 1), &s, &d), 0);
 	d.set = 0;
-	assert_int_equal(record_shim_check(&a, "/usr/bin/node", "/usr/bin/node", "", 0, &s, &d), 0);
+	assert_int_equal(record_shim_check(&a, shim_file("/usr/bin/node", "/usr/bin/node",
+							 "", 0), &s, &d), 0);
 	assert_int_equal(parse(W("--runtime", "python", "python3", "p.py"), &a, vg, &d), 0);
 	d.set = 0;
-	assert_int_equal(record_shim_check(&a, "/root/.pyenv/shims/python3", "/root/.pyenv/shims/python3",
-					   pyenv, sizeof(pyenv) - 1, &s, &d), 0);
+	assert_int_equal(record_shim_check(&a, shim_file("/root/.pyenv/shims/python3", "/root/.pyenv/shims/python3",
+							 pyenv, sizeof(pyenv) - 1), &s, &d), 0);
 	assert_int_equal(parse(W("--runtime=none", "./run.sh"), &a, vg, &d), 0);
 	d.set = 0;
-	assert_int_equal(record_shim_check(&a, "./run.sh", "/w/run.sh", wrap, sizeof(wrap) - 1, &s, &d), 0);
+	assert_int_equal(record_shim_check(&a, shim_file("./run.sh", "/w/run.sh",
+							 wrap, sizeof(wrap) - 1), &s, &d), 0);
 }
 
 /* #22.6: the progress line: what is known, cut to the terminal's width */

@@ -32,7 +32,7 @@ static int teardown(void **state)
 static void add(uint64_t start, uint64_t size, const char *name)
 {
 	struct diag d = { 0 };
-	assert_int_equal(symtab_add(st, src, start, size, name, strlen(name), 1, &d), 0);
+	assert_int_equal(symtab_add(st, src, &(struct symtab_entry){ start, size, name, strlen(name), 1 }, &d), 0);
 }
 
 static const char *at(uint64_t addr)
@@ -99,7 +99,7 @@ static void test_symtab__priority_beats_order(void **state)
 	(void)state;
 	uint32_t dump = symtab_add_source(st, "jit-1.dump", "jit-1.dump", 1);
 	struct diag d = { 0 };
-	assert_int_equal(symtab_add(st, dump, 0x1000, 0x100, "from_dump", 9, 1, &d), 0);
+	assert_int_equal(symtab_add(st, dump, &(struct symtab_entry){ 0x1000, 0x100, "from_dump", 9, 1 }, &d), 0);
 	add(0x1000, 0x100, "from_map");
 	add(0x2000, 0x100, "map_a");
 	add(0x2080, 0x100, "map_b");
@@ -116,16 +116,16 @@ static void test_symtab__errors_and_zero_size(void **state)
 {
 	(void)state;
 	struct diag d = { 0 };
-	assert_int_equal(symtab_add(st, src, 0x1000, 0, "empty", 5, 3, &d), 0);
+	assert_int_equal(symtab_add(st, src, &(struct symtab_entry){ 0x1000, 0, "empty", 5, 3 }, &d), 0);
 	assert_int_equal(symtab_source(st, src)->skipped, 1);
-	assert_int_equal(symtab_add(st, src, UINT64_MAX - 4, 0x10, "wrap", 4, 7, &d), -1);
+	assert_int_equal(symtab_add(st, src, &(struct symtab_entry){ UINT64_MAX - 4, 0x10, "wrap", 4, 7 }, &d), -1);
 	assert_non_null(strstr(d.msg, "perf-1.map:7: range 0xfffffffffffffffb + 0x10 goes past"));
 	add(UINT64_MAX - 0x10, 0x10, "top");   /* ends exactly at 2^64-1 */
 	add(UINT64_MAX - 0x7, 0x8, "last");    /* ends exactly at 2^64 */
 	/* a jitdump entry is located by its byte offset, not a line */
 	uint32_t dump = symtab_add_source(st, "jit-1.dump", "jit-1.dump", SYMTAB_PRIO_JITDUMP);
 	memset(&d, 0, sizeof(d));
-	assert_int_equal(symtab_add(st, dump, UINT64_MAX - 4, 0x10, "wrap", 4, 96, &d), -1);
+	assert_int_equal(symtab_add(st, dump, &(struct symtab_entry){ UINT64_MAX - 4, 0x10, "wrap", 4, 96 }, &d), -1);
 	assert_string_equal(d.msg, "jit-1.dump: byte 96: range 0xfffffffffffffffb + 0x10 goes past the end "
 			    "of the address space");
 	symtab_finish(st);
@@ -139,8 +139,8 @@ static void test_symtab__names_fit_a_text_line(void **state)
 {
 	(void)state;
 	struct diag d = { 0 };
-	assert_int_equal(symtab_add(st, src, 0x1000, 0x10, "a\nb\rc\x01", 6, 1, &d), 0);
-	assert_int_equal(symtab_add(st, src, 0x2000, 0x10, "", 0, 2, &d), 0);
+	assert_int_equal(symtab_add(st, src, &(struct symtab_entry){ 0x1000, 0x10, "a\nb\rc\x01", 6, 1 }, &d), 0);
+	assert_int_equal(symtab_add(st, src, &(struct symtab_entry){ 0x2000, 0x10, "", 0, 2 }, &d), 0);
 	symtab_finish(st);
 	assert_string_equal(at(0x1000), "a_b_c_");   /* fuzzing found names with newlines */
 	assert_string_equal(at(0x2000), "[JIT code at 0x2000]");
@@ -200,7 +200,7 @@ static void test_symtab__names_survive_growth(void **state)
 	for (uint32_t i = 1; i < N; i++) {
 		uint64_t start = 0x100000 + (uint64_t)(i % 1000) * 0x100000 + (uint64_t)i * 0x40;
 		growth_name(name, sizeof(name), i, 0);
-		assert_int_equal(symtab_add(st, src, start, 0x20 + i % 0x20, name, strlen(name), i + 1, &d), 0);
+		assert_int_equal(symtab_add(st, src, &(struct symtab_entry){ start, 0x20 + i % 0x20, name, strlen(name), i + 1 }, &d), 0);
 	}
 	symtab_finish(st);
 	assert_string_equal(first->name, "JS:~first /srv/app/lib/first.js:1:1");

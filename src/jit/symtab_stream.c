@@ -1,0 +1,306 @@
+/* symtab_stream.c - the symbol table's entries as one compact byte stream. An entry is
+ * varints (start as a difference to the entry before, size, source line as a difference)
+ * and the cleaned name: its head, then the number of its last word (a source path, mostly,
+ * kept once for all the names that share it) and the ":LINE:COL" as numbers. That is 27
+ * bytes a line of a node map whose names average 55, where a struct symbol and an interned
+ * name took some 200 (a map of a million lines: issue 9). Owns the stream's bytes, its
+ * checkpoints and the location words. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/scan.h"
+#include "core/xalloc.h"
+#include "jit/symtab.h"
+#include "jit/symtab_stream.h"
+
+/* A checkpoint every STRIDE entries bounds the decoding that random access needs. */
+enum { STRIDE = 16, VARINT_MAX = 10 };
+
+/* The last word of a name, less its ":LINE:COL", is often a source path that thousands of
+ * names share (V8: "JS:*f /app/lib/x.js:12:5"): such a word of LOC_MIN bytes or more is
+ * kept once and named by its number, which halves the stream of a node map. At most
+ * LOC_MAX of them, so that a map of a million distinct paths costs no more than inline. */
+enum { LOC_MIN = 8, LOC_MAX = 1 << 16, NO_LOC = UINT32_MAX };
+
+struct symtab_stream_loc {
+	const char *str;               /* in the stream's arena */
+	uint32_t len;
+	uint32_t hash;
+};
+
+struct symtab_stream_ck {
+	size_t off;                    /* where entry k * STRIDE begins in the stream */
+	uint64_t start, line;          /* of the entry before it: the bases of its differences */
+};
+
+/* How an entry's name is stored: whole; or as its head, a location word by number and
+ * then the rest as text, as ":LINE" or as ":LINE:COL" (numbers as varints). */
+enum { NAME_WHOLE, NAME_TEXT, NAME_LINE, NAME_LINE_COL };
+
+void symtab_stream_init(struct symtab_stream *sm)
+{
+	memset(sm, 0, sizeof(*sm));
+}
+
+void symtab_stream_free(struct symtab_stream *sm)
+{
+	free(sm->data);
+	free(sm->ck);
+	free(sm->locs);
+	free(sm->loc_slots);
+	arena_free(&sm->arena);
+}
+
+static unsigned char *put_varint(unsigned char *p, uint64_t v)
+{
+	while (v >= 0x80) {
+		*p++ = (unsigned char)(v | 0x80);
+		v >>= 7;
+	}
+	*p++ = (unsigned char)v;
+	return p;
+}
+
+/* The stream is written only here, so a varint in it ends within VARINT_MAX bytes. */
+static const unsigned char *get_varint(const unsigned char *p, uint64_t *v)
+{
+	uint64_t x = 0;
+	for (unsigned shift = 0;; shift += 7) {
+		unsigned char b = *p++;
+		x |= (uint64_t)(b & 0x7f) << shift;
+		if (b < 0x80)
+			break;
+	}
+	*v = x;
+	return p;
+}
+
+/* Differences mod 2^64, signed, so that a small step down costs a byte as a step up does. */
+static uint64_t zigzag(uint64_t now, uint64_t before)
+{
+	uint64_t d = now - before;
+	return (d << 1) ^ (uint64_t)-(int64_t)(d >> 63);
+}
+
+static uint64_t unzigzag(uint64_t z, uint64_t before)
+{
+	return before + ((z >> 1) ^ (uint64_t)-(int64_t)(z & 1));
+}
+
+/* Decodes the entry at P, whose differences are to *START and *LINE (updated). An entry:
+ * start, size, line, then HEAD_LEN << 2 | kind and the head's bytes, then unless the
+ * name is whole the location's number, and TAIL_LEN and the tail's bytes or the numbers
+ * of ":LINE" or ":LINE:COL". */
+static const unsigned char *decode(const unsigned char *p, uint64_t *start, uint64_t *line,
+				   struct symtab_stream_entry *e)
+{
+	uint64_t v;
+	p = get_varint(p, &v);
+	e->start = *start = unzigzag(v, *start);
+	p = get_varint(p, &e->size);
+	p = get_varint(p, &v);
+	e->line = *line = unzigzag(v, *line);
+	p = get_varint(p, &v);
+	e->kind = (unsigned)(v & 3);
+	e->head = (const char *)p;
+	e->head_len = (size_t)(v >> 2);
+	p += e->head_len;
+	if (e->kind == NAME_WHOLE)
+		return p;
+	p = get_varint(p, &v);
+	e->loc = (uint32_t)v;
+	if (e->kind == NAME_TEXT) {
+		p = get_varint(p, &v);
+		e->tail = (const char *)p;
+		e->tail_len = (size_t)v;
+		return p + e->tail_len;
+	}
+	p = get_varint(p, &e->num[0]);
+	if (e->kind == NAME_LINE_COL)
+		p = get_varint(p, &e->num[1]);
+	return p;
+}
+
+const char *symtab_stream_name(const struct symtab_stream *sm, const struct symtab_stream_entry *e,
+			       struct symtab_namebuf *b, size_t *len)
+{
+	if (e->kind == NAME_WHOLE) {
+		*len = e->head_len;
+		return e->head;
+	}
+	const struct symtab_stream_loc *l = &sm->locs[e->loc];
+	XGROW(b->p, b->cap, e->head_len + l->len + (e->kind == NAME_TEXT ? e->tail_len : 42) + 1);
+	char *q = b->p;
+	memcpy(q, e->head, e->head_len);
+	q += e->head_len;
+	memcpy(q, l->str, l->len);
+	q += l->len;
+	if (e->kind == NAME_TEXT) {
+		if (e->tail_len)
+			memcpy(q, e->tail, e->tail_len);
+		q += e->tail_len;
+	}
+	for (unsigned k = 0; k < e->kind - NAME_TEXT; k++) {
+		*q++ = ':';
+		q += fmt_dec(q, e->num[k]);
+	}
+	*len = (size_t)(q - b->p);
+	return b->p;
+}
+
+void symtab_stream_get(const struct symtab_stream *sm, size_t i, struct symtab_stream_entry *e)
+{
+	const struct symtab_stream_ck *c = &sm->ck[i / STRIDE];
+	const unsigned char *p = sm->data + c->off;
+	uint64_t start = c->start, line = c->line;
+	for (size_t k = i / STRIDE * STRIDE; k <= i; k++)
+		p = decode(p, &start, &line, e);
+}
+
+/* The index after the last space in S, or 0 when there is none; eight bytes at a time
+ * from the end (every name of a map passes here). */
+static size_t after_last_space(const char *s, size_t len)
+{
+	const uint64_t ones = 0x0101010101010101ULL, low7 = 0x7f7f7f7f7f7f7f7fULL;
+	size_t i = len;
+	for (; i >= 8; i -= 8) {
+		uint64_t x;
+		memcpy(&x, s + i - 8, 8);
+		x ^= 0x20 * ones;
+		/* 0x80 in each byte of X that is 0 (exact, no borrow between bytes) */
+		uint64_t m = ~(((x & low7) + low7) | x | low7);
+		if (m) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+			return i - 8 + 8 - (size_t)__builtin_ctzll(m) / 8;
+#else
+			return i - 8 + (size_t)(63 - __builtin_clzll(m)) / 8 + 1;
+#endif
+		}
+	}
+	while (i > 0 && s[i - 1] != ' ')
+		i--;
+	return i;
+}
+
+/* NAME's location word (see LOC_MIN), [*FROM, *TO); returns 0 when it has none, else the
+ * kind of the rest: NAME_LINE or NAME_LINE_COL with the numbers in NUM when it is
+ * ":LINE" or ":LINE:COL" in plain decimal (no leading zeros: it must read back the
+ * same), else NAME_TEXT. */
+static unsigned find_loc(const char *name, size_t len, size_t *from, size_t *to, uint64_t num[2])
+{
+	size_t sp = after_last_space(name, len);
+	if (sp == 0)
+		return 0;
+	size_t q = len, digits[2];
+	uint64_t val[2];
+	unsigned n = 0;
+	for (; n < 2; n++) {   /* from the end: COL or LINE, then LINE */
+		size_t d = q;
+		uint64_t v = 0, scale = 1;   /* wraps past 19 digits; such numbers stay text */
+		for (; d > sp && (unsigned)(name[d - 1] - '0') <= 9; d--, scale *= 10)
+			v += (uint64_t)(name[d - 1] - '0') * scale;
+		if (d == q || d == sp || name[d - 1] != ':')
+			break;
+		digits[n] = d;
+		val[n] = v;
+		q = d - 1;
+	}
+	if (q - sp < LOC_MIN)
+		return 0;
+	*from = sp;
+	*to = q;
+	for (unsigned k = 0; k < n; k++) {
+		size_t d = digits[k], e = k ? digits[k - 1] - 1 : len;
+		if (e - d > 19 || (e - d > 1 && name[d] == '0'))
+			return NAME_TEXT;
+		num[n - 1 - k] = val[k];
+	}
+	return n == 0 ? NAME_TEXT : n == 1 ? NAME_LINE : NAME_LINE_COL;
+}
+
+/* A hash of a location word from its first and last eight bytes (LOC_MIN = 8) and its
+ * length: cheaper than hashing every byte, and paths differ at their ends. */
+static uint32_t loc_hash(const char *s, size_t len)
+{
+	uint64_t a, b;
+	memcpy(&a, s, 8);
+	memcpy(&b, s + len - 8, 8);
+	uint64_t h = (a ^ (b * 0x9e3779b97f4a7c15ULL) ^ len) * 0xff51afd7ed558ccdULL;
+	return (uint32_t)(h >> 32);
+}
+
+static uint32_t loc_number(struct symtab_stream *sm, const char *s, size_t len)
+{
+	uint32_t h = loc_hash(s, len);
+	size_t mask = sm->loc_nslots - 1, j = sm->loc_nslots ? h & mask : 0;
+	if (sm->loc_nslots)
+		for (; sm->loc_slots[j]; j = (j + 1) & mask) {
+			const struct symtab_stream_loc *l = &sm->locs[sm->loc_slots[j] - 1];
+			if (l->hash == h && l->len == len && memcmp(l->str, s, len) == 0)
+				return sm->loc_slots[j] - 1;
+		}
+	if (sm->nlocs == LOC_MAX)
+		return NO_LOC;
+	XGROW(sm->locs, sm->locs_cap, sm->nlocs + 1);
+	sm->locs[sm->nlocs] = (struct symtab_stream_loc){ arena_strndup(&sm->arena, s, len), (uint32_t)len, h };
+	if ((sm->nlocs + 1) * 2 > sm->loc_nslots) {
+		free(sm->loc_slots);
+		sm->loc_nslots = sm->loc_nslots ? 2 * sm->loc_nslots : 256;
+		sm->loc_slots = xcalloc(sm->loc_nslots, sizeof(*sm->loc_slots));
+		mask = sm->loc_nslots - 1;
+		for (size_t k = 0; k < sm->nlocs; k++) {
+			for (j = sm->locs[k].hash & mask; sm->loc_slots[j]; j = (j + 1) & mask)
+				;
+			sm->loc_slots[j] = (uint32_t)k + 1;
+		}
+		for (j = h & mask; sm->loc_slots[j]; j = (j + 1) & mask)
+			;
+	}
+	sm->loc_slots[j] = (uint32_t)sm->nlocs + 1;
+	return (uint32_t)sm->nlocs++;
+}
+
+/* Appends NAME to the stream, its location word by number when it has one. */
+static void put_name(struct symtab_stream *sm, unsigned char *p, const char *name, size_t len)
+{
+	size_t from, to;
+	uint64_t num[2];
+	uint32_t loc = NO_LOC;
+	unsigned kind = find_loc(name, len, &from, &to, num);
+	if (kind != NAME_WHOLE)
+		loc = loc_number(sm, name + from, to - from);
+	if (loc == NO_LOC) {
+		p = put_varint(p, (uint64_t)len << 2 | NAME_WHOLE);
+		memcpy(p, name, len);
+		sm->len = (size_t)(p + len - sm->data);
+		return;
+	}
+	p = put_varint(p, (uint64_t)from << 2 | kind);
+	memcpy(p, name, from);
+	p = put_varint(p + from, loc);
+	if (kind == NAME_TEXT) {
+		p = put_varint(p, len - to);
+		memcpy(p, name + to, len - to);
+		p += len - to;
+	}
+	for (unsigned k = 0; k < kind - NAME_TEXT; k++)
+		p = put_varint(p, num[k]);
+	sm->len = (size_t)(p - sm->data);
+}
+
+void symtab_stream_put(struct symtab_stream *sm, const struct symtab_entry *e)
+{
+	if (sm->n % STRIDE == 0) {
+		XGROW(sm->ck, sm->ck_cap, sm->nck + 1);
+		sm->ck[sm->nck++] = (struct symtab_stream_ck){ sm->len, sm->prev_start, sm->prev_line };
+	}
+	XGROW(sm->data, sm->cap, sm->len + 8 * VARINT_MAX + e->name_len);
+	unsigned char *p = sm->data + sm->len;
+	p = put_varint(p, zigzag(e->start, sm->prev_start));
+	p = put_varint(p, e->size);
+	p = put_varint(p, zigzag(e->source_line, sm->prev_line));
+	put_name(sm, p, e->name, e->name_len);
+	sm->prev_start = e->start;
+	sm->prev_line = e->source_line;
+	sm->n++;
+}

@@ -1,4 +1,4 @@
-/* report.c - event bookkeeping for struct augment_stats. */
+/* augment_stats.c - event bookkeeping for struct augment_stats. */
 #include <stdio.h>
 #include <string.h>
 

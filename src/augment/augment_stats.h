@@ -1,6 +1,6 @@
-/* report.h - format-neutral statistics of one augment run.
- * Filled by augment.c and symbol_files.c, rendered by report_text.c (stderr summary) and
- * report_yaml.c (--stats FILE.yaml). What it prints only: the run keeps its own state
+/* augment_stats.h - format-neutral statistics of one augment run.
+ * Filled by augment's stages and symbol_files.c, rendered by augment_stats_text.c (stderr
+ * summary) and augment_stats_yaml.c (--stats FILE.yaml). What it prints only: the run keeps its own state
  * (output path, ELF files, symbol sources) and does not read it from here. */
 #ifndef CGJIT_AUGMENT_STATS_H
 #define CGJIT_AUGMENT_STATS_H

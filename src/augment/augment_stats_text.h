@@ -1,4 +1,4 @@
-/* report_text.h - the one-screen summary of an augment run (stderr). */
+/* augment_stats_text.h - the one-screen summary of an augment run (stderr). */
 #ifndef CGJIT_AUGMENT_STATS_TEXT_H
 #define CGJIT_AUGMENT_STATS_TEXT_H
 

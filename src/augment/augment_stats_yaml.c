@@ -1,4 +1,4 @@
-/* report_yaml.c - libyaml emitter over struct augment_stats, written through struct output so
+/* augment_stats_yaml.c - libyaml emitter over struct augment_stats, written through struct output so
  * that a failed run leaves no half-written stats file either: augment commits it together
  * with the profile (io.h output_commit_all). */
 #include <inttypes.h>

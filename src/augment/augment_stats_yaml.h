@@ -1,5 +1,5 @@
-/* report_yaml.h - struct augment_stats as a YAML document (--stats FILE.yaml); the only user of
- * libyaml. */
+/* augment_stats_yaml.h - struct augment_stats as a YAML document (--stats FILE.yaml); with
+ * budget.c, one of the two users of libyaml. */
 #ifndef CGJIT_AUGMENT_STATS_YAML_H
 #define CGJIT_AUGMENT_STATS_YAML_H
 

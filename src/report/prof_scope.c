@@ -1,6 +1,6 @@
 /* prof_scope.c - selectors (functions by name or pattern, object and file, as budget
  * files name them), the names close to a selector that matches nothing, and scoped
- * profiles: a profile's costs under a focus (from flamegraph.c's model) or its JIT code
+ * profiles: a profile's costs under a focus (flamegraph_scope.c, on the flame graph's model) or its JIT code
  * only, built as a new struct profile that this module fills and the caller owns. */
 #include <ctype.h>
 #include <fnmatch.h>

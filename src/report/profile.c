@@ -377,7 +377,7 @@ void profile_builder_finish(struct profile_builder *b)
 	else
 		inclusive(b);
 	p->narcs = b->narcs;
-	/* the arcs go to the profile for the flame graph (flamegraph.c); the builder is done with them */
+	/* the arcs go to the profile for the flame graph (flamegraph_model.c); the builder is done with them */
 	p->arcs = b->arcs;
 	p->arc_costs = b->arc_costs;
 	b->arcs = NULL;

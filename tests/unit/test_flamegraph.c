@@ -1,5 +1,5 @@
-/* Unit tests for flamegraph.c and flamegraph_svg.c: stacks built from call arcs (widths
- * split by the arcs, direct recursion, cycles of two and three functions entered at two
+/* Unit tests for flamegraph.c (with flamegraph_model.c, flamegraph_scope.c) and
+ * flamegraph_svg.c: stacks built from call arcs (widths split by the arcs, direct recursion, cycles of two and three functions entered at two
  * members, a cycle nobody calls, a callee shared by two callers, arcs that say more than the callee spends, a
  * thread started through clone), each function's frames carrying its self cost, the
  * elision frames of the minimum width and depth limit, the frame cap, the folded output

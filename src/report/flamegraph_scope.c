@@ -340,12 +340,12 @@ struct profile *flamegraph_scope_jit(const struct profile *p, unsigned ev, const
 		if (!keep[f])
 			continue;
 		const struct prof_fn *fn = &p->fns[f];
-		idx[f] = profile_builder_fn(b, fn->obj, strlen(fn->obj), fn->file, strlen(fn->file), fn->name,
-					    strlen(fn->name));
+		struct prof_fn_key k = { fn->obj, strlen(fn->obj), fn->file, strlen(fn->file), fn->name, strlen(fn->name) };
+		idx[f] = profile_builder_fn(b, &k);
 		profile_builder_self(b, idx[f], &fn->self[ev]);
 	}
-	uint32_t other = profile_builder_fn(b, "", 0, "", 0, FLAMEGRAPH_NOT_JIT_NAME,
-					    sizeof(FLAMEGRAPH_NOT_JIT_NAME) - 1);
+	struct prof_fn_key not_jit = { "", 0, "", 0, FLAMEGRAPH_NOT_JIT_NAME, sizeof(FLAMEGRAPH_NOT_JIT_NAME) - 1 };
+	uint32_t other = profile_builder_fn(b, &not_jit);
 	uint64_t other_self = 0;
 	for (size_t x = 0; x < n; x++)
 		if (keep[x])

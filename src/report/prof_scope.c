@@ -247,8 +247,8 @@ int prof_scope_make(const struct profile *p, const struct prof_scope_opts *o, un
 		idx[f] = UINT32_MAX;
 		if (!keep)
 			continue;
-		idx[f] = profile_builder_fn(b, fn->obj, strlen(fn->obj), fn->file, strlen(fn->file), fn->name,
-					    strlen(fn->name));
+		struct prof_fn_key k = { fn->obj, strlen(fn->obj), fn->file, strlen(fn->file), fn->name, strlen(fn->name) };
+		idx[f] = profile_builder_fn(b, &k);
 		for (unsigned e = 0; e < nev; e++)
 			costs[e] = focus ? sc[e].self[f] : fn->self[e];
 		profile_builder_self(b, idx[f], costs);

@@ -69,8 +69,8 @@ static void take_defs(struct cg_load *L, const struct cg_reader *r, const struct
 		const struct strtab_entry *ob = cg_names_get(n, SP_OBJ, fn->obj);
 		const struct strtab_entry *fl = cg_names_get(n, SP_FILE, fn->file);
 		XGROW(L->map, L->map_cap, (size_t)def->fn + 1);
-		L->map[def->fn] = profile_builder_fn(L->b, ob->str, ob->len, fl->str, fl->len,
-						     def->name, def->len);
+		struct prof_fn_key k = { ob->str, ob->len, fl->str, fl->len, def->name, def->len };
+		L->map[def->fn] = profile_builder_fn(L->b, &k);
 	}
 }
 
@@ -212,7 +212,8 @@ static int cachegrind_line(struct cachegrind *cg, const char *line, size_t len)
 	if (!strncmp(line, "fn=", 3)) {
 		if (!cg->fl)
 			return cg_line_error(cg, "expected 'fl=' before 'fn='", line, len);
-		cg->fn = profile_builder_fn(cg->b, "", 0, cg->fl, cg->fl_len, line + 3, len - 3);
+		struct prof_fn_key k = { "", 0, cg->fl, cg->fl_len, line + 3, len - 3 };
+		cg->fn = profile_builder_fn(cg->b, &k);
 		return 0;
 	}
 	if (!strncmp(line, "summary:", 8))

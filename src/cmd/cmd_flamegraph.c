@@ -50,6 +50,7 @@ static const char usage[] =
 
 struct fg_args {
 	const char *output, *event, *base;
+	const char *profile;     /* PROFILE, once the options are read */
 	int folded;
 	struct profile_opts popts;
 	struct flamegraph_opts fopts;
@@ -58,99 +59,115 @@ struct fg_args {
 	struct prof_scope_opts scope;
 };
 
+enum { OPT_PART = 256, OPT_NOFOLD, OPT_MINW, OPT_DEPTH, OPT_FRAMES, OPT_PATHMAP };
+enum { OPT_FOCUS = 320, OPT_FOCUS_OBJECT, OPT_FOCUS_FILE, OPT_JIT_ONLY };
+static const struct option longopts[] = {
+	{ "output", required_argument, NULL, 'o' },
+	{ "event", required_argument, NULL, 'e' },
+	{ "format", required_argument, NULL, 'f' },
+	{ "focus", required_argument, NULL, OPT_FOCUS },
+	{ "focus-object", required_argument, NULL, OPT_FOCUS_OBJECT },
+	{ "focus-file", required_argument, NULL, OPT_FOCUS_FILE },
+	{ "jit-only", no_argument, NULL, OPT_JIT_ONLY },
+	{ "diff", required_argument, NULL, 'd' },
+	{ "min-width", required_argument, NULL, OPT_MINW },
+	{ "max-depth", required_argument, NULL, OPT_DEPTH },
+	{ "max-frames", required_argument, NULL, OPT_FRAMES },
+	{ "part", required_argument, NULL, OPT_PART },
+	{ "no-fold", no_argument, NULL, OPT_NOFOLD },
+	{ "path-map", required_argument, NULL, OPT_PATHMAP },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* The numbers of --min-width, --max-depth, --max-frames and --part (OPT) into A. Returns
+ * -1 to go on, or 2 after the usage error. */
+static int parse_number(struct fg_args *a, int opt)
+{
+	unsigned long long v;
+	switch (opt) {
+	case OPT_MINW: {
+		char *end;
+		double pct = strtod(optarg, &end);
+		if (end == optarg || *end || !(pct >= 0 && pct <= 100))
+			return cmd_util_usage_error(usage, "--min-width takes a percentage from 0 to 100, got '%s'", optarg);
+		a->fopts.min_width = pct / 100.0;
+		break;
+	}
+	case OPT_DEPTH:
+		if (cmd_util_parse_count(optarg, 100000, &v) < 0 || v == 0)
+			return cmd_util_usage_error(usage, "--max-depth takes a number of frames from 1, got '%s'", optarg);
+		a->fopts.max_depth = (unsigned)v;
+		break;
+	case OPT_FRAMES:
+		if (cmd_util_parse_count(optarg, 1000000000, &v) < 0 || v < 2)
+			return cmd_util_usage_error(usage, "--max-frames takes a number of frames from 2, got '%s'", optarg);
+		a->fopts.max_frames = (size_t)v;
+		break;
+	default:   /* OPT_PART */
+		if (cmd_util_parse_count(optarg, 1000000, &v) < 0 || v == 0)
+			return cmd_util_usage_error(usage, "--part takes a part number from 1, got '%s'", optarg);
+		a->popts.part = (unsigned)v;
+		break;
+	}
+	return -1;
+}
+
+/* The option getopt_long() returned as OPT (its value in optarg) into A. Returns -1 to go
+ * on, or an exit status. */
+static int parse_option(struct fg_args *a, int opt, char **argv)
+{
+	switch (opt) {
+	case 'o':
+		if (!*optarg)
+			return cmd_util_empty_output(usage, "-o");
+		a->output = optarg;
+		break;
+	case 'e': a->event = optarg; break;
+	case 'd': a->base = optarg; break;
+	case 'f':
+		if (strcmp(optarg, "svg") && strcmp(optarg, "folded"))
+			return cmd_util_usage_error(usage, "--format takes svg or folded, got '%s'", optarg);
+		a->folded = !strcmp(optarg, "folded");
+		break;
+	case OPT_MINW:
+	case OPT_DEPTH:
+	case OPT_FRAMES:
+	case OPT_PART:
+		return parse_number(a, opt);
+	case OPT_NOFOLD: a->popts.fold_recursion = 0; break;
+	case OPT_PATHMAP:
+		return cmd_util_path_map(&a->paths, &a->popts, usage, optarg);
+	case OPT_FOCUS:
+	case OPT_FOCUS_OBJECT:
+	case OPT_FOCUS_FILE:
+	case OPT_JIT_ONLY:
+		return cmd_util_scope_option(usage, opt - OPT_FOCUS, optarg, &a->focus, &a->scope);
+	case 'h':
+		fputs(usage, stdout);
+		return 0;
+	default:
+		return cmd_util_option_error(usage, opt, argv);
+	}
+	return -1;
+}
+
 /* Returns -1 to go on, or an exit status. */
 static int parse(int argc, char **argv, struct fg_args *a)
 {
-	enum { OPT_PART = 256, OPT_NOFOLD, OPT_MINW, OPT_DEPTH, OPT_FRAMES, OPT_PATHMAP };
-	enum { OPT_FOCUS = 320, OPT_FOCUS_OBJECT, OPT_FOCUS_FILE, OPT_JIT_ONLY };
-	static const struct option longopts[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "event", required_argument, NULL, 'e' },
-		{ "format", required_argument, NULL, 'f' },
-		{ "focus", required_argument, NULL, OPT_FOCUS },
-		{ "focus-object", required_argument, NULL, OPT_FOCUS_OBJECT },
-		{ "focus-file", required_argument, NULL, OPT_FOCUS_FILE },
-		{ "jit-only", no_argument, NULL, OPT_JIT_ONLY },
-		{ "diff", required_argument, NULL, 'd' },
-		{ "min-width", required_argument, NULL, OPT_MINW },
-		{ "max-depth", required_argument, NULL, OPT_DEPTH },
-		{ "max-frames", required_argument, NULL, OPT_FRAMES },
-		{ "part", required_argument, NULL, OPT_PART },
-		{ "no-fold", no_argument, NULL, OPT_NOFOLD },
-		{ "path-map", required_argument, NULL, OPT_PATHMAP },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	int opt;
-	unsigned long long v;
+	int opt, rc;
 	optind = 1;
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":o:e:f:d:h", longopts, NULL)) != -1) {
-		switch (opt) {
-		case 'o':
-			if (!*optarg)
-				return cmd_util_empty_output(usage, "-o");
-			a->output = optarg;
-			break;
-		case 'e': a->event = optarg; break;
-		case 'd': a->base = optarg; break;
-		case 'f':
-			if (strcmp(optarg, "svg") && strcmp(optarg, "folded"))
-				return cmd_util_usage_error(usage, "--format takes svg or folded, got '%s'", optarg);
-			a->folded = !strcmp(optarg, "folded");
-			break;
-		case OPT_MINW: {
-			char *end;
-			double pct = strtod(optarg, &end);
-			if (end == optarg || *end || !(pct >= 0 && pct <= 100))
-				return cmd_util_usage_error(usage, "--min-width takes a percentage from 0 to 100, got '%s'", optarg);
-			a->fopts.min_width = pct / 100.0;
-			break;
-		}
-		case OPT_DEPTH:
-			if (cmd_util_parse_count(optarg, 100000, &v) < 0 || v == 0)
-				return cmd_util_usage_error(usage, "--max-depth takes a number of frames from 1, got '%s'", optarg);
-			a->fopts.max_depth = (unsigned)v;
-			break;
-		case OPT_FRAMES:
-			if (cmd_util_parse_count(optarg, 1000000000, &v) < 0 || v < 2)
-				return cmd_util_usage_error(usage, "--max-frames takes a number of frames from 2, got '%s'", optarg);
-			a->fopts.max_frames = (size_t)v;
-			break;
-		case OPT_PART:
-			if (cmd_util_parse_count(optarg, 1000000, &v) < 0 || v == 0)
-				return cmd_util_usage_error(usage, "--part takes a part number from 1, got '%s'", optarg);
-			a->popts.part = (unsigned)v;
-			break;
-		case OPT_NOFOLD: a->popts.fold_recursion = 0; break;
-		case OPT_PATHMAP: {
-			int rc = cmd_util_path_map(&a->paths, &a->popts, usage, optarg);
-			if (rc >= 0)
-				return rc;
-			break;
-		}
-		case OPT_FOCUS:
-		case OPT_FOCUS_OBJECT:
-		case OPT_FOCUS_FILE:
-		case OPT_JIT_ONLY: {
-			int rc = cmd_util_scope_option(usage, opt - OPT_FOCUS, optarg, &a->focus, &a->scope);
-			if (rc >= 0)
-				return rc;
-			break;
-		}
-		case 'h':
-			fputs(usage, stdout);
-			return 0;
-		default:
-			return cmd_util_option_error(usage, opt, argv);
-		}
-	}
+	while ((opt = getopt_long(argc, argv, ":o:e:f:d:h", longopts, NULL)) != -1)
+		if ((rc = parse_option(a, opt, argv)) >= 0)
+			return rc;
 	if (cmd_util_scope_done(usage, &a->focus, &a->scope) >= 0)
 		return 2;
 	if (argc - optind != 1)
 		return cmd_util_usage_error(usage, "%s", argc - optind ? "flamegraph takes one PROFILE" : "flamegraph needs a PROFILE");
 	if (a->folded && a->base)
 		return cmd_util_usage_error(usage, "%s", "--diff colours the SVG; folded stacks have no colours (use --format svg)");
+	a->profile = argv[optind];
 	return -1;
 }
 
@@ -186,15 +203,22 @@ static const char *scope_line(char *buf, size_t n, const struct fg_args *a, cons
 	return buf;
 }
 
-/* Writes the graph of P (and BASE) to A->output; nothing is left there on an error. NOW
- * (or NULL) is whose self costs --diff compares with BASE's. */
-static int write_graph(const struct fg_args *a, const char *const *inputs, size_t ninputs,
-		       const struct profile *p, const struct profile *base, unsigned base_ev,
-		       const struct profile *now)
+/* What write_graph() draws. */
+struct fg_profiles {
+	const struct profile *p;      /* the graph's */
+	const struct profile *base;   /* --diff's, or NULL */
+	unsigned base_ev;             /* the event drawn, in BASE */
+	const struct profile *now;    /* whose self costs --diff compares with BASE's, or NULL */
+};
+
+/* Writes the graph of DR's profiles to A->output; nothing is left there on an error. */
+static int write_graph(const struct fg_args *a, const struct fg_profiles *dr)
 {
+	const struct profile *p = dr->p;
+	const char *inputs[2] = { a->profile, a->base };
 	struct diag d = { 0 };
 	struct output *out = output_open(a->output, &d);
-	if (!out || output_check_clashes(&out, 1, inputs, ninputs, &d) < 0) {
+	if (!out || output_check_clashes(&out, 1, inputs, a->base ? 2 : 1, &d) < 0) {
 		output_abort(out);
 		fprintf(stderr, "cgjit: %s\n", d.msg);
 		return 1;
@@ -206,7 +230,7 @@ static int write_graph(const struct fg_args *a, const char *const *inputs, size_
 		rc = flamegraph_write_folded(g, out, &d);
 	} else {
 		char line[640];
-		struct flamegraph_svg_opts so = { NULL, base, base_ev, now, a->fopts.event,
+		struct flamegraph_svg_opts so = { NULL, dr->base, dr->base_ev, dr->now, a->fopts.event,
 						  scope_line(line, sizeof(line), a, p, g) };
 		rc = flamegraph_svg_write(g, &so, out, &d);
 	}
@@ -233,10 +257,9 @@ static int flamegraph_main(int argc, char **argv, struct pathmap **left)
 	*left = a.paths;
 	if (rc >= 0)
 		return rc;
-	const char *inputs[2] = { argv[optind], a.base };
 	struct profile p, base;
 	unsigned ev = 0, base_ev = 0;
-	if (cmd_util_load(&p, inputs[0], &a.popts) < 0)
+	if (cmd_util_load(&p, a.profile, &a.popts) < 0)
 		return 1;
 	if (a.base && cmd_util_load(&base, a.base, &a.popts) < 0) {
 		profile_free(&p);
@@ -273,8 +296,9 @@ static int flamegraph_main(int argc, char **argv, struct pathmap **left)
 			goto done;
 		}
 	}
-	rc = write_graph(&a, inputs, a.base ? 2 : 1, &p, a.base ? &base : NULL, base_ev,
-			 a.scope.focus && a.base ? &now : a.scope.jit_only ? &p : NULL);
+	struct fg_profiles drawn = { &p, a.base ? &base : NULL, base_ev,
+				     a.scope.focus && a.base ? &now : a.scope.jit_only ? &p : NULL };
+	rc = write_graph(&a, &drawn);
 done:
 	free(focus);
 	profile_free(&now);

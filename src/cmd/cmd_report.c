@@ -103,92 +103,113 @@ struct common {
 	struct prof_scope_opts scope;
 };
 
-/* Options shared by report and diff. Returns -1 to go on, or an exit status. */
+enum { OPT_PART = 256, OPT_FOLD, OPT_NOFOLD, OPT_PATHMAP };
+enum { OPT_FOCUS = 320, OPT_FOCUS_OBJECT, OPT_FOCUS_FILE, OPT_JIT_ONLY };
+
+/* One table for the three commands, indexed by enum command; option_takes() refuses what
+ * a command does not take. */
+static const char *const shortopts[] = { ":n:e:f:h", ":n:e:f:t:h", ":b:B:f:h" };
+static const struct option longopts[] = {
+	{ "top", required_argument, NULL, 'n' },
+	{ "event", required_argument, NULL, 'e' },
+	{ "format", required_argument, NULL, 'f' },
+	{ "focus", required_argument, NULL, OPT_FOCUS },
+	{ "focus-object", required_argument, NULL, OPT_FOCUS_OBJECT },
+	{ "focus-file", required_argument, NULL, OPT_FOCUS_FILE },
+	{ "jit-only", no_argument, NULL, OPT_JIT_ONLY },
+	{ "threshold", required_argument, NULL, 't' },
+	{ "part", required_argument, NULL, OPT_PART },
+	{ "fold-recursion", no_argument, NULL, OPT_FOLD },
+	{ "no-fold", no_argument, NULL, OPT_NOFOLD },
+	{ "budget", required_argument, NULL, 'b' },
+	{ "baseline", required_argument, NULL, 'B' },
+	{ "path-map", required_argument, NULL, OPT_PATHMAP },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* A parse of one command's options: what the handler of one option needs. */
+struct parser {
+	const char *usage;
+	enum command cmd;
+	char **argv;
+	struct common *c;   /* the options so far */
+};
+
+static int option_takes(const struct parser *ps, int opt)
+{
+	if (opt == ':' || opt == '?')
+		return 1;   /* cmd_util_option_error()'s */
+	return opt < 256 ? strchr(shortopts[ps->cmd], opt) != NULL : opt != OPT_FOLD || ps->cmd == CMD_REPORT;
+}
+
+/* The option getopt_long() returned as OPT (its value in optarg). Returns -1 to go on, or
+ * an exit status. */
+static int parse_option(const struct parser *ps, int opt)
+{
+	struct common *c = ps->c;
+	const char *usage = ps->usage;
+	int is_diff = ps->cmd == CMD_DIFF;
+	unsigned long long v;
+	if (!option_takes(ps, opt))
+		return cmd_util_usage_error(usage, "unknown option '%s'", ps->argv[optind - 1]);
+	switch (opt) {
+	case 'b': c->budget = optarg; break;
+	case 'B': c->baseline = optarg; break;
+	case 'n':
+		if (cmd_util_parse_count(optarg, 1000000000, &v) < 0 || (!is_diff && v == 0))
+			return cmd_util_usage_error(usage, "--top takes a number of functions, got '%s'", optarg);
+		c->top = v ? (size_t)v : (size_t)-1;
+		break;
+	case 'e': c->event = optarg; break;
+	case 'f':
+		if (doc_format_parse(optarg, &c->format) < 0)
+			return cmd_util_usage_error(usage, "--format takes text, json, markdown or yaml, got '%s'", optarg);
+		break;
+	case 't': {
+		char *end;
+		c->threshold = strtod(optarg, &end);
+		if (!is_diff || end == optarg || *end || !(c->threshold >= 0 && c->threshold <= 100))
+			return cmd_util_usage_error(usage, "--threshold takes a percentage from 0 to 100, got '%s'", optarg);
+		break;
+	}
+	case OPT_PART:
+		if (cmd_util_parse_count(optarg, 1000000, &v) < 0 || v == 0)
+			return cmd_util_usage_error(usage, "--part takes a part number from 1, got '%s'", optarg);
+		c->popts.part = (unsigned)v;
+		break;
+	case OPT_FOLD:   /* the default since folding became every command's: still accepted */
+		c->popts.fold_recursion = 1;
+		break;
+	case OPT_NOFOLD:
+		c->popts.fold_recursion = 0;
+		break;
+	case OPT_PATHMAP:
+		return cmd_util_path_map(&c->paths, &c->popts, usage, optarg);
+	case OPT_FOCUS:
+	case OPT_FOCUS_OBJECT:
+	case OPT_FOCUS_FILE:
+	case OPT_JIT_ONLY:
+		return cmd_util_scope_option(usage, opt - OPT_FOCUS, optarg, &c->focus, &c->scope) >= 0 ? 2 : -1;
+	case 'h':
+		fputs(usage, stdout);
+		return 0;
+	default:
+		return cmd_util_option_error(usage, opt, ps->argv);
+	}
+	return -1;
+}
+
+/* The options of report, diff and check into C. Returns -1 to go on, or an exit status. */
 static int parse_common(int argc, char **argv, const char *usage, enum command cmd, struct common *c)
 {
-	static const char *const shortopts[] = { ":n:e:f:h", ":n:e:f:t:h", ":b:B:f:h" };
-	int is_diff = cmd == CMD_DIFF;
-	enum { OPT_PART = 256, OPT_FOLD, OPT_NOFOLD, OPT_PATHMAP };
-	enum { OPT_FOCUS = 320, OPT_FOCUS_OBJECT, OPT_FOCUS_FILE, OPT_JIT_ONLY };
-	static const struct option longopts[] = {
-		{ "top", required_argument, NULL, 'n' },
-		{ "event", required_argument, NULL, 'e' },
-		{ "format", required_argument, NULL, 'f' },
-		{ "focus", required_argument, NULL, OPT_FOCUS },
-		{ "focus-object", required_argument, NULL, OPT_FOCUS_OBJECT },
-		{ "focus-file", required_argument, NULL, OPT_FOCUS_FILE },
-		{ "jit-only", no_argument, NULL, OPT_JIT_ONLY },
-		{ "threshold", required_argument, NULL, 't' },
-		{ "part", required_argument, NULL, OPT_PART },
-		{ "fold-recursion", no_argument, NULL, OPT_FOLD },
-		{ "no-fold", no_argument, NULL, OPT_NOFOLD },
-		{ "budget", required_argument, NULL, 'b' },
-		{ "baseline", required_argument, NULL, 'B' },
-		{ "path-map", required_argument, NULL, OPT_PATHMAP },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	int opt;
-	unsigned long long v;
+	const struct parser ps = { usage, cmd, argv, c };
+	int opt, rc;
 	optind = 1;
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, shortopts[cmd], longopts, NULL)) != -1) {
-		/* one table for the three commands: refuse what this one does not take */
-		int takes = opt < 256 ? strchr(shortopts[cmd], opt) != NULL
-			: opt != OPT_FOLD || cmd == CMD_REPORT;
-		if (opt != ':' && opt != '?' && !takes)
-			return cmd_util_usage_error(usage, "unknown option '%s'", argv[optind - 1]);
-		switch (opt) {
-		case 'b': c->budget = optarg; break;
-		case 'B': c->baseline = optarg; break;
-		case 'n':
-			if (cmd_util_parse_count(optarg, 1000000000, &v) < 0 || (!is_diff && v == 0))
-				return cmd_util_usage_error(usage, "--top takes a number of functions, got '%s'", optarg);
-			c->top = v ? (size_t)v : (size_t)-1;
-			break;
-		case 'e': c->event = optarg; break;
-		case 'f':
-			if (doc_format_parse(optarg, &c->format) < 0)
-				return cmd_util_usage_error(usage, "--format takes text, json, markdown or yaml, got '%s'", optarg);
-			break;
-		case 't': {
-			char *end;
-			c->threshold = strtod(optarg, &end);
-			if (!is_diff || end == optarg || *end || !(c->threshold >= 0 && c->threshold <= 100))
-				return cmd_util_usage_error(usage, "--threshold takes a percentage from 0 to 100, got '%s'", optarg);
-			break;
-		}
-		case OPT_PART:
-			if (cmd_util_parse_count(optarg, 1000000, &v) < 0 || v == 0)
-				return cmd_util_usage_error(usage, "--part takes a part number from 1, got '%s'", optarg);
-			c->popts.part = (unsigned)v;
-			break;
-		case OPT_FOLD:   /* the default since folding became every command's: still accepted */
-			c->popts.fold_recursion = 1;
-			break;
-		case OPT_NOFOLD:
-			c->popts.fold_recursion = 0;
-			break;
-		case OPT_PATHMAP: {
-			int rc = cmd_util_path_map(&c->paths, &c->popts, usage, optarg);
-			if (rc >= 0)
-				return rc;
-			break;
-		}
-		case OPT_FOCUS:
-		case OPT_FOCUS_OBJECT:
-		case OPT_FOCUS_FILE:
-		case OPT_JIT_ONLY:
-			if (cmd_util_scope_option(usage, opt - OPT_FOCUS, optarg, &c->focus, &c->scope) >= 0)
-				return 2;
-			break;
-		case 'h':
-			fputs(usage, stdout);
-			return 0;
-		default:
-			return cmd_util_option_error(usage, opt, argv);
-		}
-	}
+	while ((opt = getopt_long(argc, argv, shortopts[cmd], longopts, NULL)) != -1)
+		if ((rc = parse_option(&ps, opt)) >= 0)
+			return rc;
 	return cmd_util_scope_done(usage, &c->focus, &c->scope);
 }
 

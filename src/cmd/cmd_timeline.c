@@ -18,6 +18,7 @@
 #include "report/doc_out.h"
 #include "report/timeline.h"
 #include "report/timeline_svg.h"
+#include "report/timeline_text.h"
 
 static const char usage[] =
 	"usage: cgjit timeline [options] DUMP\n"
@@ -140,7 +141,7 @@ static int render(const json_t *doc, enum format fmt, char **buf, size_t *n)
 		return -1;
 	int rc = 0;
 	switch (fmt) {
-	case FMT_TEXT: timeline_render_text(doc, f); break;
+	case FMT_TEXT: timeline_text_render(doc, f); break;
 	case FMT_JSON: rc = doc_write_json(doc, f); break;
 	case FMT_SVG: timeline_svg_render(doc, f); break;
 	}

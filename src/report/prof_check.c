@@ -37,12 +37,14 @@ struct checker {
 	struct view *v;              /* the view of the limit being checked */
 	json_t *results;
 	size_t held, exceeded, missing, skipped;
+	struct diag *d;              /* the first error, which stops the check */
+	int bad_budget;              /* that error is the budget's (it does not fit P), not the inputs' */
 };
 
-/* The limit's event in P and BASE. Returns 0, or -1 with D and *BAD set. */
-static int limit_events(struct checker *c, const struct budget_limit *lim, int *ev, int *bev,
-			int *bad, struct diag *d)
+/* The limit's event in P and BASE. Returns 0, or -1 with C's diag (and bad_budget) set. */
+static int limit_events(struct checker *c, const struct budget_limit *lim, int *ev, int *bev)
 {
+	struct diag *d = c->d;
 	const char *name = lim->event ? lim->event : c->b->event ? c->b->event : c->p->events[0];
 	char list[512];
 	size_t k = 0;
@@ -54,8 +56,8 @@ static int limit_events(struct checker *c, const struct budget_limit *lim, int *
 	list[0] = '\0';
 	for (unsigned i = 0; i < lacking->nevents && k + 1 < sizeof(list); i++)
 		k += (size_t)snprintf(list + k, sizeof(list) - k, "%s%s", i ? " " : "", lacking->events[i]);
-	*bad = lacking == c->p;
-	if (*bad)
+	c->bad_budget = lacking == c->p;
+	if (c->bad_budget)
 		return diag_at_col(d, c->b->path, lim->event_at.line, lim->event_at.column,
 				   "event '%s' is not in %s (it counts '%s')", name, c->p->path, list);
 	return diag_at(d, c->base->path, 0, "the baseline has no event '%s', which %s uses (it counts '%s')",
@@ -84,17 +86,18 @@ static const void *limit_focus(const struct checker *c, const struct budget_limi
 	return NULL;
 }
 
-/* Makes the view of KEY (the focus SEL, or none) and --jit-only. Returns 0, or -1 with D
- * and *BAD set (a focus on a cachegrind file, which has no calls). */
+/* Makes the view of KEY (the focus SEL, or none) and --jit-only. Returns 0, or -1 with
+ * C's diag and bad_budget set (a focus on a cachegrind file, which has no calls). */
 static int make_view(struct checker *c, struct view *v, const void *key, const struct prof_select *sel,
-		     const struct budget_limit *lim, int *bad, struct diag *d)
+		     const struct budget_limit *lim)
 {
+	struct diag *d = c->d;
 	struct prof_scope_opts o = { key ? sel : NULL, c->cli && c->cli->jit_only };
 	*v = (struct view){ .key = key, .p = c->p, .base = c->base, .suggestions = json_array() };
 	if (key || o.jit_only) {
 		struct diag e = { 0 };
 		if (key && (c->p->cachegrind || (c->base && c->base->cachegrind))) {
-			*bad = 1;
+			c->bad_budget = 1;
 			const struct profile *cg = c->p->cachegrind ? c->p : c->base;
 			if (lim->focus == key)
 				return diag_at_col(d, c->b->path, lim->focus->at.line, lim->focus->at.column,
@@ -127,7 +130,7 @@ static int make_view(struct checker *c, struct view *v, const void *key, const s
 }
 
 /* The view for LIM, made the first time its scope is used. Returns 0, or -1 (make_view). */
-static int pick_view(struct checker *c, const struct budget_limit *lim, int *bad, struct diag *d)
+static int pick_view(struct checker *c, const struct budget_limit *lim)
 {
 	struct prof_select sel = { 0 };
 	const void *key = limit_focus(c, lim, &sel);
@@ -137,7 +140,7 @@ static int pick_view(struct checker *c, const struct budget_limit *lim, int *bad
 			return 0;
 		}
 	XGROW(c->views, c->cap, c->nviews + 1);
-	if (make_view(c, &c->views[c->nviews], key, &sel, lim, bad, d) < 0)
+	if (make_view(c, &c->views[c->nviews], key, &sel, lim) < 0)
 		return -1;
 	c->v = &c->views[c->nviews++];
 	return 0;
@@ -175,11 +178,13 @@ static const char *no_base_note(const struct checker *c, const char *note)
 	return !c->base ? "no --baseline given" : c->v->base_missing ? "the focus matches nothing in the baseline" : note;
 }
 
-/* Fills the measured value, the limits and the verdict of one result. HAS_BASE tells
- * whether BASEV is known. */
+/* Fills the measured value, the limits and the verdict of one result. BASE is the
+ * baseline's value, or NULL when it is not known (then NO_BASE_NOTE says why). */
 static void judge(struct checker *c, json_t *r, const struct budget_limit *lim, uint64_t v,
-		  int has_base, uint64_t basev, const char *no_base_note)
+		  const uint64_t *base, const char *no_base_note)
 {
+	int has_base = base != NULL;
+	uint64_t basev = base ? *base : 0;
 	json_t *over = json_array();
 	int checked = 0;
 	json_object_set_new(r, "value", doc_u64(v));
@@ -298,7 +303,7 @@ static void check_sum(struct checker *c, const struct budget_limit *lim, unsigne
 		return;
 	}
 	json_object_set_new(r, "baseline_functions", c->base ? doc_u64(bn) : json_null());
-	judge(c, r, lim, v, bn > 0, bv, no_base_note(c, "matches nothing in the baseline"));
+	judge(c, r, lim, v, bn > 0 ? &bv : NULL, no_base_note(c, "matches nothing in the baseline"));
 	json_array_append_new(c->results, r);
 }
 
@@ -319,27 +324,27 @@ static void check_functions(struct checker *c, const struct budget_limit *lim, u
 		json_object_set_new(r, "function", prof_report_fn_ident(p, i));
 		size_t j = base_match(c, i);
 		const struct prof_fn *bf = j != SIZE_MAX ? &c->v->base->fns[j] : NULL;
-		judge(c, r, lim, fn_cost(fn, lim, ev), bf != NULL, bf ? fn_cost(bf, lim, (unsigned)bev) : 0,
-		      no_base_note(c, "not in the baseline"));
+		uint64_t bcost = bf ? fn_cost(bf, lim, (unsigned)bev) : 0;
+		judge(c, r, lim, fn_cost(fn, lim, ev), bf ? &bcost : NULL, no_base_note(c, "not in the baseline"));
 		json_array_append_new(c->results, r);
 	}
 	if (!matched)
 		missing(c, lim, result_head(c, lim, c->p->events[ev]));
 }
 
-static int check_limit(struct checker *c, const struct budget_limit *lim, int *bad, struct diag *d)
+static int check_limit(struct checker *c, const struct budget_limit *lim)
 {
 	int ev, bev;
-	if (limit_events(c, lim, &ev, &bev, bad, d) < 0)
+	if (limit_events(c, lim, &ev, &bev) < 0)
 		return -1;
 	if (lim->kind == BUDGET_FUNCTION && lim->cost == BUDGET_INCLUSIVE &&
 	    (c->p->cachegrind || (c->base && c->base->cachegrind))) {
-		*bad = c->p->cachegrind;
-		return diag_at_col(d, c->b->path, lim->cost_at.line, lim->cost_at.column,
+		c->bad_budget = c->p->cachegrind;
+		return diag_at_col(c->d, c->b->path, lim->cost_at.line, lim->cost_at.column,
 				   "inclusive cost does not exist in %s: a cachegrind file has no calls",
 				   c->p->cachegrind ? c->p->path : c->base->path);
 	}
-	if (pick_view(c, lim, bad, d) < 0)
+	if (pick_view(c, lim) < 0)
 		return -1;
 	if (lim->kind == BUDGET_TOTAL) {
 		json_t *r = result_head(c, lim, c->p->events[ev]);
@@ -348,8 +353,7 @@ static int check_limit(struct checker *c, const struct budget_limit *lim, int *b
 			return 0;
 		}
 		const struct profile *base = c->v->base;
-		judge(c, r, lim, c->v->p->totals[ev], base != NULL, base ? base->totals[bev] : 0,
-		      no_base_note(c, NULL));
+		judge(c, r, lim, c->v->p->totals[ev], base ? &base->totals[bev] : NULL, no_base_note(c, NULL));
 		json_array_append_new(c->results, r);
 		return 0;
 	}
@@ -360,13 +364,13 @@ static int check_limit(struct checker *c, const struct budget_limit *lim, int *b
 json_t *prof_check_build(const struct budget *b, const struct profile *p, const struct profile *base,
 			 const struct prof_scope_opts *scope, int *bad_budget, struct diag *d)
 {
-	struct checker c = { .b = b, .p = p, .base = base, .cli = scope, .results = json_array() };
-	*bad_budget = 0;
+	struct checker c = { .b = b, .p = p, .base = base, .cli = scope, .results = json_array(), .d = d };
 	json_t *doc = NULL;
 	size_t i;
 	for (i = 0; i < b->n; i++)
-		if (check_limit(&c, &b->limits[i], bad_budget, d) < 0)
+		if (check_limit(&c, &b->limits[i]) < 0)
 			break;
+	*bad_budget = c.bad_budget;
 	/* the command line's scope, as the report writes one */
 	const struct profile *shown = p;
 	for (size_t k = 0; k < c.nviews; k++)

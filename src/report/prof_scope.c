@@ -1,6 +1,6 @@
 /* prof_scope.c - selectors (functions by name or pattern, object and file, as budget
  * files name them), the names close to a selector that matches nothing, and scoped
- * profiles: a profile's costs under a focus (from flamegraph.c's model) or its JIT code
+ * profiles: a profile's costs under a focus (flamegraph_scope.c, on the flame graph's model) or its JIT code
  * only, built as a new struct profile that this module fills and the caller owns. */
 #include <ctype.h>
 #include <fnmatch.h>
@@ -247,8 +247,8 @@ int prof_scope_make(const struct profile *p, const struct prof_scope_opts *o, un
 		idx[f] = UINT32_MAX;
 		if (!keep)
 			continue;
-		idx[f] = profile_builder_fn(b, fn->obj, strlen(fn->obj), fn->file, strlen(fn->file), fn->name,
-					    strlen(fn->name));
+		struct prof_fn_key k = { fn->obj, strlen(fn->obj), fn->file, strlen(fn->file), fn->name, strlen(fn->name) };
+		idx[f] = profile_builder_fn(b, &k);
 		for (unsigned e = 0; e < nev; e++)
 			costs[e] = focus ? sc[e].self[f] : fn->self[e];
 		profile_builder_self(b, idx[f], costs);

@@ -160,17 +160,18 @@ static int is_jit_object(const char *obj)
 	return !strncmp(base, "jit-", 4) && strstr(base, ".dump") != NULL;
 }
 
-uint32_t profile_builder_fn(struct profile_builder *b, const char *obj, size_t olen,
-			    const char *file, size_t flen, const char *name, size_t nlen)
+uint32_t profile_builder_fn(struct profile_builder *b, const struct prof_fn_key *k)
 {
 	struct profile *p = b->p;
+	const char *name = k->name, *file = k->file;
+	size_t nlen = k->nlen, flen = k->flen;
 	if (b->fold)
 		nlen = fold_name(b, name, nlen, &name);
 	if (b->paths) {
 		name = pathmap_callgrind_name(b->paths, name, nlen, &b->mapped_name, &nlen);
 		file = pathmap_path(b->paths, file, flen, &b->mapped_file, &flen);
 	}
-	uint32_t o = strtab_intern(&p->objs, obj, olen, NULL);
+	uint32_t o = strtab_intern(&p->objs, k->obj, k->olen, NULL);
 	uint32_t f = strtab_intern(&p->files, file, flen, NULL);
 	int added;
 	uint32_t i = strtab_intern_key(&p->keys, name, nlen, o, f, &added);
@@ -377,7 +378,7 @@ void profile_builder_finish(struct profile_builder *b)
 	else
 		inclusive(b);
 	p->narcs = b->narcs;
-	/* the arcs go to the profile for the flame graph (flamegraph.c); the builder is done with them */
+	/* the arcs go to the profile for the flame graph (flamegraph_model.c); the builder is done with them */
 	p->arcs = b->arcs;
 	p->arc_costs = b->arc_costs;
 	b->arcs = NULL;

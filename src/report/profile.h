@@ -130,9 +130,18 @@ void profile_builder_fold(struct profile_builder *b, int fold);
  * and file (pathmap_path()) is added with its path mapped by PM, which must outlive B;
  * functions that then agree are one. NULL: as given. */
 void profile_builder_paths(struct profile_builder *b, const struct pathmap *pm);
-/* The function (OBJ, FILE, NAME), added if new; returns its index. */
-uint32_t profile_builder_fn(struct profile_builder *b, const char *obj, size_t olen,
-			    const char *file, size_t flen, const char *name, size_t nlen);
+/* A function as a loader names it: its object, file and name, each LEN bytes long (not
+ * NUL-terminated where they point into a line being read). */
+struct prof_fn_key {
+	const char *obj;
+	size_t olen;
+	const char *file;
+	size_t flen;
+	const char *name;
+	size_t nlen;
+};
+/* The function K names, added if new (its strings copied); returns its index. */
+uint32_t profile_builder_fn(struct profile_builder *b, const struct prof_fn_key *k);
 void profile_builder_self(struct profile_builder *b, uint32_t fn, const uint64_t *costs);
 /* CALLER called CALLEE COUNT times, with inclusive cost COSTS. */
 void profile_builder_call(struct profile_builder *b, uint32_t caller, uint32_t callee,

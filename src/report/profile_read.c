@@ -69,8 +69,8 @@ static void take_defs(struct cg_load *L, const struct cg_reader *r, const struct
 		const struct strtab_entry *ob = cg_names_get(n, SP_OBJ, fn->obj);
 		const struct strtab_entry *fl = cg_names_get(n, SP_FILE, fn->file);
 		XGROW(L->map, L->map_cap, (size_t)def->fn + 1);
-		L->map[def->fn] = profile_builder_fn(L->b, ob->str, ob->len, fl->str, fl->len,
-						     def->name, def->len);
+		struct prof_fn_key k = { ob->str, ob->len, fl->str, fl->len, def->name, def->len };
+		L->map[def->fn] = profile_builder_fn(L->b, &k);
 	}
 }
 
@@ -111,13 +111,6 @@ static int load_callgrind(struct cg_load *L, struct input *in, struct diag *d)
 
 /* ---- cachegrind ---- */
 
-static int cg_error(struct diag *d, const char *name, uint64_t line, const char *what,
-		    const char *text, size_t len)
-{
-	char q[120];
-	return diag_at(d, name, line, "%s, got '%s'", what, diag_quote(q, sizeof(q), text, len));
-}
-
 static int parse_costs(const char *p, const char *end, unsigned nev, uint64_t *out)
 {
 	unsigned k = 0;
@@ -134,103 +127,132 @@ static int parse_costs(const char *p, const char *end, unsigned nev, uint64_t *o
 	return 0;
 }
 
-static int cachegrind_line(struct profile *p, const struct profile_opts *o,
-			   struct profile_builder **bp, const char *line, size_t len, uint64_t lineno,
-			   char **fl, size_t *fl_len, uint32_t *fn, int *summary, struct diag *d)
+/* The cachegrind parser's context: the file's state between lines. */
+struct cachegrind {
+	struct profile *p;
+	const struct profile_opts *o;
+	struct profile_builder *b;   /* made at the events: line; NULL before it */
+	struct diag *d;
+	uint64_t lineno;
+	char *fl;                    /* the current fl= file (owned), or NULL */
+	size_t fl_len;
+	uint32_t fn;                 /* the current fn= function, or UINT32_MAX */
+	int summary;                 /* summary: was read (and matched the totals) */
+};
+
+/* "FILE:LINE: WHAT, got 'LINE'". Returns -1. */
+static int cg_line_error(const struct cachegrind *cg, const char *what, const char *line, size_t len)
+{
+	char q[120];
+	return diag_at(cg->d, cg->p->path, cg->lineno, "%s, got '%s'", what, diag_quote(q, sizeof(q), line, len));
+}
+
+/* "events: NAME...": the builder, with one event per name. */
+static int cachegrind_events(struct cachegrind *cg, const char *line, size_t len)
+{
+	if (cg->b)
+		return cg_line_error(cg, "a second 'events:' line", line, len);
+	const char *names[CG_MAX_EVENTS];
+	char *copy = xstrndup(line + 7, len - 7), *save = NULL;
+	unsigned n = 0;
+	for (char *t = strtok_r(copy, " \t", &save); t; t = strtok_r(NULL, " \t", &save)) {
+		if (n == CG_MAX_EVENTS) {
+			free(copy);
+			return diag_at(cg->d, cg->p->path, cg->lineno, "more than %d events", CG_MAX_EVENTS);
+		}
+		names[n++] = t;
+	}
+	if (!n) {
+		free(copy);
+		return cg_line_error(cg, "expected 'events: NAME...'", line, len);
+	}
+	cg->b = profile_builder_new(cg->p, n, names);
+	profile_builder_paths(cg->b, cg->o->paths);
+	free(copy);
+	return 0;
+}
+
+/* "summary: COST...": must equal the cost lines' sums. */
+static int cachegrind_summary(struct cachegrind *cg, const char *line, size_t len)
+{
+	const struct profile *p = cg->p;
+	uint64_t sum[CG_MAX_EVENTS];
+	if (parse_costs(line + 8, line + len, p->nevents, sum) < 0)
+		return cg_line_error(cg, "expected 'summary:' with one number per event", line, len);
+	for (unsigned e = 0; e < p->nevents; e++)
+		if (sum[e] != p->totals[e])
+			return diag_at(cg->d, p->path, cg->lineno, "'summary:' gives %llu for event %s, but "
+				       "the cost lines add up to %llu (file truncated or edited?)",
+				       (unsigned long long)sum[e], p->events[e], (unsigned long long)p->totals[e]);
+	cg->summary = 1;
+	return 0;
+}
+
+/* One line of the body or header. Returns 0, or -1 with the context's diag set. */
+static int cachegrind_line(struct cachegrind *cg, const char *line, size_t len)
 {
 	const char *end = line + len;
-	struct profile_builder *b = *bp;
 	if (!strncmp(line, "cmd:", 4)) {
-		profile_set_cmd(p, line + 4, len - 4);
+		profile_set_cmd(cg->p, line + 4, len - 4);
 		return 0;
 	}
 	if (!len || line[0] == '#' || !strncmp(line, "desc:", 5))
 		return 0;
-	if (!strncmp(line, "events:", 7)) {
-		if (b)
-			return cg_error(d, p->path, lineno, "a second 'events:' line", line, len);
-		const char *names[CG_MAX_EVENTS];
-		char *copy = xstrndup(line + 7, len - 7), *save = NULL;
-		unsigned n = 0;
-		for (char *t = strtok_r(copy, " \t", &save); t; t = strtok_r(NULL, " \t", &save)) {
-			if (n == CG_MAX_EVENTS) {
-				free(copy);
-				return diag_at(d, p->path, lineno, "more than %d events", CG_MAX_EVENTS);
-			}
-			names[n++] = t;
-		}
-		if (!n) {
-			free(copy);
-			return cg_error(d, p->path, lineno, "expected 'events: NAME...'", line, len);
-		}
-		*bp = profile_builder_new(p, n, names);
-		profile_builder_paths(*bp, o->paths);
-		free(copy);
-		return 0;
-	}
-	if (!b)
-		return cg_error(d, p->path, lineno, "expected 'events:' before the body", line, len);
+	if (!strncmp(line, "events:", 7))
+		return cachegrind_events(cg, line, len);
+	if (!cg->b)
+		return cg_line_error(cg, "expected 'events:' before the body", line, len);
 	if (!strncmp(line, "fl=", 3)) {
-		free(*fl);
-		*fl = xstrndup(line + 3, len - 3);
-		*fl_len = len - 3;
-		*fn = UINT32_MAX;
+		free(cg->fl);
+		cg->fl = xstrndup(line + 3, len - 3);
+		cg->fl_len = len - 3;
+		cg->fn = UINT32_MAX;
 		return 0;
 	}
 	if (!strncmp(line, "fn=", 3)) {
-		if (!*fl)
-			return cg_error(d, p->path, lineno, "expected 'fl=' before 'fn='", line, len);
-		*fn = profile_builder_fn(b, "", 0, *fl, *fl_len, line + 3, len - 3);
+		if (!cg->fl)
+			return cg_line_error(cg, "expected 'fl=' before 'fn='", line, len);
+		struct prof_fn_key k = { "", 0, cg->fl, cg->fl_len, line + 3, len - 3 };
+		cg->fn = profile_builder_fn(cg->b, &k);
 		return 0;
 	}
-	uint64_t costs[CG_MAX_EVENTS], sum[CG_MAX_EVENTS];
-	if (!strncmp(line, "summary:", 8)) {
-		if (parse_costs(line + 8, end, p->nevents, sum) < 0)
-			return cg_error(d, p->path, lineno, "expected 'summary:' with one number per event",
-					line, len);
-		for (unsigned e = 0; e < p->nevents; e++)
-			if (sum[e] != p->totals[e])
-				return diag_at(d, p->path, lineno, "'summary:' gives %llu for event %s, but "
-					       "the cost lines add up to %llu (file truncated or edited?)",
-					       (unsigned long long)sum[e], p->events[e],
-					       (unsigned long long)p->totals[e]);
-		*summary = 1;
-		return 0;
-	}
+	if (!strncmp(line, "summary:", 8))
+		return cachegrind_summary(cg, line, len);
+	uint64_t costs[CG_MAX_EVENTS];
 	const char *q = line;
 	uint64_t lnum;
 	if (scan_dec(&q, end, &lnum) < 0 || q == end || *q != ' ' ||
-	    parse_costs(q, end, p->nevents, costs) < 0)
-		return cg_error(d, p->path, lineno, "expected a cost line 'LINE COST...', 'fl=', "
-				"'fn=' or 'summary:'", line, len);
-	if (*fn == UINT32_MAX)
-		return cg_error(d, p->path, lineno, "expected 'fn=' before the first cost line", line, len);
-	profile_builder_self(b, *fn, costs);
+	    parse_costs(q, end, cg->p->nevents, costs) < 0)
+		return cg_line_error(cg, "expected a cost line 'LINE COST...', 'fl=', 'fn=' or 'summary:'", line, len);
+	if (cg->fn == UINT32_MAX)
+		return cg_line_error(cg, "expected 'fn=' before the first cost line", line, len);
+	profile_builder_self(cg->b, cg->fn, costs);
 	return 0;
 }
 
+/* The builder made (or NULL) goes to *BP, whatever the result. */
 static int load_cachegrind(struct profile *p, const struct profile_opts *o,
 			   struct profile_builder **bp, struct input *in, struct diag *d)
 {
 	struct line_reader lr;
 	line_reader_init(&lr, in, o->max_line ? o->max_line : (size_t)64 << 20);
-	char *fl = NULL;
+	struct cachegrind cg = { .p = p, .o = o, .d = d, .fn = UINT32_MAX };
 	const char *line;
-	size_t fl_len = 0, len;
-	uint32_t fn = UINT32_MAX;
-	int rc, summary = 0;
+	size_t len;
+	int rc;
 	while ((rc = line_reader_next(&lr, &line, &len, d)) > 0) {
-		if (summary && len && line[0] != '#')
-			rc = cg_error(d, p->path, lr.lineno, "expected the end of the file after "
-				      "'summary:'", line, len);
+		cg.lineno = lr.lineno;
+		if (cg.summary && len && line[0] != '#')
+			rc = cg_line_error(&cg, "expected the end of the file after 'summary:'", line, len);
 		else
-			rc = cachegrind_line(p, o, bp, line, len, lr.lineno, &fl, &fl_len, &fn, &summary, d);
+			rc = cachegrind_line(&cg, line, len);
 		if (rc < 0)
 			break;
 	}
-	if (rc == 0 && !summary)
+	if (rc == 0 && !cg.summary)
 		rc = diag_at(d, p->path, lr.lineno, "the file ends without 'summary:' (file truncated?)");
-	free(fl);
+	*bp = cg.b;
+	free(cg.fl);
 	line_reader_free(&lr);
 	p->parts = 1;
 	return rc;

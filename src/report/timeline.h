@@ -2,14 +2,13 @@
  * jitdump's record timestamps, as one document (docs/timeline.md gives its JSON schema,
  * "cgjit.timeline/1"): loads, bytes and moves per time bucket, the late loads (after the
  * warm-up), the recompiled functions (a name loaded more than once) and the functions
- * moved most. Rendered as text here, as an SVG chart by timeline_svg.c and as JSON by
- * doc_out.c. */
+ * moved most. Rendered as text by timeline_text.h, as an SVG chart by timeline_svg.h and
+ * as JSON by doc_out.h. */
 #ifndef CGJIT_TIMELINE_H
 #define CGJIT_TIMELINE_H
 
 #include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
 #include <jansson.h>
 
 struct diag;
@@ -46,9 +45,6 @@ json_t *timeline_build(struct input *in, const struct timeline_opts *o, struct d
 /* Records in DOC that PATH, a callgrind profile of the dump's pid beside the dump, shows
  * that the run was under valgrind ("valgrind_profile", and a note). */
 void timeline_set_valgrind_profile(json_t *doc, const char *path);
-
-/* DOC as aligned text. */
-void timeline_render_text(const json_t *doc, FILE *f);
 
 /* A time of DOC (in its unit, from its start) for people: "1.234 s" for nanoseconds,
  * "1,234,567 ticks" for CPU counter values. Into BUF (at least 48 bytes); returns BUF. */

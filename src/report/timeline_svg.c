@@ -49,10 +49,24 @@ static const char *short_num(char *buf, uint64_t v)
 	return buf;
 }
 
-/* A panel: frame, title, log grid lines at powers of ten, and one bar per bucket. */
-static void panel(FILE *f, const json_t *doc, const char *key, const char *title, const char *color,
-		  int y, int h)
+/* One panel of bars: a bucket's field and where and how the panel draws it. */
+struct panel {
+	const char *key;     /* the buckets' field: "loads", "bytes" or "moves" */
+	const char *title, *color;
+	int y, h;            /* the plot's top and height */
+};
+
+static const struct panel panels[] = {
+	{ "loads", "code loads per bucket", "#2e6fb5", LOADS_Y, LOADS_H },
+	{ "bytes", "bytes of code loaded per bucket", "#e08a1e", BYTES_Y, BYTES_H },
+	{ "moves", "code moves (CODE_MOVE) per bucket", "#6d6d6d", MOVES_Y, MOVES_H },
+};
+
+/* Panel P: frame, title, log grid lines at powers of ten, and one bar per bucket. */
+static void panel(FILE *f, const json_t *doc, const struct panel *p)
 {
+	const char *key = p->key, *color = p->color;
+	int y = p->y, h = p->h;
 	const json_t *bk = json_object_get(doc, "buckets"), *b;
 	size_t i, nb = json_array_size(bk);
 	uint64_t max = 0, span = doc_get_u64(doc, "span");
@@ -60,7 +74,7 @@ static void panel(FILE *f, const json_t *doc, const char *key, const char *title
 		max = doc_get_u64(b, key) > max ? doc_get_u64(b, key) : max;
 	char num[32];
 	fprintf(f, "<text x=\"%d\" y=\"%d\" class=\"h\">%s (largest bucket %s; log scale)</text>\n",
-		LEFT, y - 8, title, doc_commas(num, max));
+		LEFT, y - 8, p->title, doc_commas(num, max));
 	fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" class=\"frame\"/>\n", LEFT, y, PLOT_W, h);
 	if (max == 0)
 		fprintf(f, "<text x=\"%d\" y=\"%d\" class=\"xl\">none</text>\n", LEFT + PLOT_W / 2, y + h / 2 + 4);
@@ -179,9 +193,8 @@ void timeline_svg_render(const json_t *doc, FILE *f)
 		doc_get_u64(doc, "moves"), timeline_time(a, doc, doc_get_u64(doc, "span")),
 		arch ? "CPU counter ticks" : "CLOCK_MONOTONIC");
 	warmup_marker(f, doc);
-	panel(f, doc, "loads", "code loads per bucket", "#2e6fb5", LOADS_Y, LOADS_H);
-	panel(f, doc, "bytes", "bytes of code loaded per bucket", "#e08a1e", BYTES_Y, BYTES_H);
-	panel(f, doc, "moves", "code moves (CODE_MOVE) per bucket", "#6d6d6d", MOVES_Y, MOVES_H);
+	for (size_t i = 0; i < sizeof(panels) / sizeof(panels[0]); i++)
+		panel(f, doc, &panels[i]);
 	late_strip(f, doc);
 	time_axis(f, doc);
 	fputs("</svg>\n", f);

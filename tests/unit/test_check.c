@@ -308,7 +308,7 @@ static void test_check__budget_many_keys(void **state)
 
 static uint32_t fn(struct profile_builder *b, const char *obj, const char *name)
 {
-	return profile_builder_fn(b, obj, strlen(obj), "a.js", 4, name, strlen(name));
+	return profile_builder_fn(b, &(struct prof_fn_key){ obj, strlen(obj), "a.js", 4, name, strlen(name) });
 }
 
 /* main (self 10) calls f (self 100) and g1 (self 40), g1 calls g2 (self 20). F_SELF changes

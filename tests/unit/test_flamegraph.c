@@ -1,5 +1,5 @@
-/* Unit tests for flamegraph.c and flamegraph_svg.c: stacks built from call arcs (widths
- * split by the arcs, direct recursion, cycles of two and three functions entered at two
+/* Unit tests for flamegraph.c (with flamegraph_model.c, flamegraph_scope.c) and
+ * flamegraph_svg.c: stacks built from call arcs (widths split by the arcs, direct recursion, cycles of two and three functions entered at two
  * members, a cycle nobody calls, a callee shared by two callers, arcs that say more than the callee spends, a
  * thread started through clone), each function's frames carrying its self cost, the
  * elision frames of the minimum width and depth limit, the frame cap, the folded output
@@ -20,7 +20,7 @@
 
 static uint32_t fn(struct profile_builder *b, const char *name)
 {
-	return profile_builder_fn(b, "/bin/x", 6, "x.c", 3, name, strlen(name));
+	return profile_builder_fn(b, &(struct prof_fn_key){ "/bin/x", 6, "x.c", 3, name, strlen(name) });
 }
 
 static void self(struct profile_builder *b, uint32_t f, uint64_t v)
@@ -522,7 +522,7 @@ static void test_flamegraph__control_bytes(void **state)
 	memset(&p, 0, sizeof(p));
 	struct profile_builder *b = profile_builder_new(&p, 1, ev);
 	static const char name[] = "a\tb\x01" "c\x7f" "d;e\x1b[0m";
-	uint32_t f = profile_builder_fn(b, "/bin/x", 6, "x.c", 3, name, sizeof(name) - 1);
+	uint32_t f = profile_builder_fn(b, &(struct prof_fn_key){ "/bin/x", 6, "x.c", 3, name, sizeof(name) - 1 });
 	self(b, f, 4);
 	profile_builder_finish(b);
 	struct flamegraph_opts o = { 0, 0.0, 64, 0, NULL, 0 };
@@ -689,8 +689,8 @@ static void test_flamegraph__jit_only(void **state)
 	memset(&p, 0, sizeof(p));
 	struct profile_builder *b = profile_builder_new(&p, 1, ev);
 	uint32_t m = fn(b, "main"), n1 = fn(b, "n1"), n2 = fn(b, "n2");
-	uint32_t j1 = profile_builder_fn(b, "/tmp/perf-9.map", 15, "a.js", 4, "J1", 2);
-	uint32_t j2 = profile_builder_fn(b, "/tmp/perf-9.map", 15, "a.js", 4, "J2", 2);
+	uint32_t j1 = profile_builder_fn(b, &(struct prof_fn_key){ "/tmp/perf-9.map", 15, "a.js", 4, "J1", 2 });
+	uint32_t j2 = profile_builder_fn(b, &(struct prof_fn_key){ "/tmp/perf-9.map", 15, "a.js", 4, "J2", 2 });
 	self(b, m, 5);
 	self(b, j1, 10);
 	self(b, n1, 25);
@@ -716,8 +716,8 @@ static void test_flamegraph__jit_only(void **state)
 	profile_free(&p);
 	memset(&p, 0, sizeof(p));
 	b = profile_builder_new(&p, 1, ev);
-	uint32_t k = profile_builder_fn(b, "/tmp/perf-9.map", 15, "a.js", 4, "K", 1);
-	uint32_t jj = profile_builder_fn(b, "/tmp/perf-9.map", 15, "a.js", 4, "J", 1);
+	uint32_t k = profile_builder_fn(b, &(struct prof_fn_key){ "/tmp/perf-9.map", 15, "a.js", 4, "K", 1 });
+	uint32_t jj = profile_builder_fn(b, &(struct prof_fn_key){ "/tmp/perf-9.map", 15, "a.js", 4, "J", 1 });
 	uint32_t w = fn(b, "w"), ni[4] = { fn(b, "n1"), fn(b, "n2"), fn(b, "n3"), fn(b, "n4") };
 	self(b, k, 10);
 	self(b, w, 100);
@@ -736,8 +736,8 @@ static void test_flamegraph__jit_only(void **state)
 	memset(&p, 0, sizeof(p));
 	b = profile_builder_new(&p, 1, ev);
 	m = fn(b, "main"), n1 = fn(b, "n1"), n2 = fn(b, "n2");
-	j1 = profile_builder_fn(b, "/tmp/perf-9.map", 15, "a.js", 4, "J1", 2);
-	j2 = profile_builder_fn(b, "/tmp/perf-9.map", 15, "a.js", 4, "J2", 2);
+	j1 = profile_builder_fn(b, &(struct prof_fn_key){ "/tmp/perf-9.map", 15, "a.js", 4, "J1", 2 });
+	j2 = profile_builder_fn(b, &(struct prof_fn_key){ "/tmp/perf-9.map", 15, "a.js", 4, "J2", 2 });
 	self(b, m, 5);
 	self(b, j1, 10);
 	self(b, n1, 25);
@@ -775,7 +775,7 @@ static void test_flamegraph__jit_only_random(void **state)
 		uint32_t f[12];
 		for (int i = 0; i < 12; i++) {
 			const char *obj = i % 2 ? "/tmp/perf-3.map" : "/bin/x";
-			f[i] = profile_builder_fn(b, obj, strlen(obj), "x.c", 3, names[i], strlen(names[i]));
+			f[i] = profile_builder_fn(b, &(struct prof_fn_key){ obj, strlen(obj), "x.c", 3, names[i], strlen(names[i]) });
 			self(b, f[i], lcg(&r) % 4 ? lcg(&r) % 100000 : 0);
 		}
 		for (int i = 0; i < 40; i++) {

@@ -30,7 +30,7 @@ static const struct prof_fn *find(const struct profile *p, const char *name)
 
 static uint32_t fn(struct profile_builder *b, const char *name)
 {
-	return profile_builder_fn(b, "/bin/x", 6, "x.c", 3, name, strlen(name));
+	return profile_builder_fn(b, &(struct prof_fn_key){ "/bin/x", 6, "x.c", 3, name, strlen(name) });
 }
 
 /* main -> a (100), main -> b (50); a -> a (30, recursion); x -> c (40), c -> d (35),
@@ -323,8 +323,8 @@ static void test_profile__diff_map_against_dump(void **state)
 	struct profile_builder *ba = profile_builder_new(&a, 1, ev), *bb = profile_builder_new(&b, 1, ev);
 	static const char map[] = "/t/perf-1.map", elf[] = "/t/jit-2.dump.elf";
 	uint64_t v = 10;
-#define ADD(bld, obj, file, name) profile_builder_self(bld, profile_builder_fn(bld, obj, strlen(obj), \
-		file, strlen(file), name, strlen(name)), &v)
+#define ADD(bld, obj, file, name) profile_builder_self(bld, profile_builder_fn(bld, &(struct prof_fn_key){ \
+		obj, strlen(obj), file, strlen(file), name, strlen(name) }), &v)
 	ADD(ba, map, "???", "long A.total(int[])");
 	ADD(bb, elf, "com/a/A.java", "long A.total(int[])");           /* matched by name */
 	ADD(ba, map, "???", "void Object.<init>()");
@@ -504,8 +504,8 @@ static void test_profile__diff(void **state)
 	v = 9;   profile_builder_self(ba, fn(ba, "gone"), &v);
 	v = 2;   profile_builder_self(bb, fn(bb, "new"), &v);
 	/* object matched by its file name only: /bin/x and /other/x are one */
-	v = 10;  profile_builder_self(ba, profile_builder_fn(ba, "/bin/x", 6, "y.c", 3, "k", 1), &v);
-	v = 11;  profile_builder_self(bb, profile_builder_fn(bb, "/other/x", 8, "y.c", 3, "k", 1), &v);
+	v = 10;  profile_builder_self(ba, profile_builder_fn(ba, &(struct prof_fn_key){ "/bin/x", 6, "y.c", 3, "k", 1 }), &v);
+	v = 11;  profile_builder_self(bb, profile_builder_fn(bb, &(struct prof_fn_key){ "/other/x", 8, "y.c", 3, "k", 1 }), &v);
 	profile_builder_finish(ba);
 	profile_builder_finish(bb);
 	a.path = strdup("a");

@@ -31,7 +31,7 @@ static const struct prof_fn *find(const struct profile *p, const char *name)
 
 static uint32_t fn(struct profile_builder *b, const char *obj, const char *name)
 {
-	return profile_builder_fn(b, obj, strlen(obj), "x.c", 3, name, strlen(name));
+	return profile_builder_fn(b, &(struct prof_fn_key){ obj, strlen(obj), "x.c", 3, name, strlen(name) });
 }
 
 static void self(struct profile_builder *b, uint32_t f, uint64_t v)

@@ -19,6 +19,7 @@
 #include "core/io.h"
 #include "report/timeline.h"
 #include "report/timeline_svg.h"
+#include "report/timeline_text.h"
 
 static void header(struct dump *d, int be, uint64_t flags)
 {
@@ -314,7 +315,7 @@ static void test_timeline__text_and_svg(void **state)
 	char *buf = NULL;
 	size_t n = 0;
 	FILE *f = open_memstream(&buf, &n);
-	timeline_render_text(doc, f);
+	timeline_text_render(doc, f);
 	fclose(f);
 	assert_non_null(strstr(buf, "t.dump: pid 777, 6 code loads (56 bytes), 2 moves over 0.100 us\n"));
 	assert_non_null(strstr(buf, "clock: CLOCK_MONOTONIC nanoseconds"));

@@ -113,9 +113,9 @@ static void flusher_wait(struct flusher *f)
 }
 
 /* Starts the thread with the signals sent to the process blocked: those are the main
- * thread's to handle (io.c puts outputs back and removes temporaries). The ones its own
- * write() raises (SIGPIPE, SIGXFSZ) and faults stay unblocked, so that `cgjit ... -o - |
- * head` ends by SIGPIPE as any writer does. 0, or -1 if it cannot start. */
+ * thread's to handle (output.c puts outputs back, tempfiles.c removes temporaries). The
+ * ones its own write() raises (SIGPIPE, SIGXFSZ) and faults stay unblocked, so that
+ * `cgjit ... -o - | head` ends by SIGPIPE as any writer does. 0, or -1 if it cannot start. */
 static int flusher_start(struct cgw *w)
 {
 	struct flusher *f = &w->flusher;

@@ -354,25 +354,32 @@ void cgw_raw(struct cgw *w, const char *text, size_t len)
 	cg_outbuf_maybe_flush(&w->buf);
 }
 
+/* The cost line C (struct cgw_cost, callgrind_writer.h). */
+static void write_cost(struct cgw *w, const struct cgw_cost *c)
+{
+	cgw_enter(w, c->fn, c->file);
+	for (unsigned i = 0; i < w->nevents; i++)
+		w->sums[i] += c->costs[i];
+	int same = c->raw && w->base_valid;
+	for (unsigned i = 0; same && i < w->npos; i++)
+		same = c->prev[i] == w->base[i];
+	if (same) {
+		char *o = cg_outbuf_reserve(&w->buf, c->raw_len + 1);
+		memcpy(o, c->raw, c->raw_len);
+		o[c->raw_len] = '\n';
+		cg_outbuf_commit(&w->buf, c->raw_len + 1);
+		memcpy(w->base, c->pos, w->npos * sizeof(*c->pos));
+	} else {
+		put_cost_line(w, c->pos, c->costs);
+	}
+	cg_outbuf_maybe_flush(&w->buf);
+}
+
 void cgw_cost(struct cgw *w, uint32_t fn, uint32_t file, const uint64_t *pos,
 	      const uint64_t *costs, const char *raw, size_t raw_len, const uint64_t *prev)
 {
-	cgw_enter(w, fn, file);
-	for (unsigned i = 0; i < w->nevents; i++)
-		w->sums[i] += costs[i];
-	int same = raw && w->base_valid;
-	for (unsigned i = 0; same && i < w->npos; i++)
-		same = prev[i] == w->base[i];
-	if (same) {
-		char *o = cg_outbuf_reserve(&w->buf, raw_len + 1);
-		memcpy(o, raw, raw_len);
-		o[raw_len] = '\n';
-		cg_outbuf_commit(&w->buf, raw_len + 1);
-		memcpy(w->base, pos, w->npos * sizeof(*pos));
-	} else {
-		put_cost_line(w, pos, costs);
-	}
-	cg_outbuf_maybe_flush(&w->buf);
+	write_cost(w, &(struct cgw_cost){ .fn = fn, .file = file, .pos = pos, .costs = costs,
+					  .raw = raw, .raw_len = raw_len, .prev = prev });
 }
 
 void cgw_cost_run(struct cgw *w, uint32_t fn, uint32_t file, const struct cg_cost_run *run)
@@ -400,64 +407,80 @@ void cgw_cost_run(struct cgw *w, uint32_t fn, uint32_t file, const struct cg_cos
 	cg_outbuf_maybe_flush(&w->buf);
 }
 
+/* The call C (struct cgw_call, callgrind_writer.h). */
+static void write_call(struct cgw *w, const struct cgw_call *c)
+{
+	cgw_enter(w, c->fn, c->file);
+	if (c->comment) {
+		cg_outbuf_put(&w->buf, "# ", 2);
+		cg_outbuf_put(&w->buf, c->comment, strlen(c->comment));
+		cg_outbuf_put(&w->buf, "\n", 1);
+	}
+	const struct cgw_fn *callee = &w->fns[c->callee];
+	if (callee->obj != w->ob)
+		ref_obj(w, "cob=", callee->obj);
+	if (callee->file != w->file)
+		ref_file(w, "cfi=", callee->file);
+	ref_fn(w, "cfn=", c->callee);
+	char *o = cg_outbuf_reserve(&w->buf, 40 + 20 * CG_MAX_POS), *s = o;
+	memcpy(o, "calls=", 6);
+	o += 6;
+	o += fmt_dec(o, c->count);
+	*o++ = ' ';
+	o = put_pos(w, o, c->target, 0);   /* absolute: unambiguous for every reader */
+	*o++ = '\n';
+	cg_outbuf_commit(&w->buf, (size_t)(o - s));
+	put_cost_line(w, c->pos, c->costs);
+	cg_outbuf_maybe_flush(&w->buf);
+}
+
 void cgw_call(struct cgw *w, uint32_t fn, uint32_t file, uint32_t callee, uint64_t count,
 	      const uint64_t *target, const uint64_t *pos, const uint64_t *costs,
 	      const char *comment)
 {
-	cgw_enter(w, fn, file);
-	if (comment) {
-		cg_outbuf_put(&w->buf, "# ", 2);
-		cg_outbuf_put(&w->buf, comment, strlen(comment));
-		cg_outbuf_put(&w->buf, "\n", 1);
+	write_call(w, &(struct cgw_call){ .fn = fn, .file = file, .pos = pos, .callee = callee,
+					  .target = target, .count = count, .costs = costs,
+					  .comment = comment });
+}
+
+/* The jump J (struct cgw_jump, callgrind_writer.h): 0, or -1 if it cannot be written. */
+static int write_jump(struct cgw *w, const struct cgw_jump *j)
+{
+	if (w->fns[j->tfn].obj != w->fns[j->fn].obj)
+		return -1;
+	cgw_enter(w, j->fn, j->file);
+	if (j->tfile != w->file)
+		ref_file(w, "jfi=", j->tfile);
+	if (j->tfn != j->fn)
+		ref_fn(w, "jfn=", j->tfn);
+	char *o = cg_outbuf_reserve(&w->buf, 64 + 20 * CG_MAX_POS), *s = o;
+	if (j->conditional) {
+		memcpy(o, "jcnd=", 5);
+		o += 5;
+		o += fmt_dec(o, j->followed);
+		*o++ = '/';
+	} else {
+		memcpy(o, "jump=", 5);
+		o += 5;
 	}
-	const struct cgw_fn *c = &w->fns[callee];
-	if (c->obj != w->ob)
-		ref_obj(w, "cob=", c->obj);
-	if (c->file != w->file)
-		ref_file(w, "cfi=", c->file);
-	ref_fn(w, "cfn=", callee);
-	char *o = cg_outbuf_reserve(&w->buf, 40 + 20 * CG_MAX_POS), *s = o;
-	memcpy(o, "calls=", 6);
-	o += 6;
-	o += fmt_dec(o, count);
+	o += fmt_dec(o, j->count);
 	*o++ = ' ';
-	o = put_pos(w, o, target, 0);   /* absolute: unambiguous for every reader */
+	o = put_pos(w, o, j->target, 0);
+	*o++ = '\n';
+	o = put_pos(w, o, j->pos, 1);
 	*o++ = '\n';
 	cg_outbuf_commit(&w->buf, (size_t)(o - s));
-	put_cost_line(w, pos, costs);
+	memcpy(w->base, j->pos, w->npos * sizeof(*j->pos));
+	w->base_valid = 1;
 	cg_outbuf_maybe_flush(&w->buf);
+	return 0;
 }
 
 int cgw_jump(struct cgw *w, uint32_t fn, uint32_t file, uint32_t tfn, uint32_t tfile,
 	     int conditional, uint64_t followed, uint64_t count, const uint64_t *target,
 	     const uint64_t *pos)
 {
-	if (w->fns[tfn].obj != w->fns[fn].obj)
-		return -1;
-	cgw_enter(w, fn, file);
-	if (tfile != w->file)
-		ref_file(w, "jfi=", tfile);
-	if (tfn != fn)
-		ref_fn(w, "jfn=", tfn);
-	char *o = cg_outbuf_reserve(&w->buf, 64 + 20 * CG_MAX_POS), *s = o;
-	if (conditional) {
-		memcpy(o, "jcnd=", 5);
-		o += 5;
-		o += fmt_dec(o, followed);
-		*o++ = '/';
-	} else {
-		memcpy(o, "jump=", 5);
-		o += 5;
-	}
-	o += fmt_dec(o, count);
-	*o++ = ' ';
-	o = put_pos(w, o, target, 0);
-	*o++ = '\n';
-	o = put_pos(w, o, pos, 1);
-	*o++ = '\n';
-	cg_outbuf_commit(&w->buf, (size_t)(o - s));
-	memcpy(w->base, pos, w->npos * sizeof(*pos));
-	w->base_valid = 1;
-	cg_outbuf_maybe_flush(&w->buf);
-	return 0;
+	return write_jump(w, &(struct cgw_jump){ .fn = fn, .file = file, .pos = pos, .tfn = tfn,
+						 .tfile = tfile, .target = target, .count = count,
+						 .followed = followed, .conditional = conditional });
 }

@@ -53,6 +53,40 @@ void cgw_settle(struct cgw *w);
  * is written while the reader still has it. */
 void cgw_enter(struct cgw *w, uint32_t fn, uint32_t file);
 
+/* A cost line: self cost COSTS at POS for FN, in FILE (fi=/fe= as needed). If RAW is not
+ * NULL it is the input text of the same line (RAW_LEN bytes) and PREV its input base: it
+ * is copied when PREV equals the writer's base. */
+struct cgw_cost {
+	uint32_t fn, file;
+	const uint64_t *pos, *costs;
+	const char *raw;
+	size_t raw_len;
+	const uint64_t *prev;
+};
+
+/* A call from FN at POS (in FILE) to CALLEE entered at TARGET: COUNT calls, inclusive
+ * COSTS. COMMENT, if not NULL, is written as a "# ..." line before the call. */
+struct cgw_call {
+	uint32_t fn, file;
+	const uint64_t *pos;
+	uint32_t callee;
+	const uint64_t *target;
+	uint64_t count;
+	const uint64_t *costs;
+	const char *comment;
+};
+
+/* A jump (jcnd= if CONDITIONAL: FOLLOWED of COUNT executions) from FN at POS (in FILE) to
+ * TARGET in function TFN, file TFILE. */
+struct cgw_jump {
+	uint32_t fn, file;
+	const uint64_t *pos;
+	uint32_t tfn, tfile;
+	const uint64_t *target;
+	uint64_t count, followed;
+	int conditional;
+};
+
 /* A line as it is (header, comment): TEXT then "\n". */
 void cgw_raw(struct cgw *w, const char *text, size_t len);
 /* Self cost COSTS at POS for FN, in FILE (fi=/fe= as needed). If RAW is not NULL it is the

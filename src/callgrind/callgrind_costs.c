@@ -81,7 +81,7 @@ int cg_costs_pos(struct cg_reader *r, const char **pp, const char *end, uint64_t
 }
 
 /* The fast parser below reads lines in the line reader's buffer, which always ends in a
- * NUL (line_reader.h): it needs no bounds, as a NUL ends every token. */
+ * NUL (linereader.h): it needs no bounds, as a NUL ends every token. */
 
 /* A decimal number of 1 to 19 digits at P (no overflow): returns its end, or NULL. */
 static inline const char *dec19(const char *p, uint64_t *v)

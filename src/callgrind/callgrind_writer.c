@@ -354,8 +354,7 @@ void cgw_raw(struct cgw *w, const char *text, size_t len)
 	cg_outbuf_maybe_flush(&w->buf);
 }
 
-/* The cost line C (struct cgw_cost, callgrind_writer.h). */
-static void write_cost(struct cgw *w, const struct cgw_cost *c)
+void cgw_cost(struct cgw *w, const struct cgw_cost *c)
 {
 	cgw_enter(w, c->fn, c->file);
 	for (unsigned i = 0; i < w->nevents; i++)
@@ -373,13 +372,6 @@ static void write_cost(struct cgw *w, const struct cgw_cost *c)
 		put_cost_line(w, c->pos, c->costs);
 	}
 	cg_outbuf_maybe_flush(&w->buf);
-}
-
-void cgw_cost(struct cgw *w, uint32_t fn, uint32_t file, const uint64_t *pos,
-	      const uint64_t *costs, const char *raw, size_t raw_len, const uint64_t *prev)
-{
-	write_cost(w, &(struct cgw_cost){ .fn = fn, .file = file, .pos = pos, .costs = costs,
-					  .raw = raw, .raw_len = raw_len, .prev = prev });
 }
 
 void cgw_cost_run(struct cgw *w, uint32_t fn, uint32_t file, const struct cg_cost_run *run)
@@ -407,8 +399,7 @@ void cgw_cost_run(struct cgw *w, uint32_t fn, uint32_t file, const struct cg_cos
 	cg_outbuf_maybe_flush(&w->buf);
 }
 
-/* The call C (struct cgw_call, callgrind_writer.h). */
-static void write_call(struct cgw *w, const struct cgw_call *c)
+void cgw_call(struct cgw *w, const struct cgw_call *c)
 {
 	cgw_enter(w, c->fn, c->file);
 	if (c->comment) {
@@ -434,17 +425,7 @@ static void write_call(struct cgw *w, const struct cgw_call *c)
 	cg_outbuf_maybe_flush(&w->buf);
 }
 
-void cgw_call(struct cgw *w, uint32_t fn, uint32_t file, uint32_t callee, uint64_t count,
-	      const uint64_t *target, const uint64_t *pos, const uint64_t *costs,
-	      const char *comment)
-{
-	write_call(w, &(struct cgw_call){ .fn = fn, .file = file, .pos = pos, .callee = callee,
-					  .target = target, .count = count, .costs = costs,
-					  .comment = comment });
-}
-
-/* The jump J (struct cgw_jump, callgrind_writer.h): 0, or -1 if it cannot be written. */
-static int write_jump(struct cgw *w, const struct cgw_jump *j)
+int cgw_jump(struct cgw *w, const struct cgw_jump *j)
 {
 	if (w->fns[j->tfn].obj != w->fns[j->fn].obj)
 		return -1;
@@ -474,13 +455,4 @@ static int write_jump(struct cgw *w, const struct cgw_jump *j)
 	w->base_valid = 1;
 	cg_outbuf_maybe_flush(&w->buf);
 	return 0;
-}
-
-int cgw_jump(struct cgw *w, uint32_t fn, uint32_t file, uint32_t tfn, uint32_t tfile,
-	     int conditional, uint64_t followed, uint64_t count, const uint64_t *target,
-	     const uint64_t *pos)
-{
-	return write_jump(w, &(struct cgw_jump){ .fn = fn, .file = file, .pos = pos, .tfn = tfn,
-						 .tfile = tfile, .target = target, .count = count,
-						 .followed = followed, .conditional = conditional });
 }

@@ -187,7 +187,8 @@ static void write_lines(struct moves *mv)
 		if (m->kind != MOVE_LINE)
 			continue;
 		const uint64_t *costs = mv->costs + m->ref;
-		cgw_cost(mv->s->w, m->owner, m->file, m->pos, costs, NULL, 0, NULL);
+		cgw_cost(mv->s->w, &(struct cgw_cost){ .fn = m->owner, .file = m->file, .pos = m->pos,
+						       .costs = costs });
 		stream_account(mv->s, costs, m->sym >= 0, m->foreign, m->contested);
 	}
 }
@@ -198,8 +199,10 @@ static void write_held_calls(struct moves *mv)
 	for (size_t i = 0; i < q->n; i++) {
 		const struct dcall *d = &q->v[i];
 		if (!d->dropped)
-			cgw_call(mv->s->w, d->caller, d->file, d->callee, d->count, d->target, d->pos,
-				 deferred_calls_costs(q, d), NULL);
+			cgw_call(mv->s->w, &(struct cgw_call){
+				.fn = d->caller, .file = d->file, .pos = d->pos, .callee = d->callee,
+				.target = d->target, .count = d->count,
+				.costs = deferred_calls_costs(q, d) });
 	}
 }
 
@@ -226,14 +229,18 @@ static void write_synth(struct moves *mv)
 	for (size_t i = 0; i < mv->nsynth; i++) {
 		const struct move *m = &mv->v[mv->synth[i].first];
 		uint64_t count = m->count ? m->count : 1;
-		cgw_call(mv->s->w, m->home, m->src_file, m->owner, count, m->pos, m->src,
-			 mv->synth_costs + mv->synth[i].costs, m->foreign
-			 ? "cgjit: synthetic call: code that no symbol covers, reached by a jump from "
-			   "this function, is the callee (its cost was moved there); count = "
-			   "executions of the first moved instruction"
-			 : "cgjit: synthetic call: code reached by a jump from this function belongs "
-			   "to the callee (its cost was moved there); count = executions of the first "
-			   "moved instruction");
+		struct cgw_call c = {
+			.fn = m->home, .file = m->src_file, .pos = m->src, .callee = m->owner,
+			.target = m->pos, .count = count, .costs = mv->synth_costs + mv->synth[i].costs,
+			.comment = m->foreign
+			? "cgjit: synthetic call: code that no symbol covers, reached by a jump from "
+			  "this function, is the callee (its cost was moved there); count = "
+			  "executions of the first moved instruction"
+			: "cgjit: synthetic call: code reached by a jump from this function belongs "
+			  "to the callee (its cost was moved there); count = executions of the first "
+			  "moved instruction",
+		};
+		cgw_call(mv->s->w, &c);
 		mv->s->rep->synthetic_calls++;
 	}
 }

@@ -167,8 +167,11 @@ void rewrite_cost(struct rewrite *rw, const struct cg_record *rec)
 	if (rw->plain && rec->fn == rw->fn) {
 		if (rw->fn_res.elf && span)
 			resolve_widen(rw->res, rec->fn, rec->pos[s->instr], rec->pos[s->instr]);
-		cgw_cost(s->w, rw->fn_res.out, resolve_file(rw->res, rec->file), rec->pos, rec->costs,
-			 rec->clean ? rec->text : NULL, rec->len, rec->prev_pos);
+		cgw_cost(s->w, &(struct cgw_cost){ .fn = rw->fn_res.out,
+						   .file = resolve_file(rw->res, rec->file),
+						   .pos = rec->pos, .costs = rec->costs,
+						   .raw = rec->clean ? rec->text : NULL,
+						   .raw_len = rec->len, .prev = rec->prev_pos });
 		return;
 	}
 	/* Cost lines belong to the block's function: its resolution is kept with the block. */
@@ -188,8 +191,10 @@ void rewrite_cost(struct rewrite *rw, const struct cg_record *rec)
 		return;
 	}
 	int same = at.pos == rec->pos || memcmp(at.pos, rec->pos, s->npos * sizeof(*at.pos)) == 0;
-	cgw_cost(s->w, w.out, at.file, at.pos, rec->costs, rec->clean && same ? rec->text : NULL,
-		 rec->len, rec->prev_pos);
+	cgw_cost(s->w, &(struct cgw_cost){ .fn = w.out, .file = at.file, .pos = at.pos,
+					   .costs = rec->costs,
+					   .raw = rec->clean && same ? rec->text : NULL,
+					   .raw_len = rec->len, .prev = rec->prev_pos });
 	int jit = w.sym >= 0;
 	stream_account(s, rec->costs, jit, !jit && (x->kind == RESOLVE_UNKNOWN || w.foreign),
 		       w.contested);
@@ -217,7 +222,9 @@ static void call_out(struct rewrite *rw, const struct cg_record *rec, const stru
 	if (w->sym < 0 && !interior) {
 		if (moved)
 			move_piece(rw, MOVE_COST, w, rec, at);
-		cgw_call(s->w, w->out, at->file, c->out, rec->count, target.pos, at->pos, rec->costs, NULL);
+		cgw_call(s->w, &(struct cgw_call){ .fn = w->out, .file = at->file, .pos = at->pos,
+						   .callee = c->out, .target = target.pos,
+						   .count = rec->count, .costs = rec->costs });
 		return;
 	}
 	struct dcall d = {
@@ -263,7 +270,11 @@ void rewrite_jump(struct rewrite *rw, const struct cg_record *rec)
 	struct resolve_where at, target;
 	resolve_place(rw->res, w.sym, w.out, rec->pos, rec->file, &at);
 	resolve_place(rw->res, tw.sym, tw.out, rec->target, rec->callee_file, &target);
-	if (cgw_jump(rw->s->w, w.out, at.file, tw.out, target.file, rec->conditional,
-		     rec->followed, rec->count, target.pos, at.pos) < 0)
+	struct cgw_jump j = {
+		.fn = w.out, .file = at.file, .pos = at.pos, .tfn = tw.out, .tfile = target.file,
+		.target = target.pos, .count = rec->count, .followed = rec->followed,
+		.conditional = rec->conditional,
+	};
+	if (cgw_jump(rw->s->w, &j) < 0)
 		rw->s->rep->jumps_dropped++;
 }

@@ -1,10 +1,10 @@
 /* callgrind_writer.c - output id tables, context tracking and position encoding.
- * Owns its output buffer and the per-part output name tables. */
-#include <pthread.h>
-#include <signal.h>
+ * Owns its output buffer (callgrind_outbuf.h, with the flusher thread) and the per-part
+ * output name tables. */
 #include <stdlib.h>
 #include <string.h>
 
+#include "callgrind/callgrind_outbuf.h"
 #include "callgrind/callgrind_writer.h"
 #include "core/arena.h"
 #include "core/diag.h"
@@ -14,8 +14,6 @@
 #include "core/strtab.h"
 #include "core/xalloc.h"
 
-enum { BUF_FLUSH = 1 << 20 };
-
 struct table {
 	struct strtab names;
 	uint32_t *id;       /* output id, 0 = not written yet */
@@ -23,27 +21,8 @@ struct table {
 	uint32_t next;
 };
 
-/* Output is handed to a second thread in blocks of about BUF_FLUSH bytes, so that
- * compression (zstd output) and the write system calls overlap with reading and
- * rewriting: two buffers, one being filled here while the other is written there. */
-struct flusher {
-	pthread_t thread;
-	pthread_mutex_t mu;
-	pthread_cond_t cv;
-	int started, stop;
-	const char *job;          /* the block being written, NULL when idle */
-	size_t job_len;
-	char *spare;              /* the buffer not being filled */
-	size_t spare_cap;
-};
-
 struct cgw {
-	struct output *out;
-	char *buf;
-	size_t len, cap;
-	struct diag err;          /* the first write error (set by the flusher thread) */
-	uint64_t bytes;
-	struct flusher flusher;
+	struct cg_outbuf buf;
 
 	struct table objs, files;
 	struct idmap fnkeys;        /* hash of an interned identity -> index into fns */
@@ -67,9 +46,23 @@ struct cgw {
 	int have_ob, have_fn;
 };
 
-static void table_init(struct table *t) { memset(t, 0, sizeof(*t)); strtab_init(&t->names); }
-static void table_free(struct table *t) { strtab_free(&t->names); free(t->id); }
-static void table_clear(struct table *t) { strtab_clear(&t->names); t->next = 0; }
+static void table_init(struct table *t)
+{
+	memset(t, 0, sizeof(*t));
+	strtab_init(&t->names);
+}
+
+static void table_free(struct table *t)
+{
+	strtab_free(&t->names);
+	free(t->id);
+}
+
+static void table_clear(struct table *t)
+{
+	strtab_clear(&t->names);
+	t->next = 0;
+}
 
 static uint32_t table_intern(struct table *t, const char *s, size_t len)
 {
@@ -82,97 +75,10 @@ static uint32_t table_intern(struct table *t, const char *s, size_t len)
 	return i;
 }
 
-static void *flusher_main(void *arg)
-{
-	struct cgw *w = arg;
-	struct flusher *f = &w->flusher;
-	pthread_mutex_lock(&f->mu);
-	for (;;) {
-		while (!f->job && !f->stop)
-			pthread_cond_wait(&f->cv, &f->mu);
-		if (!f->job)
-			break;
-		const char *p = f->job;
-		size_t n = f->job_len;
-		pthread_mutex_unlock(&f->mu);
-		if (!w->err.set)
-			output_write(w->out, p, n, &w->err);
-		pthread_mutex_lock(&f->mu);
-		f->job = NULL;
-		pthread_cond_broadcast(&f->cv);
-	}
-	pthread_mutex_unlock(&f->mu);
-	return NULL;
-}
-
-/* Waits until the flusher is idle (called with its lock held). */
-static void flusher_wait(struct flusher *f)
-{
-	while (f->job)
-		pthread_cond_wait(&f->cv, &f->mu);
-}
-
-/* Starts the thread with the signals sent to the process blocked: those are the main
- * thread's to handle (io.c puts outputs back and removes temporaries). The ones its own
- * write() raises (SIGPIPE, SIGXFSZ) and faults stay unblocked, so that `cgjit ... -o - |
- * head` ends by SIGPIPE as any writer does. 0, or -1 if it cannot start. */
-static int flusher_start(struct cgw *w)
-{
-	struct flusher *f = &w->flusher;
-	sigset_t all, old;
-	sigfillset(&all);
-	static const int own[] = { SIGPIPE, SIGXFSZ, SIGSEGV, SIGBUS, SIGFPE, SIGILL };
-	for (size_t i = 0; i < sizeof(own) / sizeof(own[0]); i++)
-		sigdelset(&all, own[i]);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	int rc = pthread_create(&f->thread, NULL, flusher_main, w);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (rc != 0)
-		return -1;
-	f->started = 1;
-	return 0;
-}
-
-/* Hands the filled buffer to the flusher and continues in the other one; writes here if
- * no thread can be started. */
-static void submit(struct cgw *w)
-{
-	struct flusher *f = &w->flusher;
-	if (!w->len)
-		return;
-	if (!f->started && flusher_start(w) < 0) {
-		if (!w->err.set)
-			output_write(w->out, w->buf, w->len, &w->err);
-		w->len = 0;
-		return;
-	}
-	pthread_mutex_lock(&f->mu);
-	flusher_wait(f);
-	char *b = f->spare;
-	size_t c = f->spare_cap;
-	f->spare = w->buf;
-	f->spare_cap = w->cap;
-	f->job = w->buf;
-	f->job_len = w->len;
-	pthread_cond_broadcast(&f->cv);
-	pthread_mutex_unlock(&f->mu);
-	if (!b) {
-		c = w->cap;
-		b = xmalloc(c);
-	}
-	w->buf = b;
-	w->cap = c;
-	w->len = 0;
-}
-
 struct cgw *cgw_new(struct output *out)
 {
 	struct cgw *w = xcalloc(1, sizeof(*w));
-	w->out = out;
-	w->cap = BUF_FLUSH + 64 * 1024;
-	w->buf = xmalloc(w->cap);
-	pthread_mutex_init(&w->flusher.mu, NULL);
-	pthread_cond_init(&w->flusher.cv, NULL);
+	cg_outbuf_init(&w->buf, out);
 	table_init(&w->objs);
 	table_init(&w->files);
 	idmap_init(&w->fnkeys);
@@ -183,17 +89,7 @@ void cgw_free(struct cgw *w)
 {
 	if (!w)
 		return;
-	if (w->flusher.started) {
-		pthread_mutex_lock(&w->flusher.mu);
-		w->flusher.stop = 1;
-		pthread_cond_broadcast(&w->flusher.cv);
-		pthread_mutex_unlock(&w->flusher.mu);
-		pthread_join(w->flusher.thread, NULL);
-	}
-	pthread_mutex_destroy(&w->flusher.mu);
-	pthread_cond_destroy(&w->flusher.cv);
-	free(w->flusher.spare);
-	free(w->buf);
+	cg_outbuf_free(&w->buf);
 	table_free(&w->objs);
 	table_free(&w->files);
 	idmap_free(&w->fnkeys);
@@ -206,45 +102,7 @@ void cgw_free(struct cgw *w)
 
 int cgw_flush(struct cgw *w, struct diag *d)
 {
-	submit(w);
-	if (w->flusher.started) {
-		pthread_mutex_lock(&w->flusher.mu);
-		flusher_wait(&w->flusher);
-		pthread_mutex_unlock(&w->flusher.mu);
-	}
-	if (w->err.set) {
-		if (d && !d->set)
-			*d = w->err;
-		return -1;
-	}
-	return 0;
-}
-
-/* Room for N more bytes. */
-static char *reserve(struct cgw *w, size_t n)
-{
-	if (w->len + n > w->cap) {
-		if (w->len >= BUF_FLUSH || w->len + n > w->cap)
-			submit(w);
-		if (n > w->cap) {
-			w->cap = n + 1024;
-			w->buf = xrealloc(w->buf, w->cap);
-		}
-	}
-	return w->buf + w->len;
-}
-
-static void put(struct cgw *w, const char *s, size_t n)
-{
-	memcpy(reserve(w, n), s, n);
-	w->len += n;
-	w->bytes += n;
-}
-
-static void maybe_flush(struct cgw *w)
-{
-	if (w->len >= BUF_FLUSH)
-		submit(w);
+	return cg_outbuf_flush(&w->buf, d);
 }
 
 void cgw_part_begin(struct cgw *w)
@@ -352,16 +210,27 @@ void cgw_settle(struct cgw *w)
 	arena_reset(&w->transient);
 }
 
-const struct cgw_fn *cgw_fn_get(const struct cgw *w, uint32_t fn) { return &w->fns[fn]; }
-const uint64_t *cgw_sums(const struct cgw *w) { return w->sums; }
-uint64_t cgw_bytes(const struct cgw *w) { return w->bytes; }
+const struct cgw_fn *cgw_fn_get(const struct cgw *w, uint32_t fn)
+{
+	return &w->fns[fn];
+}
+
+const uint64_t *cgw_sums(const struct cgw *w)
+{
+	return w->sums;
+}
+
+uint64_t cgw_bytes(const struct cgw *w)
+{
+	return w->buf.bytes;
+}
 
 /* "TAG(id)" or, at first use, "TAG(id) name"; then "\n". *ID is the output id, 0 until
  * the first use, when it becomes ++*NEXT. */
 static void put_ref(struct cgw *w, const char *tag, uint32_t *id, uint32_t *next,
 		    const char *name, size_t len)
 {
-	char *o = reserve(w, 32 + len);
+	char *o = cg_outbuf_reserve(&w->buf, 32 + len);
 	char *s = o;
 	size_t tl = strlen(tag);
 	memcpy(o, tag, tl);
@@ -378,8 +247,7 @@ static void put_ref(struct cgw *w, const char *tag, uint32_t *id, uint32_t *next
 		o += len;
 	}
 	*o++ = '\n';
-	w->len += (size_t)(o - s);
-	w->bytes += (size_t)(o - s);
+	cg_outbuf_commit(&w->buf, (size_t)(o - s));
 }
 
 static void ref_obj(struct cgw *w, const char *tag, uint32_t i)
@@ -468,46 +336,42 @@ static char *put_costs(struct cgw *w, char *o, const uint64_t *costs)
 
 static void put_cost_line(struct cgw *w, const uint64_t *pos, const uint64_t *costs)
 {
-	char *o = reserve(w, 24 * (CG_MAX_POS + w->nevents) + 2), *s = o;
+	char *o = cg_outbuf_reserve(&w->buf, 24 * (CG_MAX_POS + w->nevents) + 2), *s = o;
 	o = put_pos(w, o, pos, 1);
 	o = put_costs(w, o, costs);
 	*o++ = '\n';
-	w->len += (size_t)(o - s);
-	w->bytes += (size_t)(o - s);
+	cg_outbuf_commit(&w->buf, (size_t)(o - s));
 	memcpy(w->base, pos, w->npos * sizeof(*pos));
 	w->base_valid = 1;
 }
 
 void cgw_raw(struct cgw *w, const char *text, size_t len)
 {
-	char *o = reserve(w, len + 1);
+	char *o = cg_outbuf_reserve(&w->buf, len + 1);
 	memcpy(o, text, len);
 	o[len] = '\n';
-	w->len += len + 1;
-	w->bytes += len + 1;
-	maybe_flush(w);
+	cg_outbuf_commit(&w->buf, len + 1);
+	cg_outbuf_maybe_flush(&w->buf);
 }
 
-void cgw_cost(struct cgw *w, uint32_t fn, uint32_t file, const uint64_t *pos,
-	      const uint64_t *costs, const char *raw, size_t raw_len, const uint64_t *prev)
+void cgw_cost(struct cgw *w, const struct cgw_cost *c)
 {
-	cgw_enter(w, fn, file);
+	cgw_enter(w, c->fn, c->file);
 	for (unsigned i = 0; i < w->nevents; i++)
-		w->sums[i] += costs[i];
-	int same = raw && w->base_valid;
+		w->sums[i] += c->costs[i];
+	int same = c->raw && w->base_valid;
 	for (unsigned i = 0; same && i < w->npos; i++)
-		same = prev[i] == w->base[i];
+		same = c->prev[i] == w->base[i];
 	if (same) {
-		char *o = reserve(w, raw_len + 1);
-		memcpy(o, raw, raw_len);
-		o[raw_len] = '\n';
-		w->len += raw_len + 1;
-		w->bytes += raw_len + 1;
-		memcpy(w->base, pos, w->npos * sizeof(*pos));
+		char *o = cg_outbuf_reserve(&w->buf, c->raw_len + 1);
+		memcpy(o, c->raw, c->raw_len);
+		o[c->raw_len] = '\n';
+		cg_outbuf_commit(&w->buf, c->raw_len + 1);
+		memcpy(w->base, c->pos, w->npos * sizeof(*c->pos));
 	} else {
-		put_cost_line(w, pos, costs);
+		put_cost_line(w, c->pos, c->costs);
 	}
-	maybe_flush(w);
+	cg_outbuf_maybe_flush(&w->buf);
 }
 
 void cgw_cost_run(struct cgw *w, uint32_t fn, uint32_t file, const struct cg_cost_run *run)
@@ -525,77 +389,70 @@ void cgw_cost_run(struct cgw *w, uint32_t fn, uint32_t file, const struct cg_cos
 	}
 	size_t n = run->len - from;
 	if (n || same) {
-		char *o = reserve(w, n + 1);
+		char *o = cg_outbuf_reserve(&w->buf, n + 1);
 		memcpy(o, run->text + from, n);
 		o[n] = '\n';
-		w->len += n + 1;
-		w->bytes += n + 1;
+		cg_outbuf_commit(&w->buf, n + 1);
 	}
 	memcpy(w->base, run->last_pos, w->npos * sizeof(*w->base));
 	w->base_valid = 1;
-	maybe_flush(w);
+	cg_outbuf_maybe_flush(&w->buf);
 }
 
-void cgw_call(struct cgw *w, uint32_t fn, uint32_t file, uint32_t callee, uint64_t count,
-	      const uint64_t *target, const uint64_t *pos, const uint64_t *costs,
-	      const char *comment)
+void cgw_call(struct cgw *w, const struct cgw_call *c)
 {
-	cgw_enter(w, fn, file);
-	if (comment) {
-		put(w, "# ", 2);
-		put(w, comment, strlen(comment));
-		put(w, "\n", 1);
+	cgw_enter(w, c->fn, c->file);
+	if (c->comment) {
+		cg_outbuf_put(&w->buf, "# ", 2);
+		cg_outbuf_put(&w->buf, c->comment, strlen(c->comment));
+		cg_outbuf_put(&w->buf, "\n", 1);
 	}
-	const struct cgw_fn *c = &w->fns[callee];
-	if (c->obj != w->ob)
-		ref_obj(w, "cob=", c->obj);
-	if (c->file != w->file)
-		ref_file(w, "cfi=", c->file);
-	ref_fn(w, "cfn=", callee);
-	char *o = reserve(w, 40 + 20 * CG_MAX_POS), *s = o;
+	const struct cgw_fn *callee = &w->fns[c->callee];
+	if (callee->obj != w->ob)
+		ref_obj(w, "cob=", callee->obj);
+	if (callee->file != w->file)
+		ref_file(w, "cfi=", callee->file);
+	ref_fn(w, "cfn=", c->callee);
+	char *o = cg_outbuf_reserve(&w->buf, 40 + 20 * CG_MAX_POS), *s = o;
 	memcpy(o, "calls=", 6);
 	o += 6;
-	o += fmt_dec(o, count);
+	o += fmt_dec(o, c->count);
 	*o++ = ' ';
-	o = put_pos(w, o, target, 0);   /* absolute: unambiguous for every reader */
+	o = put_pos(w, o, c->target, 0);   /* absolute: unambiguous for every reader */
 	*o++ = '\n';
-	w->len += (size_t)(o - s);
-	w->bytes += (size_t)(o - s);
-	put_cost_line(w, pos, costs);
-	maybe_flush(w);
+	cg_outbuf_commit(&w->buf, (size_t)(o - s));
+	put_cost_line(w, c->pos, c->costs);
+	cg_outbuf_maybe_flush(&w->buf);
 }
 
-int cgw_jump(struct cgw *w, uint32_t fn, uint32_t file, uint32_t tfn, uint32_t tfile,
-	     int conditional, uint64_t followed, uint64_t count, const uint64_t *target,
-	     const uint64_t *pos)
+int cgw_jump(struct cgw *w, const struct cgw_jump *j)
 {
-	if (w->fns[tfn].obj != w->fns[fn].obj)
+	if (w->fns[j->tfn].obj != w->fns[j->fn].obj)
 		return -1;
-	cgw_enter(w, fn, file);
-	if (tfile != w->file)
-		ref_file(w, "jfi=", tfile);
-	if (tfn != fn)
-		ref_fn(w, "jfn=", tfn);
-	char *o = reserve(w, 64 + 20 * CG_MAX_POS), *s = o;
-	if (conditional) {
+	cgw_enter(w, j->fn, j->file);
+	if (j->tfile != w->file)
+		ref_file(w, "jfi=", j->tfile);
+	if (j->tfn != j->fn)
+		ref_fn(w, "jfn=", j->tfn);
+	char *o = cg_outbuf_reserve(&w->buf, 64 + 20 * CG_MAX_POS), *s = o;
+	if (j->conditional) {
 		memcpy(o, "jcnd=", 5);
 		o += 5;
-		o += fmt_dec(o, followed);
+		o += fmt_dec(o, j->followed);
 		*o++ = '/';
 	} else {
 		memcpy(o, "jump=", 5);
 		o += 5;
 	}
-	o += fmt_dec(o, count);
+	o += fmt_dec(o, j->count);
 	*o++ = ' ';
-	o = put_pos(w, o, target, 0);
+	o = put_pos(w, o, j->target, 0);
 	*o++ = '\n';
-	o = put_pos(w, o, pos, 1);
+	o = put_pos(w, o, j->pos, 1);
 	*o++ = '\n';
-	w->len += (size_t)(o - s);
-	w->bytes += (size_t)(o - s);
-	memcpy(w->base, pos, w->npos * sizeof(*pos));
+	cg_outbuf_commit(&w->buf, (size_t)(o - s));
+	memcpy(w->base, j->pos, w->npos * sizeof(*j->pos));
 	w->base_valid = 1;
-	maybe_flush(w);
+	cg_outbuf_maybe_flush(&w->buf);
 	return 0;
 }

@@ -53,27 +53,53 @@ void cgw_settle(struct cgw *w);
  * is written while the reader still has it. */
 void cgw_enter(struct cgw *w, uint32_t fn, uint32_t file);
 
+/* A cost line: self cost COSTS at POS for FN, in FILE (fi=/fe= as needed). If RAW is not
+ * NULL it is the input text of the same line (RAW_LEN bytes) and PREV its input base: it
+ * is copied when PREV equals the writer's base. */
+struct cgw_cost {
+	uint32_t fn, file;
+	const uint64_t *pos, *costs;
+	const char *raw;
+	size_t raw_len;
+	const uint64_t *prev;
+};
+
+/* A call from FN at POS (in FILE) to CALLEE entered at TARGET: COUNT calls, inclusive
+ * COSTS. COMMENT, if not NULL, is written as a "# ..." line before the call. */
+struct cgw_call {
+	uint32_t fn, file;
+	const uint64_t *pos;
+	uint32_t callee;
+	const uint64_t *target;
+	uint64_t count;
+	const uint64_t *costs;
+	const char *comment;
+};
+
+/* A jump (jcnd= if CONDITIONAL: FOLLOWED of COUNT executions) from FN at POS (in FILE) to
+ * TARGET in function TFN, file TFILE. */
+struct cgw_jump {
+	uint32_t fn, file;
+	const uint64_t *pos;
+	uint32_t tfn, tfile;
+	const uint64_t *target;
+	uint64_t count, followed;
+	int conditional;
+};
+
 /* A line as it is (header, comment): TEXT then "\n". */
 void cgw_raw(struct cgw *w, const char *text, size_t len);
-/* Self cost COSTS at POS for FN, in FILE (fi=/fe= as needed). If RAW is not NULL it is the
- * input text of the same line and PREV its input base: it is copied when PREV equals the
- * writer's base. */
-void cgw_cost(struct cgw *w, uint32_t fn, uint32_t file, const uint64_t *pos,
-	      const uint64_t *costs, const char *raw, size_t raw_len, const uint64_t *prev);
+/* The cost line C (fi=/fe= as needed). */
+void cgw_cost(struct cgw *w, const struct cgw_cost *c);
 /* Cost lines of FN in FILE, copied (the first one re-encoded if RUN's base before it is
  * not the writer's base). */
 void cgw_cost_run(struct cgw *w, uint32_t fn, uint32_t file, const struct cg_cost_run *run);
-/* A call from FN at POS (in FILE) to CALLEE entered at TARGET: COUNT calls, inclusive COSTS.
- * COMMENT, if not NULL, is written as a "# ..." line before the call. */
-void cgw_call(struct cgw *w, uint32_t fn, uint32_t file, uint32_t callee, uint64_t count,
-	      const uint64_t *target, const uint64_t *pos, const uint64_t *costs,
-	      const char *comment);
-/* A jump (jcnd= if CONDITIONAL) from FN at POS to TARGET in function TFN, file TFILE.
- * Returns 0, or -1 (and writes nothing) if TFN is in another object than FN: callgrind
- * never records such jumps and the format cannot express them (jfn= binds the current ob). */
-int cgw_jump(struct cgw *w, uint32_t fn, uint32_t file, uint32_t tfn, uint32_t tfile,
-	     int conditional, uint64_t followed, uint64_t count, const uint64_t *target,
-	     const uint64_t *pos);
+/* The call C: cob=/cfi= where the callee's object or file differs from the current ones. */
+void cgw_call(struct cgw *w, const struct cgw_call *c);
+/* The jump J. Returns 0, or -1 (and writes nothing) if J->TFN is in another object than
+ * J->FN: callgrind never records such jumps and the format cannot express them (jfn= binds
+ * the current ob). */
+int cgw_jump(struct cgw *w, const struct cgw_jump *j);
 
 /* Sum of the self costs written in this part, per event. */
 const uint64_t *cgw_sums(const struct cgw *w);

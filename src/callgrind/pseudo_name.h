@@ -2,7 +2,7 @@
  * callgrind names such a function after the address of the basic block that created it,
  * printed "%#016lx": "0x" and 16 lowercase hex digits (8 on 32-bit hosts), then maybe
  * "'N" (recursion level, --separate-recs) and "'caller" parts (--separate-callers):
- * callgrind-format.md 2.1 and 2.6. */
+ * docs/formats.md 2.1 and 2.6. */
 #ifndef CGJIT_PSEUDO_NAME_H
 #define CGJIT_PSEUDO_NAME_H
 

@@ -11,11 +11,12 @@
  * TERM PIPE ALRM USR1 USR2 XCPU XFSZ VTALRM PROF POLL PWR STKFLT, unless inherited as
  * ignored or handled) remove it. No file that this process did not create is ever removed,
  * and a destination is replaced only by output_commit_all(). A temporary left by a killed
- * process is removed by the next output_open() in the same directory (io.c, "stale
+ * process is removed by the next output_open() in the same directory (tempfiles.c, "stale
  * temporaries"). In a shared directory (sticky and world-writable, as /tmp) a symbolic
  * link, file or FIFO of another user (neither this user nor the directory's owner) is
- * never followed, replaced or written to: output_open() refuses the path (io.c, "shared
- * directories"). Single-threaded. */
+ * never followed, replaced or written to: output_open() refuses the path
+ * (output_target.c, "shared directories"). Single-threaded. Implemented by input.c,
+ * output.c, output_target.c and tempfiles.c. */
 #ifndef CGJIT_IO_H
 #define CGJIT_IO_H
 

@@ -2,7 +2,8 @@
  * must recognise another's file (a jitdump given where a profile belongs, a dump among
  * symbol files) without depending on that reader: a jitdump's magic in either byte order
  * ("JiTD" big-endian, "DTiJ" little-endian; perf's tools/perf/Documentation/
- * jitdump-specification.txt). io.c tells zstd frames apart itself. */
+ * jitdump-specification.txt). input.c tells zstd frames apart itself
+ * (io_zstd.h). */
 #ifndef CGJIT_MAGIC_H
 #define CGJIT_MAGIC_H
 

@@ -13,7 +13,7 @@ void xalloc_limit(size_t max)
 	limit = max;
 }
 
-/* exit(), not _exit(): io.c's atexit handler removes the temporary output files. */
+/* exit(), not _exit(): tempfiles.c's atexit handler removes the temporary output files. */
 static void oom(void)
 {
 	fputs("cgjit: out of memory\n", stderr);

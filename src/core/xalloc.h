@@ -1,7 +1,7 @@
 /* xalloc.h - allocation that never returns NULL.
  * Out of memory is the one condition the library does not report through struct diag:
  * it prints "cgjit: out of memory" and exits 1 (as git's xmalloc does), because every
- * caller would otherwise carry an error path that cannot be tested. exit() runs io.c's
+ * caller would otherwise carry an error path that cannot be tested. exit() runs tempfiles.c's
  * atexit handler, which removes the temporary output files, so nothing is left behind.
  * Input sizes are bounded before anything is allocated (see README "Limits"), so this
  * means the machine is really out of memory. */

@@ -24,10 +24,26 @@ static void put(struct bytes *b, const void *s, size_t n)
 	b->n += n;
 }
 
-static void put8(struct bytes *b, uint8_t v) { put(b, &v, 1); }
-static void put16(struct bytes *b, uint16_t v) { put(b, &v, 2); }   /* host = little-endian x86-64 */
-static void put32(struct bytes *b, uint32_t v) { put(b, &v, 4); }
-static void put64(struct bytes *b, uint64_t v) { put(b, &v, 8); }
+/* In the host's byte order, which must be the file's (ELFDATA2LSB): x86-64, aarch64. */
+static void put8(struct bytes *b, uint8_t v)
+{
+	put(b, &v, 1);
+}
+
+static void put16(struct bytes *b, uint16_t v)
+{
+	put(b, &v, 2);
+}
+
+static void put32(struct bytes *b, uint32_t v)
+{
+	put(b, &v, 4);
+}
+
+static void put64(struct bytes *b, uint64_t v)
+{
+	put(b, &v, 8);
+}
 
 static void uleb(struct bytes *b, uint64_t v)
 {
@@ -148,106 +164,134 @@ static void shdr(struct bytes *b, const struct shdr_plan *s)
 	put(b, &h, sizeof(h));
 }
 
-int elf_write(struct output *o, uint16_t machine, const struct elf_func *f, size_t n,
-	      struct diag *d)
+/* The file being built: the image, with the code already in it, and the sections that go
+ * after the code, each built apart and then appended. */
+struct elf_image {
+	struct bytes img, strtab, syms, line, info, abbrev;
+	size_t ngroups;        /* code sections */
+	size_t *group;         /* function -> code section */
+	uint64_t *sec_addr, *sec_off, *sec_size;
+};
+
+/* Functions closer than GAP bytes share a section (the gap filled with zeros), so a dump
+ * of 100,000 functions does not need 100,000 sections. F is sorted by address. */
+static void place_code(struct elf_image *e, const struct elf_func *f, size_t n)
 {
-	static const char shstr[] = "\0.text\0.symtab\0.strtab\0.debug_abbrev\0.debug_info\0"
-				    ".debug_line\0.shstrtab";
-	enum { N_TEXT = 1, N_SYMTAB = 7, N_STRTAB = 15, N_ABBREV = 23, N_INFO = 37,
-	       N_LINE = 49, N_SHSTRTAB = 61 };
-	struct bytes img = { 0 }, strtab = { 0 }, syms = { 0 }, line = { 0 }, info = { 0 }, abbrev = { 0 };
-	Elf64_Ehdr eh;
-	memset(&eh, 0, sizeof(eh));
-	put(&img, &eh, sizeof(eh));   /* patched at the end */
-	/* Functions closer than GAP bytes share a section (the gap filled with zeros), so a
-	 * dump of 100,000 functions does not need 100,000 sections. F is sorted by address. */
 	enum { GAP = 256 };
-	size_t *group = xmalloc((n + 1) * sizeof(*group));   /* function -> section number */
-	uint64_t *sec_addr = xmalloc((n + 1) * sizeof(*sec_addr));
-	uint64_t *sec_off = xmalloc((n + 1) * sizeof(*sec_off));
-	uint64_t *sec_size = xmalloc((n + 1) * sizeof(*sec_size));
-	size_t ngroups = 0;
+	e->group = xmalloc((n + 1) * sizeof(*e->group));
+	e->sec_addr = xmalloc((n + 1) * sizeof(*e->sec_addr));
+	e->sec_off = xmalloc((n + 1) * sizeof(*e->sec_off));
+	e->sec_size = xmalloc((n + 1) * sizeof(*e->sec_size));
+	size_t g = 0;
 	for (size_t i = 0; i < n; i++) {
-		uint64_t end = ngroups ? sec_addr[ngroups - 1] + sec_size[ngroups - 1] : 0;
-		if (ngroups && f[i].addr >= end && f[i].addr - end <= GAP) {
+		uint64_t end = g ? e->sec_addr[g - 1] + e->sec_size[g - 1] : 0;
+		if (g && f[i].addr >= end && f[i].addr - end <= GAP) {
 			for (uint64_t k = end; k < f[i].addr; k++)
-				put8(&img, 0);
+				put8(&e->img, 0);
 		} else {
-			align(&img, 16);
-			sec_addr[ngroups] = f[i].addr;
-			sec_off[ngroups] = img.n;
-			sec_size[ngroups] = 0;
-			ngroups++;
+			align(&e->img, 16);
+			e->sec_addr[g] = f[i].addr;
+			e->sec_off[g] = e->img.n;
+			e->sec_size[g] = 0;
+			g++;
 		}
-		group[i] = ngroups - 1;
-		put(&img, f[i].code, (size_t)f[i].size);
-		sec_size[ngroups - 1] = f[i].addr + f[i].size - sec_addr[ngroups - 1];
+		e->group[i] = g - 1;
+		put(&e->img, f[i].code, (size_t)f[i].size);
+		e->sec_size[g - 1] = f[i].addr + f[i].size - e->sec_addr[g - 1];
 	}
-	put8(&strtab, 0);
+	e->ngroups = g;
+}
+
+/* .symtab and .strtab: one global STT_FUNC per function, in its code section. */
+static void put_symbols(struct elf_image *e, const struct elf_func *f, size_t n)
+{
+	put8(&e->strtab, 0);
 	Elf64_Sym null_sym;
 	memset(&null_sym, 0, sizeof(null_sym));
-	put(&syms, &null_sym, sizeof(null_sym));
+	put(&e->syms, &null_sym, sizeof(null_sym));
 	for (size_t i = 0; i < n; i++) {
 		Elf64_Sym s;
 		memset(&s, 0, sizeof(s));
-		s.st_name = (uint32_t)strtab.n;
+		s.st_name = (uint32_t)e->strtab.n;
 		s.st_info = ELF64_ST_INFO(STB_GLOBAL, STT_FUNC);
-		s.st_shndx = (uint16_t)(1 + group[i] < SHN_LORESERVE ? 1 + group[i] : SHN_UNDEF);
+		s.st_shndx = (uint16_t)(1 + e->group[i] < SHN_LORESERVE ? 1 + e->group[i] : SHN_UNDEF);
 		s.st_value = f[i].addr;
 		s.st_size = f[i].size;
-		put(&strtab, f[i].name, strlen(f[i].name) + 1);
-		put(&syms, &s, sizeof(s));
+		put(&e->strtab, f[i].name, strlen(f[i].name) + 1);
+		put(&e->syms, &s, sizeof(s));
 	}
-	/* A compile unit that points at the line table, so DWARF readers find it. */
-	uleb(&abbrev, 1);
-	uleb(&abbrev, 0x11 /* DW_TAG_compile_unit */);
-	put8(&abbrev, 0);
-	uleb(&abbrev, 0x10);   /* DW_AT_stmt_list */
-	uleb(&abbrev, 0x06);   /* DW_FORM_data4 */
-	uleb(&abbrev, 0x03);   /* DW_AT_name */
-	uleb(&abbrev, 0x08);   /* DW_FORM_string */
-	put8(&abbrev, 0);
-	put8(&abbrev, 0);
-	put8(&abbrev, 0);
-	put32(&info, 0);
-	put16(&info, 3);
-	put32(&info, 0);
-	put8(&info, 8);
-	uleb(&info, 1);
-	put32(&info, 0);
-	put(&info, "jit", 4);
-	patch32(&info, 0, (uint32_t)(info.n - 4));
-	debug_line(&line, f, n);
+}
 
+/* .debug_abbrev and .debug_info: a compile unit that points at the line table, so DWARF
+ * readers find it. */
+static void put_compile_unit(struct elf_image *e)
+{
+	struct bytes *a = &e->abbrev, *info = &e->info;
+	uleb(a, 1);
+	uleb(a, 0x11 /* DW_TAG_compile_unit */);
+	put8(a, 0);
+	uleb(a, 0x10);   /* DW_AT_stmt_list */
+	uleb(a, 0x06);   /* DW_FORM_data4 */
+	uleb(a, 0x03);   /* DW_AT_name */
+	uleb(a, 0x08);   /* DW_FORM_string */
+	put8(a, 0);
+	put8(a, 0);
+	put8(a, 0);
+	put32(info, 0);
+	put16(info, 3);
+	put32(info, 0);
+	put8(info, 8);
+	uleb(info, 1);
+	put32(info, 0);
+	put(info, "jit", 4);
+	patch32(info, 0, (uint32_t)(info->n - 4));
+}
+
+static const char shstr[] = "\0.text\0.symtab\0.strtab\0.debug_abbrev\0.debug_info\0"
+			    ".debug_line\0.shstrtab";
+enum { N_TEXT = 1, N_SYMTAB = 7, N_STRTAB = 15, N_ABBREV = 23, N_INFO = 37, N_LINE = 49,
+       N_SHSTRTAB = 61 };
+
+/* Appends the sections after the code, .shstrtab and the section headers. Returns the
+ * section headers' offset. */
+static uint64_t put_sections(struct elf_image *e)
+{
+	struct bytes *img = &e->img;
 	struct { struct bytes *b; size_t align; uint64_t off; } parts[] = {
-		{ &syms, 8, 0 }, { &strtab, 1, 0 }, { &abbrev, 1, 0 }, { &info, 1, 0 }, { &line, 1, 0 },
+		{ &e->syms, 8, 0 }, { &e->strtab, 1, 0 }, { &e->abbrev, 1, 0 }, { &e->info, 1, 0 },
+		{ &e->line, 1, 0 },
 	};
 	for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++) {
-		align(&img, parts[i].align);
-		parts[i].off = img.n;
-		put(&img, parts[i].b->p, parts[i].b->n);
+		align(img, parts[i].align);
+		parts[i].off = img->n;
+		put(img, parts[i].b->p, parts[i].b->n);
 	}
-	uint64_t shstr_off = img.n;
-	put(&img, shstr, sizeof(shstr));
-	align(&img, 8);
-	uint64_t shoff = img.n;
-	size_t nsec = 1 + ngroups + 6;
+	uint64_t shstr_off = img->n;
+	put(img, shstr, sizeof(shstr));
+	align(img, 8);
+	uint64_t shoff = img->n;
 	struct shdr_plan zero;
 	memset(&zero, 0, sizeof(zero));
-	shdr(&img, &zero);
-	for (size_t i = 0; i < ngroups; i++)
-		shdr(&img, &(struct shdr_plan){ N_TEXT, SHT_PROGBITS, SHF_ALLOC | SHF_EXECINSTR, sec_addr[i],
-					       sec_off[i], sec_size[i], 0, 0, 1, 0 });
-	uint32_t symtab_idx = (uint32_t)(1 + ngroups), strtab_idx = symtab_idx + 1;
-	shdr(&img, &(struct shdr_plan){ N_SYMTAB, SHT_SYMTAB, 0, 0, parts[0].off, syms.n, strtab_idx, 1, 8,
-				       sizeof(Elf64_Sym) });
-	shdr(&img, &(struct shdr_plan){ N_STRTAB, SHT_STRTAB, 0, 0, parts[1].off, strtab.n, 0, 0, 1, 0 });
-	shdr(&img, &(struct shdr_plan){ N_ABBREV, SHT_PROGBITS, 0, 0, parts[2].off, abbrev.n, 0, 0, 1, 0 });
-	shdr(&img, &(struct shdr_plan){ N_INFO, SHT_PROGBITS, 0, 0, parts[3].off, info.n, 0, 0, 1, 0 });
-	shdr(&img, &(struct shdr_plan){ N_LINE, SHT_PROGBITS, 0, 0, parts[4].off, line.n, 0, 0, 1, 0 });
-	shdr(&img, &(struct shdr_plan){ N_SHSTRTAB, SHT_STRTAB, 0, 0, shstr_off, sizeof(shstr), 0, 0, 1, 0 });
+	shdr(img, &zero);
+	for (size_t i = 0; i < e->ngroups; i++)
+		shdr(img, &(struct shdr_plan){ N_TEXT, SHT_PROGBITS, SHF_ALLOC | SHF_EXECINSTR,
+					      e->sec_addr[i], e->sec_off[i], e->sec_size[i], 0, 0, 1, 0 });
+	uint32_t strtab_idx = (uint32_t)(1 + e->ngroups) + 1;
+	shdr(img, &(struct shdr_plan){ N_SYMTAB, SHT_SYMTAB, 0, 0, parts[0].off, e->syms.n, strtab_idx,
+				      1, 8, sizeof(Elf64_Sym) });
+	shdr(img, &(struct shdr_plan){ N_STRTAB, SHT_STRTAB, 0, 0, parts[1].off, e->strtab.n, 0, 0, 1, 0 });
+	shdr(img, &(struct shdr_plan){ N_ABBREV, SHT_PROGBITS, 0, 0, parts[2].off, e->abbrev.n, 0, 0, 1, 0 });
+	shdr(img, &(struct shdr_plan){ N_INFO, SHT_PROGBITS, 0, 0, parts[3].off, e->info.n, 0, 0, 1, 0 });
+	shdr(img, &(struct shdr_plan){ N_LINE, SHT_PROGBITS, 0, 0, parts[4].off, e->line.n, 0, 0, 1, 0 });
+	shdr(img, &(struct shdr_plan){ N_SHSTRTAB, SHT_STRTAB, 0, 0, shstr_off, sizeof(shstr), 0, 0, 1, 0 });
+	return shoff;
+}
 
-	Elf64_Ehdr *h = (Elf64_Ehdr *)img.p;
+/* The ELF header, at the start of the image, for section headers at SHOFF. */
+static void fill_header(struct elf_image *e, uint16_t machine, uint64_t shoff)
+{
+	size_t nsec = 1 + e->ngroups + 6;
+	Elf64_Ehdr *h = (Elf64_Ehdr *)e->img.p;
 	memcpy(h->e_ident, ELFMAG, SELFMAG);
 	h->e_ident[EI_CLASS] = ELFCLASS64;
 	h->e_ident[EI_DATA] = ELFDATA2LSB;
@@ -262,23 +306,43 @@ int elf_write(struct output *o, uint16_t machine, const struct elf_func *f, size
 		h->e_shnum = (uint16_t)nsec;
 		h->e_shstrndx = (uint16_t)(nsec - 1);
 	} else {   /* more than 65279 sections: the counts go into section header 0 */
-		Elf64_Shdr *s0 = (Elf64_Shdr *)(img.p + shoff);
+		Elf64_Shdr *s0 = (Elf64_Shdr *)(e->img.p + shoff);
 		s0->sh_size = nsec;
 		s0->sh_link = (uint32_t)(nsec - 1);
 		h->e_shnum = 0;
 		h->e_shstrndx = SHN_XINDEX;
 	}
+}
 
-	int rc = output_write(o, img.p, img.n, d);
-	free(group);
-	free(sec_addr);
-	free(sec_off);
-	free(sec_size);
-	free(img.p);
-	free(strtab.p);
-	free(syms.p);
-	free(line.p);
-	free(info.p);
-	free(abbrev.p);
+static void image_free(struct elf_image *e)
+{
+	free(e->group);
+	free(e->sec_addr);
+	free(e->sec_off);
+	free(e->sec_size);
+	free(e->img.p);
+	free(e->strtab.p);
+	free(e->syms.p);
+	free(e->line.p);
+	free(e->info.p);
+	free(e->abbrev.p);
+}
+
+int elf_write(struct output *o, uint16_t machine, const struct elf_func *f, size_t n,
+	      struct diag *d)
+{
+	struct elf_image e;
+	memset(&e, 0, sizeof(e));
+	Elf64_Ehdr eh;
+	memset(&eh, 0, sizeof(eh));
+	put(&e.img, &eh, sizeof(eh));   /* filled at the end */
+	place_code(&e, f, n);
+	put_symbols(&e, f, n);
+	put_compile_unit(&e);
+	debug_line(&e.line, f, n);
+	uint64_t shoff = put_sections(&e);
+	fill_header(&e, machine, shoff);
+	int rc = output_write(o, e.img.p, e.img.n, d);
+	image_free(&e);
 	return rc;
 }

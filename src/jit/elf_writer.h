@@ -2,7 +2,7 @@
  * kcachegrind's machine-code view (objdump -d --start-address ... on the ob= file) and plain
  * objdump show it: a PROGBITS SHF_ALLOC|SHF_EXECINSTR section per function with sh_addr =
  * the runtime address, an STT_FUNC symbol per function (objdump re-synchronises its linear
- * sweep at symbols: callgrind-format.md 3.5), and a DWARF .debug_line table from the
+ * sweep at symbols: docs/formats.md 3.5), and a DWARF .debug_line table from the
  * jitdump line rows. Written with <elf.h> from libc: a dozen structs do not need libelf. */
 #ifndef CGJIT_ELF_WRITER_H
 #define CGJIT_ELF_WRITER_H

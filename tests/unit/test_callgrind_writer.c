@@ -32,6 +32,13 @@ static char *run_writer(void (*body)(struct cgw *w))
 	return s;
 }
 
+/* A cost line with no input text to copy. */
+static void cost(struct cgw *w, uint32_t fn, uint32_t file, const uint64_t *pos,
+		 const uint64_t *costs)
+{
+	cgw_cost(w, &(struct cgw_cost){ .fn = fn, .file = file, .pos = pos, .costs = costs });
+}
+
 static void body_calls(struct cgw *w)
 {
 	uint32_t libc = cgw_obj(w, "/lib/libc.so", 12), jit = cgw_obj(w, "perf-1.map", 10);
@@ -41,13 +48,17 @@ static void body_calls(struct cgw *w)
 	uint32_t helper = cgw_fn(w, "helper", 6, libc, cfile);
 	uint64_t p1[2] = { 0x1000, 10 }, p2[2] = { 0x1004, 10 }, t[2] = { 0x7000, 3 };
 	uint64_t c1[2] = { 5, 0 }, c2[2] = { 100, 7 };
-	cgw_cost(w, main_fn, cfile, p1, c1, NULL, 0, NULL);
-	cgw_call(w, main_fn, cfile, jf, 2, t, p2, c2, NULL);       /* other object and file */
-	cgw_call(w, main_fn, cfile, helper, 1, p1, p2, c1, "note"); /* same object and file */
+	cost(w, main_fn, cfile, p1, c1);
+	/* other object and file */
+	cgw_call(w, &(struct cgw_call){ .fn = main_fn, .file = cfile, .pos = p2, .callee = jf,
+					.target = t, .count = 2, .costs = c2 });
+	/* same object and file */
+	cgw_call(w, &(struct cgw_call){ .fn = main_fn, .file = cfile, .pos = p2, .callee = helper,
+					.target = p1, .count = 1, .costs = c1, .comment = "note" });
 	uint64_t p3[2] = { 0x7000, 3 };
-	cgw_cost(w, jf, jfile, p3, c1, NULL, 0, NULL);
-	cgw_cost(w, main_fn, cgw_file(w, "inl.h", 5), p1, c1, NULL, 0, NULL);
-	cgw_cost(w, main_fn, cfile, p2, c1, NULL, 0, NULL);
+	cost(w, jf, jfile, p3, c1);
+	cost(w, main_fn, cgw_file(w, "inl.h", 5), p1, c1);
+	cost(w, main_fn, cfile, p2, c1);
 }
 
 static void test_callgrind_writer__ids_and_contexts(void **state)
@@ -87,8 +98,12 @@ static void body_raw(struct cgw *w)
 	uint32_t o = cgw_obj(w, "x", 1), f = cgw_file(w, "x.c", 3);
 	uint32_t fn = cgw_fn(w, "f", 1, o, f);
 	uint64_t p1[2] = { 0x10, 1 }, p2[2] = { 0x12, 1 }, c[2] = { 1, 2 };
-	cgw_cost(w, fn, f, p1, c, "RAW-NOT-COPIED", 14, p2);   /* first line: base unknown */
-	cgw_cost(w, fn, f, p2, c, "+2 * 1 2", 8, p1);          /* bases agree: copied */
+	/* first line: base unknown */
+	cgw_cost(w, &(struct cgw_cost){ .fn = fn, .file = f, .pos = p1, .costs = c,
+					.raw = "RAW-NOT-COPIED", .raw_len = 14, .prev = p2 });
+	/* bases agree: copied */
+	cgw_cost(w, &(struct cgw_cost){ .fn = fn, .file = f, .pos = p2, .costs = c,
+					.raw = "+2 * 1 2", .raw_len = 8, .prev = p1 });
 	const uint64_t *sums = cgw_sums(w);
 	assert_int_equal(sums[0], 2);
 	assert_int_equal(sums[1], 4);
@@ -107,8 +122,12 @@ static void body_jump(struct cgw *w)
 	uint32_t o = cgw_obj(w, "j", 1), o2 = cgw_obj(w, "k", 1), f = cgw_file(w, "???", 3);
 	uint32_t a = cgw_fn(w, "a", 1, o, f), b = cgw_fn(w, "b", 1, o, f), c = cgw_fn(w, "c", 1, o2, f);
 	uint64_t p[2] = { 0x10, 0 }, t[2] = { 0x20, 0 };
-	assert_int_equal(cgw_jump(w, a, f, b, f, 1, 3, 4, t, p), 0);
-	assert_int_equal(cgw_jump(w, a, f, c, f, 0, 0, 4, t, p), -1);   /* across objects */
+	struct cgw_jump j = { .fn = a, .file = f, .pos = p, .tfn = b, .tfile = f, .target = t,
+			      .count = 4, .followed = 3, .conditional = 1 };
+	assert_int_equal(cgw_jump(w, &j), 0);
+	j = (struct cgw_jump){ .fn = a, .file = f, .pos = p, .tfn = c, .tfile = f, .target = t,
+			       .count = 4 };
+	assert_int_equal(cgw_jump(w, &j), -1);   /* across objects */
 }
 
 static void test_callgrind_writer__jumps(void **state)
@@ -128,9 +147,9 @@ static void body_blank(struct cgw *w)
 	uint32_t g = cgw_fn_borrowed(w, "g ", 2, ob, cgw_file(w, "\ta.c", 4));
 	uint32_t e = cgw_fn_borrowed(w, "", 0, ob, fl);
 	uint64_t p[2] = { 0x10, 1 }, c[2] = { 1, 0 };
-	cgw_cost(w, f, fl, p, c, NULL, 0, NULL);
-	cgw_cost(w, g, cgw_fn_get(w, g)->file, p, c, NULL, 0, NULL);
-	cgw_cost(w, e, fl, p, c, NULL, 0, NULL);
+	cost(w, f, fl, p, c);
+	cost(w, g, cgw_fn_get(w, g)->file, p, c);
+	cost(w, e, fl, p, c);
 }
 
 static void test_callgrind_writer__no_blank_names(void **state)

@@ -1,6 +1,7 @@
-/* Unit tests for io.c and io_zstd.c: magic detection, zstd round trip, cut-short
- * streams, atomic output (nothing under the final name until commit), peeking at one open
- * stream, skippable frames, error offsets in compressed data. */
+/* Unit tests for io.h (input.c, output.c, output_target.c, tempfiles.c) and io_zstd.c:
+ * magic detection, zstd round trip, cut-short streams, atomic output (nothing under the
+ * final name until commit), peeking at one open stream, skippable frames, error offsets in
+ * compressed data. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

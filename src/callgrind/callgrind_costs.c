@@ -1,0 +1,270 @@
+/* callgrind_costs.c - the numbers of a callgrind line: subpositions (absolute, relative or
+ * "*") and event counts, for cost lines and the targets of calls and jumps; a fast path for
+ * canonical cost lines, and the runs of them handed to a cost sink without records.
+ * Part of the reader (callgrind_reader_ctx.h); reads and moves the reader's position base
+ * and self-cost sums, owns nothing. */
+#include <string.h>
+
+#include "callgrind/callgrind_reader_ctx.h"
+#include "core/scan.h"
+
+int cg_costs_list(struct cg_reader *r, const char *p, const char *end, uint64_t *out, int *clean)
+{
+	unsigned n = 0;
+	while (p < end) {
+		if (n == r->nevents)
+			return cg_reader_err(r, n == 1 ? "expected 1 event count" : "too many event counts");
+		const char *s = p;
+		if (scan_number(&p, end, &out[n]) < 0)
+			return cg_reader_err(r, "expected a decimal event count");
+		if (p - s > 1 && s[1] == 'x')
+			*clean = 0;
+		n++;
+		size_t b = scan_blanks(&p, end);
+		if (p < end && b == 0)
+			return cg_reader_err(r, "expected a space after an event count");
+		if (p < end ? b != 1 : b != 0)
+			*clean = 0;   /* tabs, double or trailing spaces: re-encode rather than copy */
+	}
+	for (; n < r->nevents; n++)
+		out[n] = 0;
+	return 0;
+}
+
+int cg_costs_pos(struct cg_reader *r, const char **pp, const char *end, uint64_t *out, int *clean)
+{
+	const char *p = *pp;
+	for (unsigned i = 0; i < r->npos; i++) {
+		if (i > 0) {
+			size_t b = scan_blanks(&p, end);
+			if (b == 0)
+				return cg_reader_err(r, "expected a space between subpositions");
+			if (b != 1)
+				*clean = 0;
+		}
+		if (p >= end)
+			return cg_reader_err(r, r->npos == 1 ? "expected a position"
+						: "expected one subposition per 'positions:' kind");
+		char c = *p;
+		if (c == '*') {
+			out[i] = r->base[i];
+			p++;
+		} else if (c == '+' || c == '-') {
+			p++;
+			const char *s = p;
+			uint64_t v, base = r->base[i];
+			if (scan_number(&p, end, &v) < 0)
+				return cg_reader_err(r, "expected a number after '+' or '-' in a position");
+			if (p - s > 1 && s[1] == 'x')
+				*clean = 0;
+			if (c == '+') {
+				if (base > UINT64_MAX - v)
+					return cg_reader_err(r, "position overflows 64 bits");
+				out[i] = base + v;
+			} else {
+				if (v > base)
+					return cg_reader_err(r, "relative position goes below 0");
+				out[i] = base - v;
+			}
+		} else {
+			const char *s = p;
+			if (scan_number(&p, end, &out[i]) < 0)
+				return cg_reader_err(r, "expected a position (number, +N, -N or *)");
+			if (i > 0 && p - s > 1 && s[1] == 'x')
+				*clean = 0;
+		}
+		if (p < end && *p != ' ' && *p != '\t')
+			return cg_reader_err(r, "expected a space after a position");
+	}
+	*pp = p;
+	return 0;
+}
+
+/* The fast parser below reads lines in the line reader's buffer, which always ends in a
+ * NUL (linereader.h): it needs no bounds, as a NUL ends every token. */
+
+/* A decimal number of 1 to 19 digits at P (no overflow): returns its end, or NULL. */
+static inline const char *dec19(const char *p, uint64_t *v)
+{
+	const char *s = p;
+	uint64_t x = 0;
+	unsigned d;
+	while ((d = (unsigned)(unsigned char)*p - '0') <= 9) {
+		x = x * 10 + d;
+		p++;
+	}
+	if (p == s || p - s > 19)
+		return NULL;
+	*v = x;
+	return p;
+}
+
+/* The common case of a cost line, as callgrind writes it: one space between fields, each
+ * subposition "*", "+D", "-D", "0xH" (first only) or "D", decimal costs of at most 19
+ * digits, then "\n". Fills POS (from BASE) and COSTS and returns where the line's "\n"
+ * is; returns NULL on anything else, which cg_costs_line() then reads (and explains, if
+ * it is wrong). Most of a profile's lines are such lines: this is written for speed. */
+static inline __attribute__((always_inline)) const char *
+parse_simple_cost_line(unsigned npos, unsigned nevents, const uint64_t *base, const char *p,
+		       uint64_t *pos, uint64_t *costs)
+{
+	for (unsigned i = 0; i < npos; i++) {
+		if (i && *p++ != ' ')
+			return NULL;
+		char c = *p;
+		uint64_t v, b = base[i];
+		if (c == '*') {
+			v = b;
+			p++;
+		} else if (c == '+') {
+			if (!(p = dec19(p + 1, &v)) || b > UINT64_MAX - v)
+				return NULL;
+			v += b;
+		} else if (c == '-') {
+			if (!(p = dec19(p + 1, &v)) || v > b)
+				return NULL;
+			v = b - v;
+		} else if (c == '0' && p[1] == 'x') {
+			if (i > 0)
+				return NULL;   /* canonical text has hex only in the first subposition */
+			const char *s = p += 2;
+			int h;
+			v = 0;
+			while ((h = hexval(*p)) >= 0 && p - s < 16) {
+				v = v << 4 | (uint64_t)h;
+				p++;
+			}
+			if (p == s || hexval(*p) >= 0)
+				return NULL;
+		} else if (!(p = dec19(p, &v))) {
+			return NULL;
+		}
+		pos[i] = v;
+	}
+	unsigned n = 0;
+	while (*p == ' ') {
+		if (n == nevents || !(p = dec19(p + 1, &costs[n])))
+			return NULL;
+		n++;
+	}
+	if (*p != '\n')
+		return NULL;
+	for (; n < nevents; n++)
+		costs[n] = 0;
+	return p;
+}
+
+/* A cost line: positions then costs. Moves the base (as both readers do, also on a
+ * call's cost line: docs/formats.md 1.3). */
+int cg_costs_line(struct cg_reader *r, int *clean)
+{
+	const char *p = r->cur.text, *end = r->cur.text + r->cur.len;
+	*clean = 1;
+	memcpy(r->prev, r->base, sizeof(r->base));
+	uint64_t pos[CG_MAX_POS];
+	if (parse_simple_cost_line(r->npos, r->nevents, r->base, p, pos, r->costs) == end) {
+		memcpy(r->base, pos, sizeof(pos));
+		return 0;
+	}
+	if (cg_costs_pos(r, &p, end, pos, clean) < 0)
+		return -1;
+	size_t b = scan_blanks(&p, end);
+	if (b != 1 || p == end)
+		*clean = b == 0 && p == end ? *clean : 0;
+	if (cg_costs_list(r, p, end, r->costs, clean) < 0)
+		return -1;
+	memcpy(r->base, pos, sizeof(pos));
+	return 0;
+}
+
+/* Adds the costs of a line to the part's SUMS: 0 (and SUMS unchanged) if they would
+ * overflow; the line is then left to the general path, which says so. */
+static inline int add_sums(uint64_t *sums, const uint64_t *costs, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++) {
+		uint64_t t;
+		if (__builtin_add_overflow(sums[i], costs[i], &t)) {
+			while (i-- > 0)
+				sums[i] -= costs[i];
+			return 0;
+		}
+		sums[i] = t;
+	}
+	return 1;
+}
+
+/* A canonical cost line of the sink's function (read by the line reader: at a buffer's
+ * end), handed to the sink: 1; 0 if LINE is anything else (it then takes the general
+ * path, which also explains errors). A NUL byte makes the line not canonical. */
+int cg_costs_sink_line(struct cg_reader *r, const char *line, size_t len)
+{
+	uint64_t pos[CG_MAX_POS], costs[CG_MAX_EVENTS];
+	if (parse_simple_cost_line(r->npos, r->nevents, r->base, line, pos, costs) != line + len ||
+	    !add_sums(r->sums, costs, r->nevents))
+		return 0;
+	memcpy(r->prev, r->base, sizeof(r->base));
+	memcpy(r->base, pos, sizeof(pos));
+	r->body_cost_seen = 1;
+	uint64_t a = r->instr >= 0 ? pos[r->instr] : 0;
+	struct cg_cost_run run = {
+		.text = line, .len = len, .first_len = len, .lines = 1, .prev = r->prev,
+		.first_pos = pos, .first_costs = costs, .last_pos = pos, .sums = costs,
+		.lo = r->instr >= 0 ? a : UINT64_MAX, .hi = a,
+	};
+	r->sink(r->sink_ctx, r->fn, r->file, &run);
+	return 1;
+}
+
+/* The canonical cost lines of the sink's function that the buffer holds, whole, from the
+ * next line on, handed to the sink as one run: the lines are parsed in one tight loop,
+ * on locals, and copied with one memcpy. Returns 1, or 0 if the next line is not such a
+ * line. */
+int cg_costs_sink_run(struct cg_reader *r)
+{
+	struct line_reader *lr = &r->lr;
+	const char *text = lr->buf + lr->start, *p = text;
+	const unsigned npos = r->npos, nev = r->nevents;
+	const int instr = r->instr;
+	uint64_t base[CG_MAX_POS], prev[CG_MAX_POS], first_pos[CG_MAX_POS], pos[CG_MAX_POS] = { 0 };
+	uint64_t costs[CG_MAX_EVENTS], first_costs[CG_MAX_EVENTS], run_sums[CG_MAX_EVENTS];
+	uint64_t lines = 0, lo = UINT64_MAX, hi = 0;
+	size_t first_len = 0;
+	memcpy(base, r->base, sizeof(base));
+	memset(run_sums, 0, nev * sizeof(*run_sums));
+	for (;;) {
+		char c = *p;
+		const char *eol;
+		if (!((unsigned)(c - '0') <= 9 || c == '+' || c == '-' || c == '*') ||
+		    !(eol = parse_simple_cost_line(npos, nev, base, p, pos, costs)) ||
+		    (size_t)(eol - p) > lr->max_line || !add_sums(r->sums, costs, nev))
+			break;
+		for (unsigned i = 0; i < nev; i++)
+			run_sums[i] += costs[i];   /* at most the part's sum: no overflow */
+		if (lines++ == 0) {
+			memcpy(prev, base, sizeof(base));
+			memcpy(first_pos, pos, sizeof(pos));
+			memcpy(first_costs, costs, nev * sizeof(*costs));
+			first_len = (size_t)(eol - p);
+		}
+		memcpy(base, pos, sizeof(pos));
+		if (instr >= 0) {
+			uint64_t a = pos[instr];
+			lo = a < lo ? a : lo;
+			hi = a > hi ? a : hi;
+		}
+		p = eol + 1;
+	}
+	if (!lines)
+		return 0;
+	memcpy(r->prev, prev, sizeof(prev));
+	memcpy(r->base, base, sizeof(base));
+	r->body_cost_seen = 1;
+	line_reader_skip(lr, (size_t)(p - text), lines);
+	struct cg_cost_run run = {
+		.text = text, .len = (size_t)(p - text) - 1 /* without the last "\n" */,
+		.first_len = first_len, .lines = lines, .prev = prev, .first_pos = first_pos,
+		.first_costs = first_costs, .last_pos = base, .sums = run_sums, .lo = lo, .hi = hi,
+	};
+	r->sink(r->sink_ctx, r->fn, r->file, &run);
+	return 1;
+}

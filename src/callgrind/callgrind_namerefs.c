@@ -1,0 +1,154 @@
+/* callgrind_namerefs.c - the name lines of a callgrind body (ob=, fl=, fi=, fe=, fn=, cob=,
+ * cfi=, cfl=, cfn=, jfi=, jfn=): "(id) name", "(id)" or "name" resolved in the part's three
+ * id spaces (docs/formats.md 1.4), functions bound to the object and file in effect where
+ * they are defined (3.1), and the context each line sets. Part of the reader
+ * (callgrind_reader_ctx.h); fills its name tables and the definitions handed out with the
+ * next record. */
+#include <stdint.h>
+#include <string.h>
+
+#include "callgrind/callgrind_reader_ctx.h"
+#include "core/diag.h"
+#include "core/scan.h"
+#include "core/xalloc.h"
+
+static void add_def(struct cg_reader *r, uint32_t fn, const char *name, size_t len)
+{
+	XGROW(r->defs, r->defs_cap, r->ndefs + 1);
+	XGROW(r->def_names, r->def_names_cap, r->def_names_len + len + 1);
+	memcpy(r->def_names + r->def_names_len, name, len);
+	r->def_names[r->def_names_len + len] = '\0';
+	/* an offset until cg_reader_next() returns: def_names may move as it grows */
+	r->defs[r->ndefs++] = (struct cg_def){ fn, (const char *)(uintptr_t)r->def_names_len, len };
+	r->def_names_len += len + 1;
+}
+
+/* Resolves the current line's value, "(id) name", "(id)" or "name", in SPACE into *OUT.
+ * For functions, OBJ and FILE are the
+ * context that binds a definition (or an uncompressed name). */
+static int name_ref(struct cg_reader *r, enum cg_space sp, uint32_t obj, uint32_t file,
+		    uint32_t *out)
+{
+	const char *v = r->cur.val, *end = r->cur.val_end;
+	struct diag *d = r->d;
+	uint64_t id = 0;
+	int compressed = 0;
+	if (v + 1 < end && *v == '(' && (unsigned)(v[1] - '0') <= 9) {
+		const char *p = v + 1;
+		if (scan_number(&p, end, &id) < 0 || p >= end || *p != ')')
+			return cg_reader_err(r, "expected '(id)' with a decimal id");
+		v = p + 1;
+		scan_blanks(&v, end);
+		compressed = 1;
+	}
+	uint32_t known = compressed ? cg_names_id_get(&r->names, sp, id) : UINT32_MAX;
+	if (compressed && v == end) {
+		if (known == UINT32_MAX) {
+			static const char *what[] = { "object", "file", "function" };
+			return diag_at(d, r->name, r->lr.lineno,
+				       "%s id (%llu) is used before it is defined", what[sp],
+				       (unsigned long long)id);
+		}
+		*out = known;
+		return 0;
+	}
+	size_t n = (size_t)(end - v);
+	uint32_t idx;
+	if (sp == SP_FN) {
+		uint64_t key = cg_names_fn_key(v, n, obj, file);
+		int added = 1;
+		/* Two ids may name one identity: --separate-callers=N cuts deeper contexts to
+		 * the same name. kcachegrind keys functions by name, so they are one. */
+		if (known != UINT32_MAX)
+			idx = cg_names_get_fn(&r->names, known)->key == key ? known : UINT32_MAX;
+		else
+			idx = cg_names_intern_fn(&r->names, key, n, obj, file, &added);
+		if (idx != UINT32_MAX && known == UINT32_MAX && added)
+			add_def(r, idx, v, n);
+	} else {
+		idx = cg_names_intern(&r->names, sp, v, n);
+	}
+	if (compressed && known != UINT32_MAX && known != idx) {
+		/* kcachegrind rebinds, callgrind_annotate overwrites: the two disagree, so refuse. */
+		char q1[100], q2[100];
+		if (sp == SP_FN)
+			return diag_at(d, r->name, r->lr.lineno, "id (%llu) redefined as '%s', which is not "
+				       "the name (or the object and file) it was defined with",
+				       (unsigned long long)id, diag_quote(q1, sizeof(q1), v, n));
+		const char *old = cg_names_get(&r->names, sp, known)->str;
+		return diag_at(d, r->name, r->lr.lineno, "id (%llu) redefined as '%s', it was '%s'",
+			       (unsigned long long)id, diag_quote(q1, sizeof(q1), v, n),
+			       diag_quote(q2, sizeof(q2), old, strlen(old)));
+	}
+	if (compressed && known == UINT32_MAX) {
+		if (r->names.nids[sp] >= (size_t)1 << 30)
+			return diag_at(d, r->name, r->lr.lineno, "more than 2^30 ids");
+		cg_names_id_put(&r->names, sp, id, idx);
+	}
+	*out = idx;
+	return 0;
+}
+
+int cg_namerefs_line(struct cg_reader *r, enum cg_tag t, struct cg_record *rec)
+{
+	uint32_t x;
+	switch (t) {
+	case T_OB:
+		if (name_ref(r, SP_OBJ, 0, 0, &x) < 0)
+			return -1;
+		r->ob = x;
+		r->have_fn = 0;   /* kcachegrind: ob= resets the current function */
+		return 0;
+	case T_FL:
+		if (name_ref(r, SP_FILE, 0, 0, &x) < 0)
+			return -1;
+		r->fl = r->file = x;
+		return 0;
+	case T_FI:
+	case T_FE:
+		if (name_ref(r, SP_FILE, 0, 0, &x) < 0)
+			return -1;
+		r->file = x;
+		return 0;
+	case T_FN:
+		if (name_ref(r, SP_FN, r->ob, r->fl, &x) < 0)
+			return -1;
+		r->sink = NULL;
+		r->fn = x;
+		r->file = r->fl;
+		r->have_fn = 1;
+		rec->kind = CG_FN;
+		rec->fn = x;
+		return 1;
+	case T_COB:
+		if (name_ref(r, SP_OBJ, 0, 0, &r->cob) < 0)
+			return -1;
+		r->have_cob = 1;
+		return 0;
+	case T_CFI:
+	case T_CFL:
+		if (name_ref(r, SP_FILE, 0, 0, &r->cfi) < 0)
+			return -1;
+		r->have_cfi = 1;
+		return 0;
+	case T_CFN:
+		if (name_ref(r, SP_FN, r->have_cob ? r->cob : r->ob,
+			     r->have_cfi ? r->cfi : r->file, &r->cfn) < 0)
+			return -1;
+		r->have_cfn = 1;
+		return 0;
+	case T_JFI:
+		if (name_ref(r, SP_FILE, 0, 0, &r->jfi) < 0)
+			return -1;
+		r->have_jfi = 1;
+		return 0;
+	case T_JFN:
+		if (name_ref(r, SP_FN, r->ob, r->have_jfi ? r->jfi : r->file,
+			     &r->jfn) < 0)
+			return -1;
+		r->have_jfn = 1;
+		return 0;
+	default:
+		return 0;
+	}
+}

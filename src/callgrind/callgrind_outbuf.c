@@ -1,0 +1,161 @@
+/* callgrind_outbuf.c - the writer's two buffers and the thread that writes them
+ * (callgrind_outbuf.h). */
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "callgrind/callgrind_outbuf.h"
+#include "core/io.h"
+#include "core/xalloc.h"
+
+enum { BUF_FLUSH = 1 << 20 };
+
+static void *flusher_main(void *arg)
+{
+	struct cg_outbuf *b = arg;
+	struct cg_flusher *f = &b->flusher;
+	pthread_mutex_lock(&f->mu);
+	for (;;) {
+		while (!f->job && !f->stop)
+			pthread_cond_wait(&f->cv, &f->mu);
+		if (!f->job)
+			break;
+		const char *p = f->job;
+		size_t n = f->job_len;
+		pthread_mutex_unlock(&f->mu);
+		if (!b->err.set)
+			output_write(b->out, p, n, &b->err);
+		pthread_mutex_lock(&f->mu);
+		f->job = NULL;
+		pthread_cond_broadcast(&f->cv);
+	}
+	pthread_mutex_unlock(&f->mu);
+	return NULL;
+}
+
+/* Waits until the flusher is idle (called with its lock held). */
+static void flusher_wait(struct cg_flusher *f)
+{
+	while (f->job)
+		pthread_cond_wait(&f->cv, &f->mu);
+}
+
+/* Starts the thread with the signals sent to the process blocked: those are the main
+ * thread's to handle (output.c puts outputs back, tempfiles.c removes temporaries). The
+ * ones its own write() raises (SIGPIPE, SIGXFSZ) and faults stay unblocked, so that
+ * `cgjit ... -o - | head` ends by SIGPIPE as any writer does. 0, or -1 if it cannot start. */
+static int flusher_start(struct cg_outbuf *b)
+{
+	struct cg_flusher *f = &b->flusher;
+	sigset_t all, old;
+	sigfillset(&all);
+	static const int own[] = { SIGPIPE, SIGXFSZ, SIGSEGV, SIGBUS, SIGFPE, SIGILL };
+	for (size_t i = 0; i < sizeof(own) / sizeof(own[0]); i++)
+		sigdelset(&all, own[i]);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	int rc = pthread_create(&f->thread, NULL, flusher_main, b);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (rc != 0)
+		return -1;
+	f->started = 1;
+	return 0;
+}
+
+/* Hands the filled buffer to the flusher and continues in the other one; writes here if
+ * no thread can be started. */
+static void submit(struct cg_outbuf *b)
+{
+	struct cg_flusher *f = &b->flusher;
+	if (!b->len)
+		return;
+	if (!f->started && flusher_start(b) < 0) {
+		if (!b->err.set)
+			output_write(b->out, b->buf, b->len, &b->err);
+		b->len = 0;
+		return;
+	}
+	pthread_mutex_lock(&f->mu);
+	flusher_wait(f);
+	char *next = f->spare;
+	size_t c = f->spare_cap;
+	f->spare = b->buf;
+	f->spare_cap = b->cap;
+	f->job = b->buf;
+	f->job_len = b->len;
+	pthread_cond_broadcast(&f->cv);
+	pthread_mutex_unlock(&f->mu);
+	if (!next) {
+		c = b->cap;
+		next = xmalloc(c);
+	}
+	b->buf = next;
+	b->cap = c;
+	b->len = 0;
+}
+
+void cg_outbuf_init(struct cg_outbuf *b, struct output *out)
+{
+	memset(b, 0, sizeof(*b));
+	b->out = out;
+	b->cap = BUF_FLUSH + 64 * 1024;
+	b->buf = xmalloc(b->cap);
+	pthread_mutex_init(&b->flusher.mu, NULL);
+	pthread_cond_init(&b->flusher.cv, NULL);
+}
+
+void cg_outbuf_free(struct cg_outbuf *b)
+{
+	if (b->flusher.started) {
+		pthread_mutex_lock(&b->flusher.mu);
+		b->flusher.stop = 1;
+		pthread_cond_broadcast(&b->flusher.cv);
+		pthread_mutex_unlock(&b->flusher.mu);
+		pthread_join(b->flusher.thread, NULL);
+	}
+	pthread_mutex_destroy(&b->flusher.mu);
+	pthread_cond_destroy(&b->flusher.cv);
+	free(b->flusher.spare);
+	free(b->buf);
+}
+
+int cg_outbuf_flush(struct cg_outbuf *b, struct diag *d)
+{
+	submit(b);
+	if (b->flusher.started) {
+		pthread_mutex_lock(&b->flusher.mu);
+		flusher_wait(&b->flusher);
+		pthread_mutex_unlock(&b->flusher.mu);
+	}
+	if (b->err.set) {
+		if (d && !d->set)
+			*d = b->err;
+		return -1;
+	}
+	return 0;
+}
+
+char *cg_outbuf_reserve(struct cg_outbuf *b, size_t n)
+{
+	if (b->len + n > b->cap) {
+		if (b->len >= BUF_FLUSH || b->len + n > b->cap)
+			submit(b);
+		if (n > b->cap) {
+			b->cap = n + 1024;
+			b->buf = xrealloc(b->buf, b->cap);
+		}
+	}
+	return b->buf + b->len;
+}
+
+void cg_outbuf_put(struct cg_outbuf *b, const char *s, size_t n)
+{
+	memcpy(cg_outbuf_reserve(b, n), s, n);
+	cg_outbuf_commit(b, n);
+}
+
+void cg_outbuf_maybe_flush(struct cg_outbuf *b)
+{
+	if (b->len >= BUF_FLUSH)
+		submit(b);
+}

@@ -1,6 +1,6 @@
 /* cmd_flamegraph.c - argv -> `cgjit flamegraph`: load the profile (and --diff's base),
  * build the stacks (flamegraph.c), write SVG (flamegraph_svg.c) or folded stacks through
- * io.c's output: a file appears only complete. Exit 0, 1 for an unreadable profile or a
+ * core/output.c: a file appears only complete. Exit 0, 1 for an unreadable profile or a
  * failed write, 2 usage; the option handling follows cmd_report.c. */
 #include <getopt.h>
 #include <stdio.h>

@@ -1,6 +1,6 @@
 /* cmd_timeline.c - argv -> `cgjit timeline`: read the jitdump (timeline.c), render the
  * document as text, JSON (doc_out.c) or SVG (timeline_svg.c) into memory, and write it
- * through io.c's output (stdout, or -o OUT renamed into place only when all went well).
+ * through core/output.c (stdout, or -o OUT renamed into place only when all went well).
  * Exit 0, 1 for an unreadable or malformed dump or a failed write, 2 usage. */
 #include <getopt.h>
 #include <inttypes.h>

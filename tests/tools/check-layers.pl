@@ -2,7 +2,8 @@
 # check-layers.pl [SRC] - checks src/'s include rules (src/README.md, "may include"):
 # every `#include "FOLDER/name.h"` of a file in FOLDER0 names a folder FOLDER0 may include,
 # the header exists, the table of folders has no cycle, and no header includes itself
-# through others. Prints "ok"/"not ok" lines and "N passed, N failed, N skipped"; exits 1 on
+# through others; README's "Source layout" names every .c file, and the source files it,
+# docs/design.md, src/README.md and any src/FOLDER/name path in docs/ name exist. Prints "ok"/"not ok" lines and "N passed, N failed, N skipped"; exits 1 on
 # a failure. Independent of the build: it reads the sources as text.
 use strict;
 use warnings;
@@ -75,6 +76,43 @@ sub hvisit {
 }
 hvisit($_) for sort grep { /\.h$/ } keys %incl;
 check(!$hcycle, "no header includes itself through others" . ($hcycle ? ": $hcycle" : ""));
+
+# the documents that map the sources name files that exist, and README's "Source layout"
+# names every source file (the map drifts when a file is split or renamed)
+my $top = "$src/..";
+my %have;
+for my $f (glob("$src/*/*.[ch] $top/agent/*.[ch] $top/tests/*/*.[ch]")) { (my $b = $f) =~ s{.*/}{}; $have{$b} = 1; }
+sub slurp { my ($f) = @_; open(my $h, '<', $f) or die "$f: $!\n"; local $/; my $t = <$h>; close $h; $t }
+sub named {   # source names in TEXT: x.c, x.h, x.{c,h} (as x.c and x.h)
+	my ($text) = @_;
+	my @n;
+	while ($text =~ /\b([a-z][a-z0-9_]*)\.(\{c,h\}|[ch]\b)/g) {
+		push @n, $2 eq '{c,h}' ? ("$1.c", "$1.h") : "$1.$2";
+	}
+	return @n;
+}
+my $readme = slurp("$top/README.md");
+my ($layout) = $readme =~ /^## Source layout\n(.*?)(?=^## )/ms;
+$layout //= '';
+my %in_layout = map { $_ => 1 } named($layout);
+my @unlisted = grep { !$in_layout{$_} } map { s{.*/}{}r } glob("$src/*/*.c");
+check($layout && !@unlisted, "README's Source layout names every .c file of $src/"
+      . (@unlisted ? ": not " . join(', ', @unlisted) : ""));
+my @gone;
+for my $doc ('README.md Source layout', 'docs/design.md', 'src/README.md') {
+	my $text = $doc =~ /^README/ ? $layout : slurp("$top/$doc");
+	push @gone, map { "$doc: $_" } grep { !$have{$_} } named($text);
+}
+# elsewhere in docs/, an explicit src/FOLDER/name path
+for my $doc (glob("$top/docs/*.md"), "$top/README.md") {
+	my $text = slurp($doc);
+	(my $short = $doc) =~ s{^\Q$top\E/}{};
+	while ($text =~ m{\bsrc/(\w+/[a-z][a-z0-9_]*\.[ch])\b}g) {
+		push @gone, "$short: src/$1" unless -f "$src/$1";
+	}
+}
+check(!@gone, "the source files README, docs/ and src/README.md name exist"
+      . (@gone ? ": not " . join('; ', @gone[0 .. ($#gone > 9 ? 9 : $#gone)]) : ""));
 
 print "$pass passed, $fail failed, 0 skipped\n";
 exit($fail ? 1 : 0);

@@ -14,21 +14,20 @@ static double share(uint64_t part, uint64_t whole)
 	return whole ? (double)part / (double)whole : 0.0;
 }
 
-struct order {
-	const struct profile *p;
-	unsigned ev;
-	int by_incl;
+/* a function in the order of a top list: its cost and what breaks ties, so that the
+ * comparator needs no context */
+struct ranked {
+	uint64_t cost;
+	const struct prof_fn *fn;
+	size_t i;
 };
-static struct order g_order;   /* qsort has no context argument in C11 */
 
 static int cmp_cost(const void *x, const void *y)
 {
-	const struct prof_fn *a = &g_order.p->fns[*(const size_t *)x];
-	const struct prof_fn *b = &g_order.p->fns[*(const size_t *)y];
-	uint64_t ca = g_order.by_incl ? a->incl[g_order.ev] : a->self[g_order.ev];
-	uint64_t cb = g_order.by_incl ? b->incl[g_order.ev] : b->self[g_order.ev];
-	if (ca != cb)
-		return ca < cb ? 1 : -1;
+	const struct ranked *ra = x, *rb = y;
+	if (ra->cost != rb->cost)
+		return ra->cost < rb->cost ? 1 : -1;
+	const struct prof_fn *a = ra->fn, *b = rb->fn;
 	int c = strcmp(a->name, b->name);   /* ties in a stable, documented order */
 	if (c)
 		return c;
@@ -70,18 +69,17 @@ static json_t *fn_entry(const struct profile *p, size_t i, unsigned ev)
 
 static json_t *top_list(const struct profile *p, unsigned ev, size_t top, int by_incl)
 {
-	size_t *idx = xmalloc((p->nfns ? p->nfns : 1) * sizeof(*idx));
+	struct ranked *v = xmalloc((p->nfns ? p->nfns : 1) * sizeof(*v));
 	for (size_t i = 0; i < p->nfns; i++)
-		idx[i] = i;
-	g_order = (struct order){ p, ev, by_incl };
-	qsort(idx, p->nfns, sizeof(*idx), cmp_cost);
+		v[i] = (struct ranked){ by_incl ? p->fns[i].incl[ev] : p->fns[i].self[ev], &p->fns[i], i };
+	qsort(v, p->nfns, sizeof(*v), cmp_cost);
 	json_t *a = json_array();
 	for (size_t i = 0, n = 0; i < p->nfns && n < top; i++)
-		if (profile_listed(p, idx[i])) {
-			json_array_append_new(a, fn_entry(p, idx[i], ev));
+		if (profile_listed(p, v[i].i)) {
+			json_array_append_new(a, fn_entry(p, v[i].i, ev));
 			n++;
 		}
-	free(idx);
+	free(v);
 	return a;
 }
 

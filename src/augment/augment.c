@@ -187,7 +187,8 @@ static int run_read_header(struct run *u, struct cg_record *rec)
 		if (dispatch(u, rec) < 0)
 			return -1;
 	}
-	/* the reader ends no file before its first events: line without an error */
+	if (r == 0)   /* the reader reports this itself; a message if that ever changes */
+		return diag_at(u->d, u->o->profile, 0, "the profile ends before its events: line");
 	return r == 1 ? 0 : -1;
 }
 

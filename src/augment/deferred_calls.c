@@ -45,22 +45,19 @@ uint64_t *deferred_calls_costs(struct deferred_calls *q, const struct dcall *c)
 	return q->pool + c->costs;
 }
 
-/* qsort has no context argument: the array being sorted is passed through this. */
-static const struct dcall *g_sorting;
-
 /* Calls from JIT code ordered by (symbol of the call site, callee, site). All records of
  * one site count together: F's code at s may run in several identities (F, F'2, a
  * fragment of another symbol that jumped there). */
 static int cmp_site(const void *a, const void *b)
 {
-	const struct dcall *x = &g_sorting[*(const size_t *)a], *y = &g_sorting[*(const size_t *)b];
+	const struct dcall_site *x = a, *y = b;
 	if (x->caller_sym != y->caller_sym)
 		return x->caller_sym < y->caller_sym ? -1 : 1;
 	if (x->callee != y->callee)
 		return x->callee < y->callee ? -1 : 1;
 	if (x->site != y->site)
 		return x->site < y->site ? -1 : 1;
-	return *(const size_t *)a < *(const size_t *)b ? -1 : 1;
+	return x->i < y->i ? -1 : 1;
 }
 
 /* Index in ORDER[0..N) of the last call from symbol SYM's code to CALLEE at a site below
@@ -71,7 +68,7 @@ static size_t last_site_below(const struct deferred_calls *q, size_t n, int64_t 
 	size_t lo = 0, hi = n;   /* first entry not below (caller, callee, dest) */
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		const struct dcall *m = &q->v[q->order[mid]];
+		const struct dcall_site *m = &q->order[mid];
 		int below = m->caller_sym != sym ? m->caller_sym < sym
 			  : m->callee != callee ? m->callee < callee
 			  : m->site < dest;
@@ -82,7 +79,7 @@ static size_t last_site_below(const struct deferred_calls *q, size_t n, int64_t 
 	}
 	if (lo == 0)
 		return n;
-	const struct dcall *s = &q->v[q->order[lo - 1]];
+	const struct dcall_site *s = &q->order[lo - 1];
 	return s->caller_sym == sym && s->callee == callee ? lo - 1 : n;
 }
 
@@ -97,12 +94,11 @@ size_t deferred_calls_match_returns(struct deferred_calls *q)
 	size_t ns = 0;
 	for (size_t i = 0; i < q->n; i++)
 		if (q->v[i].caller_sym >= 0)
-			q->order[ns++] = i;
+			q->order[ns++] = (struct dcall_site){ q->v[i].caller_sym, q->v[i].callee,
+							      q->v[i].site, i };
 	if (ns == 0)
 		return 0;
-	g_sorting = q->v;
 	qsort(q->order, ns, sizeof(*q->order), cmp_site);
-	g_sorting = NULL;
 	size_t dropped = 0;
 	unsigned ne = q->nevents;
 	for (size_t i = 0; i < q->n; i++) {
@@ -112,19 +108,19 @@ size_t deferred_calls_match_returns(struct deferred_calls *q)
 		size_t last = last_site_below(q, ns, r->callee_sym, r->caller, r->dest);
 		if (last == ns)
 			continue;
-		uint64_t site = q->v[q->order[last]].site;
+		uint64_t site = q->order[last].site;
 		if (r->dest - site > MAX_CALL_LEN)
 			continue;
 		size_t first = last;
-		while (first > 0 && q->v[q->order[first - 1]].site == site &&
-		       q->v[q->order[first - 1]].caller_sym == r->callee_sym &&
-		       q->v[q->order[first - 1]].callee == r->caller)
+		while (first > 0 && q->order[first - 1].site == site &&
+		       q->order[first - 1].caller_sym == r->callee_sym &&
+		       q->order[first - 1].callee == r->caller)
 			first--;
 		/* The calls at s must contain the return's arc: no more calls, no more cost. */
 		uint64_t count = 0;
 		uint64_t left[CG_MAX_EVENTS] = { 0 };
 		for (size_t k = first; k <= last; k++) {
-			const struct dcall *s = &q->v[q->order[k]];
+			const struct dcall *s = &q->v[q->order[k].i];
 			count += s->count;
 			for (unsigned e = 0; e < ne; e++)
 				left[e] += q->pool[s->costs + e];
@@ -140,7 +136,7 @@ size_t deferred_calls_match_returns(struct deferred_calls *q)
 		for (unsigned e = 0; e < ne; e++) {
 			uint64_t take = rc[e];
 			for (size_t k = first; take && k <= last; k++) {
-				uint64_t *sc = q->pool + q->v[q->order[k]].costs + e;
+				uint64_t *sc = q->pool + q->v[q->order[k].i].costs + e;
 				uint64_t t = *sc < take ? *sc : take;
 				*sc -= t;
 				take -= t;

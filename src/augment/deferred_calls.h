@@ -30,13 +30,21 @@ struct dcall {
 	size_t costs;               /* index of its inclusive costs in the cost pool */
 };
 
+/* A call from JIT code in the order of matching, with its sort key (no comparator context). */
+struct dcall_site {
+	int64_t caller_sym;
+	uint32_t callee;
+	uint64_t site;
+	size_t i;                   /* index in v */
+};
+
 struct deferred_calls {
 	struct dcall *v;
 	size_t n, cap;
 	uint64_t *pool;             /* nevents costs per call */
 	size_t pool_cap;
 	unsigned nevents;
-	size_t *order;              /* scratch for matching */
+	struct dcall_site *order;   /* scratch for matching */
 	size_t order_cap;
 };
 

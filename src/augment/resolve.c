@@ -1,7 +1,7 @@
 /* resolve.c - the identities of a part's input functions and the positions their code is
  * shown at (resolve.h): pseudo-function names parsed, symbols looked up, names built and
- * handed to the writer. Owns the resolutions, the file map, the suffixes and a scratch
- * name; the symbols and the writer are augment.c's. */
+ * handed to the writer. Owns the resolutions, the file map, the moved identities, the
+ * suffixes and a scratch name; the symbols and the writer are augment.c's. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

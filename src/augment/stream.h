@@ -1,7 +1,9 @@
 /* stream.h - what every stage of augment's body shares: the symbols, the reader's names,
  * the writer, the run's statistics, and the layout of the current part (its positions:
  * and events: lines). Filled by augment.c, which owns everything it points to; read by
- * resolve.c, rewrite.c and moves.c, none of which sees another's state. */
+ * resolve.c, rewrite.c and moves.c (which add to the statistics through it). Past it, the
+ * links are one way: rewrite.c hands pieces to moves.c and asks resolve.c; moves.c reads
+ * resolve.c's functions for rule 9; resolve.c sees neither. */
 #ifndef CGJIT_STREAM_H
 #define CGJIT_STREAM_H
 

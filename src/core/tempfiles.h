@@ -3,7 +3,9 @@
  * that exit() and the fatal signals (HUP INT QUIT TERM PIPE ALRM USR1 USR2 XCPU XFSZ
  * VTALRM PROF POLL PWR STKFLT, unless inherited as ignored or handled) empty by removing
  * every file in it, and removed by a later run when their process died (tempfiles.c,
- * "stale temporaries"). Used by output.c only; single-threaded. */
+ * "stale temporaries"). Used by output.c only. The table is changed by one thread; the writer's
+ * flusher thread (callgrind_outbuf.c) starts with these signals blocked, so a handler only
+ * ever runs in the thread that holds them (tempfiles_hold() blocks them there). */
 #ifndef CGJIT_TEMPFILES_H
 #define CGJIT_TEMPFILES_H
 

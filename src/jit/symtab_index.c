@@ -3,7 +3,8 @@
  * cluster of overlapping entries goes to a sweep over its start and end points that keeps
  * the live entries in a max-heap ordered by (priority class, insertion order) and gives
  * each elementary range to the heap's top: O(n log n), whatever the overlaps (the policy:
- * symtab.h). Owns the segments (in struct symtab) and the sweep's work space while it runs. */
+ * symtab.h). Sorts and replaces the segments (which symtab.c grows and frees); owns the
+ * sweep's work space while it runs. */
 #include <stdlib.h>
 #include <string.h>
 

@@ -3,7 +3,7 @@
  * and the cleaned name: its head, then the number of its last word (a source path, mostly,
  * kept once for all the names that share it) and the ":LINE:COL" as numbers. That is 27
  * bytes a line of a node map whose names average 55, where a struct symbol and an interned
- * name took some 200 (a map of a million lines: issue 9). Owns the stream's bytes, its
+ * name took some 200 (a map of a million lines: README "Performance"). Owns the stream's bytes, its
  * checkpoints and the location words. */
 #include <stdlib.h>
 #include <string.h>

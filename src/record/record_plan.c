@@ -28,7 +28,7 @@ static const struct runtime runtimes[] = {
 	  { NULL }, RECORD_IN_CWD, "--perf-basic-prof", "--perf-prof" },
 	{ "java", { "-XX:+UnlockDiagnosticVMOptions", "-XX:+DumpPerfMapAtExit" }, { NULL },
 	  { NULL }, RECORD_IN_TMP, "-XX:+DumpPerfMapAtExit", NULL },
-	/* python's flags depend on its version: plan_python() */
+	/* python's flags depend on its version: python_version() */
 	{ "python", { "-X", "perf" }, { "-X", "perf_jit" }, { NULL }, RECORD_IN_TMP,
 	  "-X perf", "-X perf_jit" },
 	/* Under valgrind MoarVM compiles few frames unless specialisation blocks the

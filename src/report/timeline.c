@@ -246,15 +246,18 @@ static json_t *late_json(const struct ctx *c, const char *given)
 	return o;
 }
 
-static const uint32_t *g_count;   /* qsort has no context argument in C11 */
+/* a name id with its count: the sort key travels with it (no comparator context) */
+struct counted {
+	uint32_t count, id;
+};
 
 /* More first; ties by first appearance (the name id). */
 static int cmp_count(const void *x, const void *y)
 {
-	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
-	if (g_count[a] != g_count[b])
-		return g_count[a] < g_count[b] ? 1 : -1;
-	return a < b ? -1 : a > b;
+	const struct counted *a = x, *b = y;
+	if (a->count != b->count)
+		return a->count < b->count ? 1 : -1;
+	return a->id < b->id ? -1 : a->id > b->id;
 }
 
 /* The ids with COUNT[id] >= MIN, most first, at most TOP of them into *OUT (malloc'd).
@@ -262,13 +265,16 @@ static int cmp_count(const void *x, const void *y)
 static size_t top_ids(const uint32_t *count, size_t nnames, uint32_t min, size_t top, uint32_t **out,
 		      size_t *nout)
 {
-	uint32_t *ids = xmalloc((nnames + 1) * sizeof(*ids));
+	struct counted *v = xmalloc((nnames + 1) * sizeof(*v));
 	size_t n = 0;
 	for (size_t i = 0; i < nnames; i++)
 		if (count[i] >= min)
-			ids[n++] = (uint32_t)i;
-	g_count = count;
-	qsort(ids, n, sizeof(*ids), cmp_count);
+			v[n++] = (struct counted){ count[i], (uint32_t)i };
+	qsort(v, n, sizeof(*v), cmp_count);
+	uint32_t *ids = xmalloc((nnames + 1) * sizeof(*ids));
+	for (size_t i = 0; i < n; i++)
+		ids[i] = v[i].id;
+	free(v);
 	*out = ids;
 	*nout = n < top ? n : top;
 	return n;

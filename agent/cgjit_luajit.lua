@@ -1,0 +1,193 @@
+-- cgjit_luajit.lua - cgjit's LuaJIT agent (docs/luajit.md): plain Lua on LuaJIT's own
+-- jit.attach(fn, "trace") events, jit.util's trace inspection and the FFI. It writes
+-- jit-PID.dump, a jitdump (docs/formats.md 5): one CODE_LOAD per compiled trace, with the
+-- trace's machine code at its address, named "TRACE_N KIND::@file:line"; a CODE_CLOSE
+-- where LuaJIT flushes every trace. Optionally /tmp/perf-PID.map too. Load it with
+--   luajit -l cgjit_luajit prog.lua        (LUA_PATH must reach it), or
+--   LUA_INIT=@/usr/lib/cgjit/cgjit_luajit.lua luajit prog.lua
+-- Options come from $CGJIT_LUAJIT, comma-separated: dir=DIR, map, plain, verbose.
+-- It never stops the program: every problem is one line on stderr and no dump.
+
+local M = { loads = 0, closes = 0, aborts = 0, bytes = 0 }
+
+local function say(fmt, ...)
+	io.stderr:write("cgjit-luajit: ", string.format(fmt, ...), "\n")
+end
+
+if type(jit) ~= "table" or type(jit.attach) ~= "function" then
+	say("needs LuaJIT (jit.attach, jit.util and the FFI); writing nothing")
+	return M
+end
+-- A second copy (LUA_INIT and -l both) writes nothing: the first one's dump has it all.
+local registry = debug.getregistry()
+if registry.cgjit_luajit then
+	say("already loaded; this copy writes nothing")
+	return registry.cgjit_luajit
+end
+registry.cgjit_luajit = M
+
+local ok_ffi, ffi = pcall(require, "ffi")
+local ok_util, jutil = pcall(require, "jit.util")
+if not ok_ffi or not ok_util then
+	say("this LuaJIT lacks %s; writing nothing", ok_ffi and "jit.util" or "the FFI")
+	return M
+end
+
+-- The options: "dir=DIR,map,plain,verbose". An unknown one is said and ignored: the
+-- program still runs (a mistyped agent option should not stop a benchmark).
+local opts = { dir = nil, map = false, plain = false, verbose = false }
+for item in string.gmatch(os.getenv("CGJIT_LUAJIT") or "", "[^,]+") do
+	local k, v = string.match(item, "^([%w_]+)=(.*)$")
+	if k == "dir" and v ~= "" then
+		opts.dir = v
+	elseif item == "map" or item == "plain" or item == "verbose" then
+		opts[item] = true
+	else
+		say("unknown option '%s' in CGJIT_LUAJIT (options: dir=DIR, map, plain, verbose)", item)
+	end
+end
+
+-- Record layouts (docs/formats.md 5.1-5.3): natural alignment gives no padding here, and
+-- the fields are in the host's byte order, which the magic tells a reader.
+ffi.cdef[[
+struct cgjit_lj_timespec { long tv_sec; long tv_nsec; };
+int clock_gettime(int clk, struct cgjit_lj_timespec *ts);
+int getpid(void);
+struct cgjit_lj_header {
+	uint32_t magic, version, total_size, elf_mach, pad1, pid;
+	uint64_t timestamp, flags;
+};
+struct cgjit_lj_prefix { uint32_t id, total_size; uint64_t timestamp; };
+struct cgjit_lj_load {
+	uint32_t id, total_size; uint64_t timestamp;
+	uint32_t pid, tid; uint64_t vma, code_addr, code_size, code_index;
+};
+]]
+
+local CLOCK_MONOTONIC = 1  -- Linux's number, the clock of every jitdump writer (5.7)
+local ELF_MACH = { x64 = 62, x86 = 3, arm64 = 183, arm = 40, ppc = 20, mips = 8,
+		   mips64 = 8 }
+local ts = ffi.new("struct cgjit_lj_timespec")
+local pid = ffi.C.getpid()
+
+local function now()
+	ffi.C.clock_gettime(CLOCK_MONOTONIC, ts)
+	return ffi.cast("uint64_t", ts.tv_sec) * 1000000000ULL + ts.tv_nsec
+end
+
+local dir = opts.dir or os.getenv("JITDUMPDIR") or "."
+local path = dir .. "/jit-" .. pid .. ".dump"
+-- "x": never overwrite the dump of an earlier process with the same pid (C11 fopen).
+local out, err = io.open(path, "wbx")
+if not out then
+	say("cannot create %s: %s; writing no dump", path, tostring(err))
+	return M
+end
+local map
+if opts.map then
+	local mpath = "/tmp/perf-" .. pid .. ".map"
+	map, err = io.open(mpath, "wbx")
+	if not map then say("cannot create %s: %s; writing no perf map", mpath, tostring(err)) end
+end
+
+local function emit(bytes)
+	out:write(bytes)
+	out:flush()  -- whole records only, even when the program dies without closing Lua
+end
+
+do
+	local h = ffi.new("struct cgjit_lj_header")
+	h.magic, h.version, h.total_size = 0x4A695444, 1, ffi.sizeof(h)
+	h.elf_mach, h.pid, h.timestamp = ELF_MACH[jit.arch] or 0, pid, now()
+	emit(ffi.string(h, ffi.sizeof(h)))
+end
+if opts.verbose then say("writing %s (%s, %s)", path, jit.version, jit.arch) end
+
+-- Where each trace started (the "start" event has the place, "stop" has the code).
+local started = {}
+
+-- "@file" chunks stay as they are (jitname.c takes the file after '@'); a string chunk is
+-- named by its short source, with no control bytes.
+local function chunk_of(fi)
+	local src = fi.source
+	if type(src) ~= "string" then return "=[builtin]" end
+	if string.sub(src, 1, 1) == "@" then return src end
+	return (string.gsub(fi.short_src or "=?", "%c", "_"))
+end
+
+-- LuaJIT's own -jv notation: "loop", "-> 3" (links to root trace 3), "(3/2)" for a side
+-- trace of trace 3 at exit 2, "-> interpreter", "-> return", "-> stitch", ...
+local function kind_of(tr, s, info)
+	local k = {}
+	if s.otr then k[#k + 1] = "(" .. s.otr .. "/" .. s.oex .. ")" end
+	local link, lt = info.link, info.linktype
+	if link == tr or link == 0 then
+		k[#k + 1] = (lt == "loop" and "loop") or ("-> " .. lt)
+	elseif lt == "root" then
+		k[#k + 1] = "-> " .. link
+	else
+		k[#k + 1] = "-> " .. link .. " " .. lt
+	end
+	return table.concat(k, " ")
+end
+
+local function load_trace(tr)
+	local s = started[tr] or {}
+	started[tr] = nil
+	local mcode, addr = jutil.tracemc(tr)
+	local info = jutil.traceinfo(tr)
+	if not mcode or not addr or not info then return end
+	local fi = s.func and jutil.funcinfo(s.func, s.pc) or {}
+	local where = chunk_of(fi) .. ":" .. (fi.currentline or fi.linedefined or 0)
+	local name = "TRACE_" .. tr .. (opts.plain and "" or " " .. kind_of(tr, s, info))
+		.. "::" .. where
+	local r = ffi.new("struct cgjit_lj_load")
+	local size = ffi.sizeof(r) + #name + 1 + #mcode
+	r.id, r.total_size, r.timestamp = 0, size, now()
+	r.pid, r.tid = pid, pid  -- LuaJIT's JIT runs in the one thread of its VM
+	r.vma, r.code_addr, r.code_size = addr, addr, #mcode
+	M.loads = M.loads + 1
+	r.code_index = M.loads
+	emit(ffi.string(r, ffi.sizeof(r)) .. name .. "\0" .. mcode)
+	M.bytes = M.bytes + #mcode
+	if map then
+		map:write(string.format("%x %x %s\n", addr, #mcode, name))
+		map:flush()
+	end
+end
+
+local function close_all()
+	local p = ffi.new("struct cgjit_lj_prefix")
+	p.id, p.total_size, p.timestamp = 3, ffi.sizeof(p), now()
+	emit(ffi.string(p, ffi.sizeof(p)))
+	M.closes = M.closes + 1
+end
+
+local function on_trace(what, tr, func, pc, otr, oex)
+	if what == "start" then
+		started[tr] = { func = func, pc = pc, otr = otr, oex = oex }
+	elseif what == "stop" then
+		load_trace(tr)
+	elseif what == "abort" then
+		started[tr] = nil
+		M.aborts = M.aborts + 1
+	elseif what == "flush" then
+		started = {}
+		close_all()
+	end
+end
+
+jit.attach(on_trace, "trace")
+M.path = path
+
+-- The summary at lua_close() (a normal end of luajit; os.exit() skips it).
+if opts.verbose then
+	local sentinel = newproxy(true)
+	getmetatable(sentinel).__gc = function()
+		say("%s: %d traces, %d bytes of machine code, %d flushes, %d aborts",
+		    path, M.loads, M.bytes, M.closes, M.aborts)
+	end
+	M.sentinel = sentinel
+end
+
+return M

@@ -8,7 +8,7 @@
 -- Options come from $CGJIT_LUAJIT, comma-separated: dir=DIR, map, plain, verbose.
 -- It never stops the program: every problem is one line on stderr and no dump.
 
-local M = { loads = 0, closes = 0, aborts = 0, bytes = 0 }
+local M = { loads = 0, traces = 0, closes = 0, aborts = 0, bytes = 0 }
 
 local function say(fmt, ...)
 	io.stderr:write("cgjit-luajit: ", string.format(fmt, ...), "\n")
@@ -131,29 +131,62 @@ local function kind_of(tr, s, info)
 	return table.concat(k, " ")
 end
 
+-- One CODE_LOAD: CODE (a string) at ADDR, named NAME.
+local function emit_load(addr, code, name)
+	local r = ffi.new("struct cgjit_lj_load")
+	r.id, r.total_size, r.timestamp = 0, ffi.sizeof(r) + #name + 1 + #code, now()
+	r.pid, r.tid = pid, pid  -- LuaJIT's JIT runs in the one thread of its VM
+	r.vma, r.code_addr, r.code_size = addr, addr, #code
+	M.loads = M.loads + 1
+	r.code_index = M.loads
+	emit(ffi.string(r, ffi.sizeof(r)) .. name .. "\0" .. code)
+	M.bytes = M.bytes + #code
+	if map then
+		map:write(string.format("%x %x %s\n", addr, #code, name))
+		map:flush()
+	end
+end
+
+-- On x86 and x64 a trace's exits jump to exit stubs that all traces share, in groups of
+-- 32 in the mcode area (LuaJIT's asm_exitstub_gen: per exit "push imm8; jmp short" (4
+-- bytes; the last one's "push" only, 2), then "push imm8", on x86 a "mov [esp], imm32",
+-- and "jmp lj_vm_exit_handler").
+-- jit.util.traceexitstub(N) gives stub N's address; the group's end is read from its
+-- bytes, and a group whose bytes are not that shape is left out. Reset at a flush.
+local stub_groups = {}
+local function load_exitstubs(nexit)
+	if jit.arch ~= "x64" and jit.arch ~= "x86" then return end
+	for g = 0, math.floor((nexit - 1) / 32) do
+		local first = jutil.traceexitstub(32 * g)
+		if stub_groups[g] or not first or first < 65536 then return end
+		if jutil.traceexitstub(32 * g + 31) ~= first + 31 * 4 then return end
+		local p, tail = ffi.cast("const uint8_t *", first), 31 * 4 + 2
+		local size
+		if p[tail] == 0x6a and p[tail + 2] == 0xe9 then
+			size = tail + 7
+		elseif p[tail] == 0x6a and p[tail + 2] == 0xc7 and p[tail + 9] == 0xe9 then
+			size = tail + 14
+		else
+			return
+		end
+		stub_groups[g] = true
+		emit_load(first, ffi.string(p, size),
+			  string.format("LuaJIT exit stubs %d-%d", 32 * g, 32 * g + 31))
+	end
+end
+
 local function load_trace(tr)
 	local s = started[tr] or {}
 	started[tr] = nil
 	local mcode, addr = jutil.tracemc(tr)
 	local info = jutil.traceinfo(tr)
 	if not mcode or not addr or not info then return end
+	load_exitstubs(info.nexit or 0)
 	local fi = s.func and jutil.funcinfo(s.func, s.pc) or {}
 	local where = chunk_of(fi) .. ":" .. (fi.currentline or fi.linedefined or 0)
-	local name = "TRACE_" .. tr .. (opts.plain and "" or " " .. kind_of(tr, s, info))
-		.. "::" .. where
-	local r = ffi.new("struct cgjit_lj_load")
-	local size = ffi.sizeof(r) + #name + 1 + #mcode
-	r.id, r.total_size, r.timestamp = 0, size, now()
-	r.pid, r.tid = pid, pid  -- LuaJIT's JIT runs in the one thread of its VM
-	r.vma, r.code_addr, r.code_size = addr, addr, #mcode
-	M.loads = M.loads + 1
-	r.code_index = M.loads
-	emit(ffi.string(r, ffi.sizeof(r)) .. name .. "\0" .. mcode)
-	M.bytes = M.bytes + #mcode
-	if map then
-		map:write(string.format("%x %x %s\n", addr, #mcode, name))
-		map:flush()
-	end
+	emit_load(addr, mcode, "TRACE_" .. tr .. (opts.plain and "" or " " .. kind_of(tr, s, info))
+		  .. "::" .. where)
+	M.traces = M.traces + 1
 end
 
 local function close_all()
@@ -172,7 +205,7 @@ local function on_trace(what, tr, func, pc, otr, oex)
 		started[tr] = nil
 		M.aborts = M.aborts + 1
 	elseif what == "flush" then
-		started = {}
+		started, stub_groups = {}, {}
 		close_all()
 	end
 end
@@ -184,8 +217,8 @@ M.path = path
 if opts.verbose then
 	local sentinel = newproxy(true)
 	getmetatable(sentinel).__gc = function()
-		say("%s: %d traces, %d bytes of machine code, %d flushes, %d aborts",
-		    path, M.loads, M.bytes, M.closes, M.aborts)
+		say("%s: %d traces, %d exit stub groups, %d bytes of machine code, %d flushes, %d aborts",
+		    path, M.traces, M.loads - M.traces, M.bytes, M.closes, M.aborts)
 	end
 	M.sentinel = sentinel
 end

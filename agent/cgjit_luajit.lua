@@ -49,10 +49,12 @@ end
 
 -- Record layouts (docs/formats.md 5.1-5.3): natural alignment gives no padding here, and
 -- the fields are in the host's byte order, which the magic tells a reader.
+-- The libc functions get names of their own (asm redirection), so that a program that
+-- declared clock_gettime or getpid itself, before or after, does not clash with these.
 ffi.cdef[[
 struct cgjit_lj_timespec { long tv_sec; long tv_nsec; };
-int clock_gettime(int clk, struct cgjit_lj_timespec *ts);
-int getpid(void);
+int cgjit_lj_clock_gettime(int clk, struct cgjit_lj_timespec *ts) __asm__("clock_gettime");
+int cgjit_lj_getpid(void) __asm__("getpid");
 struct cgjit_lj_header {
 	uint32_t magic, version, total_size, elf_mach, pad1, pid;
 	uint64_t timestamp, flags;
@@ -68,10 +70,10 @@ local CLOCK_MONOTONIC = 1  -- Linux's number, the clock of every jitdump writer 
 local ELF_MACH = { x64 = 62, x86 = 3, arm64 = 183, arm = 40, ppc = 20, mips = 8,
 		   mips64 = 8 }
 local ts = ffi.new("struct cgjit_lj_timespec")
-local pid = ffi.C.getpid()
+local pid = ffi.C.cgjit_lj_getpid()
 
 local function now()
-	ffi.C.clock_gettime(CLOCK_MONOTONIC, ts)
+	ffi.C.cgjit_lj_clock_gettime(CLOCK_MONOTONIC, ts)
 	return ffi.cast("uint64_t", ts.tv_sec) * 1000000000ULL + ts.tv_nsec
 end
 
@@ -210,7 +212,38 @@ local function on_trace(what, tr, func, pc, otr, oex)
 	end
 end
 
-jit.attach(on_trace, "trace")
+-- LuaJIT keeps one handler per event (jit.attach stores it in the registry's _VMEVENTS
+-- table, by the event name's hash), so a second jit.attach(fn, "trace") would replace
+-- this one, and this one a handler already there (-jv, -jdump, a profiler). So the
+-- handler found there is kept and called after ours, and jit.attach is wrapped: a later
+-- "trace" handler joins that list, jit.attach(fn) takes it out again.
+local others = {}
+local function remove_other(fn)
+	for i = #others, 1, -1 do
+		if others[i] == fn then table.remove(others, i) end
+	end
+end
+local function dispatch(...)
+	local ok, e = pcall(on_trace, ...)
+	if not ok then say("error in a trace event: %s", tostring(e)) end
+	for _, f in ipairs(others) do f(...) end
+end
+local attach = jit.attach
+local before = {}
+for k, v in pairs(registry._VMEVENTS or {}) do before[k] = v end
+attach(dispatch, "trace")
+for k, v in pairs(registry._VMEVENTS or {}) do
+	if v == dispatch and before[k] then others[1] = before[k] end
+end
+jit.attach = function(fn, what, ...)
+	if what == "trace" and type(fn) == "function" then
+		remove_other(fn)
+		others[#others + 1] = fn
+		return
+	end
+	if what == nil then remove_other(fn) end
+	return attach(fn, what, ...)
+end
 M.path = path
 
 -- The summary at lua_close() (a normal end of luajit; os.exit() skips it).

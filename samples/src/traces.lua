@@ -3,7 +3,7 @@
 -- compiled (a side trace of it) and a phase that starts late (root traces compiled long
 -- after the first ones). Deterministic: a fixed linear congruential generator, no clock.
 
-local N = tonumber(arg and arg[1]) or 200000
+local N = tonumber(arg and arg[1]) or 1000000
 
 -- Phase 1: a histogram of pseudo-random numbers. The `if` below is taken for one number
 -- in eight, too rarely to be part of the loop's trace: its exit gets hot and LuaJIT

@@ -127,6 +127,17 @@ zstd -q -dcf "$(ls "$SAMPLE"/callgrind.out.*)" >"$tmp/sample.in"
 "$CGJIT" augment -q -o "$tmp/sample.out" --elf "$tmp" "$tmp/sample.in" "$sdump"
 check_dump sample "$sdump" "$tmp/sample.in" "$tmp/sample.out" "10% 25%"
 
+# --max-late: a budget on the late traces (6 with --warmup 25%)
+nlate=$(wc -l <"$tmp/sample.late.want")
+"$CGJIT" timeline --warmup 25% --max-late "$nlate" "$sdump" >/dev/null 2>"$tmp/err"
+expect '[ $? = 0 ] && [ ! -s "$tmp/err" ]' "timeline --max-late $nlate: the $nlate late traces are within it, exit 0"
+"$CGJIT" timeline --warmup 25% --max-late $((nlate - 1)) -o "$tmp/tl.txt" "$sdump" 2>"$tmp/err"
+rc=$?
+expect '[ $rc = 3 ] && grep -qx "cgjit: .*jit-[0-9]*.dump: $nlate loads after the warm-up (--warmup 25%), more than --max-late $((nlate - 1))" "$tmp/err" && grep -q "^Late loads" "$tmp/tl.txt"' \
+	"timeline --max-late $((nlate - 1)): exit 3 ($rc), one line says why, the output is written: $(cat "$tmp/err")"
+"$CGJIT" timeline --max-late -1 "$sdump" >/dev/null 2>&1
+expect '[ $? = 2 ]' "timeline --max-late -1: usage error"
+
 if ! command -v luajit >/dev/null; then
 	skip "luajit not installed (apt-get install luajit): the live agent and record checks"
 	finish

@@ -108,23 +108,45 @@ if opts.verbose then say("writing %s (%s, %s)", path, jit.version, jit.arch) end
 -- Where each trace started (the "start" event has the place, "stop" has the code).
 local started = {}
 
--- "@file" chunks stay as they are (jitname.c takes the file after '@'); a string chunk is
--- named by its short source, with no control bytes.
+-- "@file" and "=name" chunks stay as they are (jitname.c takes the file after '@'); a
+-- string chunk (loadstring) is named as Lua's short_src names it, [string "first line"],
+-- with no control bytes (LuaJIT's own loc for it holds an address, different every run).
 local function chunk_of(fi)
 	local src = fi.source
 	if type(src) ~= "string" then return "=[builtin]" end
-	if string.sub(src, 1, 1) == "@" then return src end
-	return (string.gsub(fi.short_src or "=?", "%c", "_"))
+	local c = string.sub(src, 1, 1)
+	if c == "@" or c == "=" then return (string.gsub(src, "%c", "_")) end
+	local line = string.match(src, "^[^\n]*")
+	local cut = #line > 40 or #line < #src
+	return '[string "' .. string.gsub(string.sub(line, 1, 40), "%c", "_") .. (cut and '..."]' or '"]')
 end
 
--- LuaJIT's own -jv notation: "loop", "-> 3" (links to root trace 3), "(3/2)" for a side
--- trace of trace 3 at exit 2, "-> interpreter", "-> return", "-> stitch", ...
-local function kind_of(tr, s, info)
+local ok_vmdef, vmdef = pcall(require, "jit.vmdef")
+
+-- A function as LuaJIT's -jv names it: a Lua function's file:line, a builtin's name.
+local function func_name(func, pc)
+	local fi = func and jutil.funcinfo(func, pc) or {}
+	if fi.source then
+		return chunk_of(fi) .. ":" .. (fi.currentline or fi.linedefined or 0)
+	elseif fi.ffid then
+		return ok_vmdef and vmdef.ffnames[fi.ffid] or ("builtin#" .. fi.ffid)
+	end
+	return fi.addr and string.format("C:%x", fi.addr) or "(?)"
+end
+
+-- LuaJIT's own -jv notation (jit/v.lua): "(3/2)" first for a side trace of trace 3 at exit
+-- 2 ("(3/stitch)" for a stitched continuation), then how the trace ends: "loop", "-> 3"
+-- (it jumps to root trace 3), "-> 3 tail-recursion", "stitch FUNC" (it calls FUNC, a
+-- builtin, and a new trace continues after it), "interpreter" (-jv: "-- fallback to
+-- interpreter"), "return", "up-recursion", ...
+local function kind_of(tr, s, info, func, pc)
 	local k = {}
-	if s.otr then k[#k + 1] = "(" .. s.otr .. "/" .. s.oex .. ")" end
+	if s.otr then k[#k + 1] = "(" .. s.otr .. "/" .. (s.oex == -1 and "stitch" or s.oex) .. ")" end
 	local link, lt = info.link, info.linktype
-	if link == tr or link == 0 then
-		k[#k + 1] = (lt == "loop" and "loop") or ("-> " .. lt)
+	if lt == "stitch" then
+		k[#k + 1] = "stitch " .. func_name(func, pc)
+	elseif lt == "interpreter" or link == tr or link == 0 then
+		k[#k + 1] = lt
 	elseif lt == "root" then
 		k[#k + 1] = "-> " .. link
 	else
@@ -177,17 +199,16 @@ local function load_exitstubs(nexit)
 	end
 end
 
-local function load_trace(tr)
+local function load_trace(tr, func, pc)
 	local s = started[tr] or {}
 	started[tr] = nil
 	local mcode, addr = jutil.tracemc(tr)
 	local info = jutil.traceinfo(tr)
 	if not mcode or not addr or not info then return end
 	load_exitstubs(info.nexit or 0)
-	local fi = s.func and jutil.funcinfo(s.func, s.pc) or {}
-	local where = chunk_of(fi) .. ":" .. (fi.currentline or fi.linedefined or 0)
-	emit_load(addr, mcode, "TRACE_" .. tr .. (opts.plain and "" or " " .. kind_of(tr, s, info))
-		  .. "::" .. where)
+	emit_load(addr, mcode, "TRACE_" .. tr
+		  .. (opts.plain and "" or " " .. kind_of(tr, s, info, func, pc))
+		  .. "::" .. func_name(s.func, s.pc))
 	M.traces = M.traces + 1
 end
 
@@ -202,7 +223,7 @@ local function on_trace(what, tr, func, pc, otr, oex)
 	if what == "start" then
 		started[tr] = { func = func, pc = pc, otr = otr, oex = oex }
 	elseif what == "stop" then
-		load_trace(tr)
+		load_trace(tr, func, pc)
 	elseif what == "abort" then
 		started[tr] = nil
 		M.aborts = M.aborts + 1

@@ -156,6 +156,13 @@ run_agent() {
 	rm -rf "$tmp/run/$tag" && mkdir "$tmp/run/$tag" && cp "$SRC" "$tmp/run/$tag/"
 	(cd "$tmp/run/$tag" && env "${envs[@]}" luajit "$@" >stdout 2>stderr; echo $? >rc)
 }
+# jv_traces STDERR: LuaJIT's -jv lines as "N KIND LINE", as traces() gives the dump's:
+# "[TRACE   3 (2/5) traces.lua:15 -> 2]" is "3 (2/5) -> 2 15"; a string chunk's (LuaJIT
+# names it by an address) is left out, "-- fallback to interpreter" is "interpreter"
+jv_traces() {
+	grep -v '^\[TRACE *[0-9]* \(([0-9]*/[a-z0-9]*) \)\{0,1\}0x' "$1" |
+		sed -n 's/ -- fallback to interpreter\]$/ interpreter]/; s/^\[TRACE *\([0-9][0-9]*\) \(([0-9]*\/[a-z0-9]*) \)\{0,1\}[^ :]*:\([0-9]*\) \(.*\)\]$/\1 \2\4 \3/p'
+}
 for order in jv-first jv-last; do
 	if [ $order = jv-first ]; then run_agent $order -- -jv -l cgjit_luajit traces.lua
 	else run_agent $order -- -l cgjit_luajit -jv traces.lua; fi
@@ -164,12 +171,35 @@ for order in jv-first jv-last; do
 	expect '[ "$dumps" = 1 ] && [ "$(cat "$d/rc")" = 0 ] && grep -q "^big " "$d/stdout"' \
 		"$order: luajit ran (exit 0, its output) and one jit-PID.dump is in the current directory"
 	records "$d"/jit-*.dump >"$d/rec" 2>/dev/null
-	# -jv: "[TRACE   3 (2/5) traces.lua:15 -> 2]"
-	sed -n 's/^\[TRACE *\([0-9]*\) \(([0-9]*\/[0-9]*) \)\{0,1\}traces\.lua:\([0-9]*\) \(.*\)\]$/\1 \2\4 \3/p' "$d/stderr" >"$d/jv"
+	jv_traces "$d/stderr" >"$d/jv"
 	traces "$d/rec" >"$d/tr"
 	expect '[ -s "$d/jv" ] && cmp -s "$d/jv" "$d/tr"' \
 		"$order: the dump's traces are -jv's, with the same parent/exit, link and line ($(wc -l <"$d/jv") traces)"
 done
+
+# other kinds of traces: stitched builtins, recursion, a string chunk, a coroutine
+cat >"$tmp/run/kinds.lua" <<'EOF'
+local function fib(n) if n < 2 then return n end return fib(n - 1) + fib(n - 2) end
+local t = {}
+for i = 1, 20000 do t[#t + 1] = string.format("%d:%s", i, tostring(i * 3)) end
+local words = 0
+for _ in table.concat(t, " "):gmatch("%d+") do words = words + 1 end
+local f = loadstring("local s = 0 for i = 1, 100000 do s = s + i % 3 end return s")
+local co = coroutine.wrap(function() for i = 1, 50000 do coroutine.yield(i) end end)
+local s = 0
+for _ = 1, 50000 do s = s + co() end
+print(fib(25), words, f(), s)
+EOF
+rm -rf "$tmp/run/kinds" && mkdir "$tmp/run/kinds"
+(cd "$tmp/run/kinds" && luajit -jv -l cgjit_luajit ../kinds.lua >stdout 2>stderr)
+d=$tmp/run/kinds
+records "$d"/jit-*.dump >"$d/rec" 2>/dev/null
+jv_traces "$d/stderr" >"$d/jv"
+traces "$d/rec" >"$d/tr"
+expect '[ "$(grep -c "stitch\|recursion" "$d/jv")" -ge 2 ] && cmp -s "$d/jv" "$d/tr"' \
+	"stitched builtins, recursion, a coroutine: the dump's traces are -jv's ($(wc -l <"$d/jv") traces: $(cut -d" " -f2- "$d/jv" | sort -u | tr '\n' ';'))"
+expect 'grep -q "^0 .* TRACE_[0-9]* loop::\[string \"local s = 0 for i = 1, 100000 do s = s +...\"\]:1$" "$d/rec"' \
+	"a string chunk's trace is named [string \"its first 40 bytes...\"]:LINE, the same every run"
 
 run_agent twice LUA_INIT="@$AGENT_DIR/cgjit_luajit.lua" -- -l cgjit_luajit traces.lua
 d=$tmp/run/twice

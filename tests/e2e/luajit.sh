@@ -5,7 +5,8 @@
 #    cgjit code) and by cgjit augment and timeline: every trace named TRACE_N KIND::@FILE:LINE,
 #    the hot trace is the histogram loop's, at the line of its `for`, with exactly the input's
 #    cost on its addresses (cgcheck), the phase-2 traces and only those are late;
-#  - where luajit is found: the agent without valgrind against LuaJIT's own -jv lines (the
+#  - where luajit is found: record refusing without the agent and with --symbols map; the
+#    agent without valgrind against LuaJIT's own -jv lines (the
 #    same traces, parents, exits, lines and links), in either order with -jv (LuaJIT keeps one
 #    trace handler), loaded twice (one dump), jit.flush() (a CODE_CLOSE, trace numbers
 #    reused), the options (map, plain, dir=, an unknown one) and a directory it cannot write
@@ -143,6 +144,14 @@ if ! command -v luajit >/dev/null; then
 	finish
 	exit
 fi
+
+echo "# cgjit record -- luajit, refused before anything runs"
+(cd "$tmp" && CGJIT_LUAJIT_AGENT= "$CGJIT" record -d "$tmp/none" -- luajit "$SRC" >/dev/null 2>"$tmp/err"; echo $? >"$tmp/rc")
+expect '[ "$(cat "$tmp/rc")" = 1 ] && grep -q "^cgjit: luajit: LuaJIT writes no perf map or jitdump by itself, and cgjit.s LuaJIT agent, cgjit_luajit.lua, was not found" "$tmp/err" && [ ! -e "$tmp/none" ]' \
+	"no agent (CGJIT_LUAJIT_AGENT empty): exit 1, says how to get it, runs nothing: $(cat "$tmp/err")"
+(cd "$tmp" && "$CGJIT" record --symbols map -d "$tmp/none" -- luajit "$SRC" >/dev/null 2>"$tmp/err"; echo $? >"$tmp/rc")
+expect '[ "$(cat "$tmp/rc")" = 1 ] && grep -q "^cgjit: --symbols: luajit writes no perf map here" "$tmp/err" && [ ! -e "$tmp/none" ]' \
+	"--symbols map: exit 1, refused: $(cat "$tmp/err")"
 
 echo "# the agent without valgrind"
 mkdir -p "$tmp/run" && cp "$SRC" "$tmp/run/"

@@ -4,16 +4,17 @@
 #  - the stored sample samples/luajit-traces (always): its dump read here (records.pl, no
 #    cgjit code) and by cgjit augment and timeline: every trace named TRACE_N KIND::@FILE:LINE,
 #    the hot trace is the histogram loop's, at the line of its `for`, with exactly the input's
-#    cost on its addresses (cgcheck), the phase-2 traces and only those are late;
+#    cost on its addresses (cgcheck), the phase-2 traces and only those are late, and
+#    timeline --max-late holds them to a budget;
 #  - where luajit is found: record refusing without the agent and with --symbols map; the
 #    agent without valgrind against LuaJIT's own -jv lines (the
-#    same traces, parents, exits, lines and links), in either order with -jv (LuaJIT keeps one
-#    trace handler), loaded twice (one dump), jit.flush() (a CODE_CLOSE, trace numbers
+#    same traces, parents, exits, lines and links; also stitched builtins, recursion, a string
+#    chunk), in either order with -jv (LuaJIT keeps one trace handler), loaded twice (one dump), jit.flush() (a CODE_CLOSE, trace numbers
 #    reused), the options (map, plain, dir=, an unknown one) and a directory it cannot write
 #    (the program runs on, one line says so);
 #  - where valgrind is found too: cgjit record -- luajit twice: the hot trace named with its
 #    file and line, check-augment.pl's checks, the timeline's late traces, and the same
-#    trace costs both times.
+#    traces and hot-trace cost both times (LuaJIT's random seed moves the rest a little).
 # Prints "ok"/"not ok" per check ("skip" for those this machine cannot run) and
 # "N passed, N failed, N skipped" last; exits 1 on any failure.
 . "$(dirname "$0")/harness.sh"

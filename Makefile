@@ -41,7 +41,12 @@ endif
 .DELETE_ON_ERROR:
 .PHONY: all check unit e2e check-asan check-clang clean bench setup samples install uninstall
 
-all: $(B)/cgjit $(B)/cgcheck $(AGENT_SO)
+all: $(B)/cgjit $(B)/cgcheck $(AGENT_SO) $(B)/cgjit_luajit.lua
+
+# The LuaJIT agent (docs/luajit.md) is Lua: copied beside cgjit, where `cgjit record` finds it.
+$(B)/cgjit_luajit.lua: agent/cgjit_luajit.lua
+	@mkdir -p $(dir $@)
+	cp $< $@
 
 $(B)/obj/%.o: src/%.c $(B)/obj/%.d
 	@mkdir -p $(dir $@)
@@ -88,10 +93,10 @@ unit: $(UNITS)
 # script's output printed whole when it ends (tests/e2e/run-all.sh).
 E2E_SCRIPTS := tests/e2e/run.sh tests/e2e/flame.sh tests/e2e/reports.sh tests/e2e/record.sh \
 	tests/e2e/names.sh tests/e2e/jvmti.sh tests/e2e/files.sh tests/e2e/ci-example.sh tests/e2e/install.sh \
-	tests/e2e/timeline.sh tests/e2e/inputs.sh tests/e2e/cli.sh tests/tools/cgcheck-selftest.sh \
+	tests/e2e/timeline.sh tests/e2e/inputs.sh tests/e2e/cli.sh tests/e2e/luajit.sh tests/tools/cgcheck-selftest.sh \
 	tests/tools/check-layers.pl
 
-e2e: $(B)/cgjit $(B)/cgcheck $(AGENT_SO)
+e2e: $(B)/cgjit $(B)/cgcheck $(AGENT_SO) $(B)/cgjit_luajit.lua
 	@CGJIT=$(B)/cgjit CGCHECK=$(B)/cgcheck JVMTI_AGENT=$(AGENT_SO) tests/e2e/run-all.sh $(E2E_SCRIPTS)
 
 check: unit fuzz-replay e2e
@@ -100,8 +105,9 @@ check: unit fuzz-replay e2e
 # with the same variables. Install copies what `make` built in $(B) and builds only what is
 # missing or out of date (so `sudo make install` after `make` compiles nothing); the man
 # pages are every man/*.1, installed as they are (scripts/make-deb compresses them).
-# The JVMTI agent, when it was built, goes to $(LIBDIR)/cgjit, where `cgjit record` looks
-# for it (BINDIR/../lib/cgjit: keep BINDIR and LIBDIR siblings, or set CGJIT_JVMTI_AGENT).
+# The JVMTI agent, when it was built, and the LuaJIT agent go to $(LIBDIR)/cgjit, where
+# `cgjit record` looks for them (BINDIR/../lib/cgjit: keep BINDIR and LIBDIR siblings, or
+# set CGJIT_JVMTI_AGENT / CGJIT_LUAJIT_AGENT).
 # Uninstall removes those files and nothing else, not even the directories.
 PREFIX       ?= /usr/local
 BINDIR       ?= $(PREFIX)/bin
@@ -112,15 +118,16 @@ INSTALL_PROGRAM ?= $(INSTALL)
 INSTALL_DATA ?= $(INSTALL) -m 644
 MAN1         := $(wildcard man/*.1)
 
-install: $(B)/cgjit $(AGENT_SO)
-	$(INSTALL) -d -m 755 "$(DESTDIR)$(BINDIR)" "$(DESTDIR)$(MANDIR)/man1"
+install: $(B)/cgjit $(AGENT_SO) $(B)/cgjit_luajit.lua
+	$(INSTALL) -d -m 755 "$(DESTDIR)$(BINDIR)" "$(DESTDIR)$(MANDIR)/man1" "$(DESTDIR)$(LIBDIR)/cgjit"
 	$(INSTALL_PROGRAM) $(B)/cgjit "$(DESTDIR)$(BINDIR)/cgjit"
 	$(INSTALL_DATA) $(MAN1) "$(DESTDIR)$(MANDIR)/man1/"
-	$(if $(AGENT_SO),$(INSTALL) -d -m 755 "$(DESTDIR)$(LIBDIR)/cgjit")
 	$(if $(AGENT_SO),$(INSTALL_DATA) $(AGENT_SO) "$(DESTDIR)$(LIBDIR)/cgjit/libcgjit-jvmti.so")
+	$(INSTALL_DATA) $(B)/cgjit_luajit.lua "$(DESTDIR)$(LIBDIR)/cgjit/cgjit_luajit.lua"
 
 uninstall:
 	rm -f "$(DESTDIR)$(BINDIR)/cgjit" "$(DESTDIR)$(LIBDIR)/cgjit/libcgjit-jvmti.so" \
+		"$(DESTDIR)$(LIBDIR)/cgjit/cgjit_luajit.lua" \
 		$(MAN1:man/%="$(DESTDIR)$(MANDIR)/man1/%")
 
 # float-cast-overflow is not part of gcc's -fsanitize=undefined (it is of clang's): a

@@ -113,9 +113,10 @@ def parse(data):
 
 
 def kind(name):
-    """Name prefix for the summaries: "JS:~" (V8 tier marks kept), "Builtin:", "py::"..."""
+    """Name prefix for the summaries: "JS:~" (V8 tier marks kept), "Builtin:", "py::",
+    "TRACE_" (LuaJIT), "LuaJIT exit stubs"..."""
     s = show(name)
-    m = re.match(r"^(JS:[~^*+]?|[A-Za-z]+::?)", s)
+    m = re.match(r"^(JS:[~^*+]?|[A-Za-z]+::?|TRACE_|LuaJIT exit stubs)", s)
     return m.group(1) if m else "(other)"
 
 

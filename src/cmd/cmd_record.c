@@ -131,6 +131,11 @@ static void det_note(const struct record_plan *plan, char *out, size_t outsz)
 		snprintf(out, outsz, " (--runtime none: no flags added)");
 		return;
 	}
+	if (!plan->det[0] && !plan->det_yours[0] && !strcmp(plan->runtime, "luajit")) {
+		/* one thread, no clock in the JIT's decisions (docs/luajit.md) */
+		snprintf(out, outsz, " (deterministic: nothing to add for luajit)");
+		return;
+	}
 	if (!plan->det[0] && !plan->det_yours[0]) {
 		snprintf(out, outsz, " (deterministic: no settings known for %s)", plan->runtime);
 		return;
@@ -403,9 +408,11 @@ static int prepare(const struct record_args *a, struct record_plan *plan)
 		return rc;
 	struct diag d = { 0 };
 	char agent[PATH_MAX];
+	char lua_agent[PATH_MAX];
 	int has_agent = record_find_jvmti_agent(agent, sizeof(agent)) == 0;
+	int has_lua = record_find_luajit_agent(lua_agent, sizeof(lua_agent)) == 0;
 	struct record_plan_env env = { (const char *const *)environ, has_agent ? agent : NULL,
-				       record_probe_version, NULL };
+				       record_probe_version, NULL, has_lua ? lua_agent : NULL };
 	if (record_plan_make(a, &env, plan, &d) < 0) {
 		fprintf(stderr, "cgjit: %s\n", d.msg);
 		return rt ? 1 : 2;   /* not knowing the runtime is a usage error */

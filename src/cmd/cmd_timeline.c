@@ -1,9 +1,11 @@
 /* cmd_timeline.c - argv -> `cgjit timeline`: read the jitdump (timeline.c), render the
  * document as text, JSON (doc_out.c) or SVG (timeline_svg.c) into memory, and write it
  * through core/output.c (stdout, or -o OUT renamed into place only when all went well).
- * Exit 0, 1 for an unreadable or malformed dump or a failed write, 2 usage. */
+ * Exit 0, 1 for an unreadable or malformed dump or a failed write, 2 usage, 3 when
+ * --max-late is exceeded (as `cgjit check`'s budget). */
 #include <getopt.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -35,6 +37,8 @@ static const char usage[] =
 	"  -b, --buckets N       time buckets (default 20, at most 10000)\n"
 	"  -n, --top N           entries per list: late loads, recompiled, moved (default 20;\n"
 	"                        0: all)\n"
+	"      --max-late N      a budget: exit 3 when more than N loads come after the warm-up\n"
+	"                        (the output is written all the same)\n"
 	"  -h, --help            this text\n";
 
 enum format { FMT_TEXT, FMT_JSON, FMT_SVG };
@@ -75,7 +79,8 @@ static int parse_warmup(const char *s, struct timeline_opts *o)
 }
 
 /* Returns -1 to go on, or an exit status. */
-static int parse(int argc, char **argv, struct timeline_opts *o, enum format *fmt, const char **out)
+static int parse(int argc, char **argv, struct timeline_opts *o, enum format *fmt, const char **out,
+		 unsigned long long *max_late)
 {
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
@@ -83,6 +88,7 @@ static int parse(int argc, char **argv, struct timeline_opts *o, enum format *fm
 		{ "warmup", required_argument, NULL, 'w' },
 		{ "buckets", required_argument, NULL, 'b' },
 		{ "top", required_argument, NULL, 'n' },
+		{ "max-late", required_argument, NULL, 'L' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -122,6 +128,10 @@ static int parse(int argc, char **argv, struct timeline_opts *o, enum format *fm
 			if (parse_count(optarg, 1000000000, &v) < 0)
 				return cmd_util_usage_error(usage, "--top takes a number of entries (0: all), got '%s'", optarg);
 			o->top = v ? (size_t)v : SIZE_MAX;
+			break;
+		case 'L':
+			if (parse_count(optarg, UINT64_MAX, max_late) < 0)
+				return cmd_util_usage_error(usage, "--max-late takes a number of loads, got '%s'", optarg);
 			break;
 		case 'h':
 			fputs(usage, stdout);
@@ -190,13 +200,27 @@ static int write_out(const char *path, const char *dump, const char *buf, size_t
 	return output_commit(o, d);
 }
 
+/* --max-late: 3 and a line on stderr when DOC has more late loads than MAX (ULLONG_MAX:
+ * no budget), else 0. */
+static int late_budget(const json_t *doc, const char *path, unsigned long long max)
+{
+	const json_t *late = json_object_get(doc, "late");
+	uint64_t n = doc_get_u64(late, "loads");
+	if (max == ULLONG_MAX || n <= max)
+		return 0;
+	fprintf(stderr, "cgjit: %s: %" PRIu64 " loads after the warm-up (--warmup %s), more than --max-late %llu\n",
+		path, n, doc_get_str(late, "warmup"), max);
+	return 3;
+}
+
 int cmd_timeline(int argc, char **argv)
 {
 	struct timeline_opts o;
 	timeline_opts_init(&o);
 	enum format fmt = FMT_TEXT;
 	const char *out = "-";
-	int rc = parse(argc, argv, &o, &fmt, &out);
+	unsigned long long max_late = ULLONG_MAX;   /* none */
+	int rc = parse(argc, argv, &o, &fmt, &out, &max_late);
 	if (rc >= 0)
 		return rc;
 	if (argc - optind != 1)
@@ -227,7 +251,7 @@ int cmd_timeline(int argc, char **argv)
 		fprintf(stderr, "cgjit: %s\n", d.msg);
 		rc = 1;
 	} else {
-		rc = 0;
+		rc = late_budget(doc, path, max_late);
 	}
 	free(buf);
 	json_decref(doc);

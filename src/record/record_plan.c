@@ -41,6 +41,10 @@ static const struct runtime runtimes[] = {
 		   "-d", "opcache.file_update_protection=0" },
 	  { NULL }, { NULL }, RECORD_IN_TMP, "opcache.jit_debug=0x10", NULL },
 	{ "mono", { "--jitmap" }, { NULL }, { NULL }, RECORD_IN_TMP, "--jitmap", NULL },
+	/* Stock LuaJIT writes neither: cgjit's agent (docs/luajit.md) writes the jitdump, its
+	 * flags are made in record_plan_make(); dir=. over $JITDUMPDIR, as for java. */
+	{ "luajit", { NULL }, { "-e" }, { "CGJIT_LUAJIT=dir=." }, RECORD_IN_CWD, NULL,
+	  "cgjit's LuaJIT agent (cgjit_luajit.lua)" },
 	{ "none", { NULL }, { NULL }, { NULL }, RECORD_IN_TMP, NULL, NULL },
 };
 
@@ -50,7 +54,7 @@ static const struct {
 } aliases[] = {
 	{ "node", "node" }, { "nodejs", "node" }, { "java", "java" },
 	{ "rakudo", "moar" }, { "raku", "moar" }, { "perl6", "moar" }, { "moar", "moar" },
-	{ "php", "php" }, { "mono", "mono" },
+	{ "php", "php" }, { "mono", "mono" }, { "luajit", "luajit" },
 };
 
 static int is_digit(char c)
@@ -96,12 +100,14 @@ const char *record_runtime_of(const char *command)
 	for (size_t i = 0; i < sizeof(aliases) / sizeof(aliases[0]); i++)
 		if (!strcmp(b, aliases[i].command))
 			return aliases[i].runtime;
+	if (!strncmp(b, "luajit-", 7))   /* Debian's luajit-2.1.0-beta3, the link's target */
+		return "luajit";
 	return python_name(b, &major, &minor) ? "python" : NULL;
 }
 
 const char *record_runtime_names(void)
 {
-	return "node, java, python, moar, php, mono, none";
+	return "node, java, python, moar, php, mono, luajit, none";
 }
 
 int record_python_version(const char *text, int *major, int *minor)
@@ -189,6 +195,21 @@ static int choose(const struct runtime *rt, enum record_symbols symbols, int has
 	return 0;
 }
 
+/* luajit -e 'dofile[==[AGENT]==]' ARGS: the agent runs before the script, whatever
+ * LUA_INIT and LUA_PATH say (docs/luajit.md). */
+static int luajit_flags(const char *agent, struct record_plan *plan, struct diag *d)
+{
+	if (strstr(agent, "]==]") || strchr(agent, '\n'))
+		return diag_at(d, agent, 0, "the LuaJIT agent's path cannot be quoted for luajit -e");
+	if ((size_t)snprintf(plan->agent_flag, sizeof(plan->agent_flag), "dofile[==[%s]==]",
+			     agent) >= sizeof(plan->agent_flag))
+		return diag_at(d, agent, 0, "the agent's path is too long");
+	plan->flags[0] = "-e";
+	plan->flags[1] = plan->agent_flag;
+	plan->flags[2] = NULL;
+	return 0;
+}
+
 int record_plan_make(const struct record_args *a, const struct record_plan_env *env,
 		     struct record_plan *plan, struct diag *d)
 {
@@ -226,7 +247,18 @@ int record_plan_make(const struct record_args *a, const struct record_plan_env *
 			       "JDK is installed; or set CGJIT_JVMTI_AGENT)");
 	if (java && jvmti_agent)
 		has_dump = 1;
+	int luajit = !strcmp(rt->name, "luajit");
+	if (luajit && !env->luajit_agent)
+		return diag_at(d, command, 0, "LuaJIT writes no perf map or jitdump by itself, and "
+			       "cgjit's LuaJIT agent, cgjit_luajit.lua, was not found (make puts it "
+			       "beside cgjit, make install into lib/cgjit; or set CGJIT_LUAJIT_AGENT)");
+	if (luajit && a->symbols == RECORD_SYMBOLS_MAP)
+		return diag_at(d, "--symbols", 0, "luajit writes no perf map here: cgjit's LuaJIT "
+			       "agent writes a jitdump (its option map adds /tmp/perf-PID.map, "
+			       "docs/luajit.md)");
 	if (choose(rt, a->symbols, has_dump, plan, d) < 0)
+		return -1;
+	if (luajit && luajit_flags(env->luajit_agent, plan, d) < 0)
 		return -1;
 	if (java && plan->writes == RECORD_SYMBOLS_JITDUMP) {
 		/* dir=. over $JITDUMPDIR, which the agent would use too: record collects

@@ -21,7 +21,7 @@ enum record_where {
  * or point into the command line and environment given to record_plan_make(). */
 struct record_plan {
 	const char *runtime;               /* "node", "java", "python", "moar", "php", "mono",
-	                                      "none" */
+	                                      "luajit", "none" */
 	int py_major, py_minor;            /* the CPython version, when runtime is "python" */
 	const char *flags[24];             /* inserted after COMMAND, NULL-terminated: the
 	                                      symbol file's, then the determinism settings */
@@ -35,7 +35,8 @@ struct record_plan {
 	enum record_symbols writes;        /* MAP or JITDUMP (DEFAULT for "none") */
 	enum record_where where;
 	const char *made_by;               /* what writes it, for messages: "--perf-prof" */
-	char agent_flag[4200];             /* java with cgjit's JVMTI agent: -agentpath:PATH */
+	char agent_flag[4200];             /* java with cgjit's JVMTI agent: -agentpath:PATH;
+	                                      luajit: dofile[==[PATH]==] after -e */
 };
 
 /* The runtime a command's basename names ("node", "/usr/bin/nodejs" -> "node"; "python3.13"
@@ -64,13 +65,15 @@ struct record_plan_env {
 	record_probe_fn probe;             /* `COMMAND --version`, for a CPython whose name has
 	                                      no version */
 	void *probe_ctx;                   /* PROBE's CTX */
+	const char *luajit_agent;          /* cgjit_luajit.lua's path, or NULL: none */
 };
 
 /* Fills PLAN for A's command (A->cmd[0] is COMMAND): the runtime is A->runtime if set
  * (--runtime), else record_runtime_of(COMMAND). For CPython the version comes from the name
  * (python3.13), or from ENV->probe when the name has none (python3). For java,
  * ENV->jvmti_agent makes it write a jitdump, the default then (docs/jvmti.md); without it
- * java writes a perf map.
+ * java writes a perf map. luajit needs ENV->luajit_agent (an error without it), loaded
+ * with -e before the script.
  * Unless A->no_deterministic, the runtime's determinism settings are added too
  * (record_det_add(): the user's own setting, an argument of A->cmd or a variable of
  * ENV->envp, wins; docs/record.md 1.1).

@@ -35,9 +35,11 @@ static int readable_file(const char *path)
 	return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, R_OK) == 0;
 }
 
-int record_find_jvmti_agent(char *out, size_t outsz)
+/* $ENV_NAME if set (empty: none), else FILE beside the cgjit binary, else in
+ * ../lib/cgjit/ from it: resolved to an absolute path (the JVM wants one without ".."). */
+static int find_agent(const char *env_name, const char *file, char *out, size_t outsz)
 {
-	const char *env = getenv("CGJIT_JVMTI_AGENT");
+	const char *env = getenv(env_name);
 	if (env)
 		return *env && (size_t)snprintf(out, outsz, "%s", env) < outsz && readable_file(out) ? 0 : -1;
 	char exe[PATH_MAX];
@@ -49,15 +51,24 @@ int record_find_jvmti_agent(char *out, size_t outsz)
 	if (!slash)
 		return -1;
 	*slash = '\0';
-	static const char *const rel[] = { "/libcgjit-jvmti.so", "/../lib/cgjit/libcgjit-jvmti.so" };
+	static const char *const rel[] = { "/", "/../lib/cgjit/" };
 	for (size_t i = 0; i < sizeof(rel) / sizeof(rel[0]); i++) {
-		char path[PATH_MAX + 40];
-		snprintf(path, sizeof(path), "%s%s", exe, rel[i]);
-		/* the JVM wants an absolute path without ".." games: resolve it */
+		char path[PATH_MAX + 80];
+		snprintf(path, sizeof(path), "%s%s%s", exe, rel[i], file);
 		if (readable_file(path) && realpath(path, out) && strlen(out) < outsz)
 			return 0;
 	}
 	return -1;
+}
+
+int record_find_jvmti_agent(char *out, size_t outsz)
+{
+	return find_agent("CGJIT_JVMTI_AGENT", "libcgjit-jvmti.so", out, outsz);
+}
+
+int record_find_luajit_agent(char *out, size_t outsz)
+{
+	return find_agent("CGJIT_LUAJIT_AGENT", "cgjit_luajit.lua", out, outsz);
 }
 
 int record_command_head(const char *path, struct record_shim_file *f)

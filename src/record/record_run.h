@@ -24,6 +24,10 @@ int record_command_head(const char *path, struct record_shim_file *f);
  * (make install). Writes its path into OUT. Returns 0, or -1 when there is none. */
 int record_find_jvmti_agent(char *out, size_t outsz);
 
+/* cgjit's LuaJIT agent, the same way: $CGJIT_LUAJIT_AGENT, else cgjit_luajit.lua beside
+ * the binary or in ../lib/cgjit/ (docs/luajit.md). Returns 0 with OUT, or -1. */
+int record_find_luajit_agent(char *out, size_t outsz);
+
 /* A record_probe_fn: runs `COMMAND --version` (stdin /dev/null, stdout and stderr into OUT,
  * at most OUTSZ - 1 bytes) and waits for it. CTX is unused. Returns 0, or -1 when it could
  * not be run or failed. */

@@ -43,12 +43,13 @@ fi
 	echo "usr/local/bin/cgjit"
 	echo "usr/local/bin/other"
 	[ -z "$agent" ] || echo "usr/local/lib/cgjit/$agent"
+	echo "usr/local/lib/cgjit/cgjit_luajit.lua"
 	for p in "${pages[@]}" other.1; do echo "usr/local/share/man/man1/$p"; done
 } | LC_ALL=C sort >"$tmp/expected"
 (cd "$root" && find . ! -type d | sed 's|^\./||' | LC_ALL=C sort) >"$tmp/found"
 d=$(diff "$tmp/expected" "$tmp/found" | grep '^[<>]' | tr '\n' ' ')
 expect 'cmp -s "$tmp/expected" "$tmp/found"' \
-	"exactly the binary, ${agent:+the JVMTI agent, }${#pages[@]} man pages are installed beside the files already there${d:+: $d}"
+	"exactly the binary, ${agent:+the JVMTI agent, }the LuaJIT agent, ${#pages[@]} man pages are installed beside the files already there${d:+: $d}"
 expect 'cmp -s "$CGJIT" "$root/usr/local/bin/cgjit"' "the installed binary is $b/cgjit"
 expect '[ "$(stat -c %a "$root/usr/local/bin/cgjit")" = 755 ] && [ "$(stat -c %a "$root/usr/local/share/man/man1/cgjit.1")" = 644 ]' \
 	"modes: binary 755, man pages 644"
@@ -77,7 +78,7 @@ expect 'cmp -s "$tmp/others" "$tmp/left"' \
 expect 'mk uninstall DESTDIR="$root" PREFIX=/usr/local >/dev/null 2>&1' "uninstall again: nothing to remove, exit 0"
 root2=$tmp/root2
 mk install DESTDIR="$root2" PREFIX=/opt/cgjit BINDIR=/opt/bin LIBDIR=/opt/lib MANDIR=/opt/man >/dev/null 2>&1
-expect '[ -x "$root2/opt/bin/cgjit" ] && [ -f "$root2/opt/man/man1/cgjit.1" ] && [ ! -e "$root2/opt/cgjit" ] && { [ -z "$agent" ] || [ -f "$root2/opt/lib/cgjit/$agent" ]; }' \
+expect '[ -x "$root2/opt/bin/cgjit" ] && [ -f "$root2/opt/man/man1/cgjit.1" ] && [ ! -e "$root2/opt/cgjit" ] && { [ -z "$agent" ] || [ -f "$root2/opt/lib/cgjit/$agent" ]; } && [ -f "$root2/opt/lib/cgjit/cgjit_luajit.lua" ]' \
 	"BINDIR, LIBDIR and MANDIR override PREFIX"
 
 echo "# the Debian package (scripts/make-deb)"
@@ -101,12 +102,12 @@ expect '[[ $depends == *libc6* ]] && [[ $depends == *libzstd* ]] && [[ $depends 
 expect 'dpkg-deb -f "$deb" Maintainer Description | grep -q "^Maintainer: .*<.*@.*>" && dpkg-deb -f "$deb" Description | grep -q "^ "' \
 	"control: Maintainer with an address, a long Description"
 dpkg-deb -c "$deb" >"$tmp/contents"
-want="./usr/bin/cgjit ./usr/share/doc/cgjit/copyright ./usr/share/doc/cgjit/changelog.Debian.gz${agent:+ ./usr/lib/cgjit/$agent}"
+want="./usr/bin/cgjit ./usr/share/doc/cgjit/copyright ./usr/share/doc/cgjit/changelog.Debian.gz${agent:+ ./usr/lib/cgjit/$agent} ./usr/lib/cgjit/cgjit_luajit.lua"
 for p in "${pages[@]}"; do want="$want ./usr/share/man/man1/$p.gz"; done
 missing=""
 for f in $want; do grep -q " $f\$" "$tmp/contents" || missing="$missing $f"; done
 expect '[ -z "$missing" ] && [ "$(grep -vc "/$" "$tmp/contents")" = "$(echo $want | wc -w)" ]' \
-	"contents: the binary, ${agent:+the JVMTI agent, }${#pages[@]} gzipped man pages, copyright, changelog.Debian.gz and nothing else${missing:+; missing:$missing}"
+	"contents: the binary, ${agent:+the JVMTI agent, }the LuaJIT agent, ${#pages[@]} gzipped man pages, copyright, changelog.Debian.gz and nothing else${missing:+; missing:$missing}"
 expect '! awk "\$2 != \"root/root\"" "$tmp/contents" | grep -q .' "every file is owned by root/root"
 depkgs=$(echo "$depends" | tr ',' '\n' | sed 's/(.*//; s/|.*//; s/ //g')
 absent=""

@@ -77,7 +77,9 @@ static const char *const no_env[] = { NULL };
 
 /* What record_plan_make() is given of the system: the JVMTI agent, the CPython probe (with
  * its CTX) and the environment. */
-#define ENV(agent, probe, ctx, envp) (&(const struct record_plan_env){ (envp), (agent), (probe), (ctx) })
+#define ENV(agent, probe, ctx, envp) (&(const struct record_plan_env){ (envp), (agent), (probe), (ctx), NULL })
+/* ... and cgjit's LuaJIT agent at LUA */
+#define ENV_LUA(lua) (&(const struct record_plan_env){ no_env, NULL, no_probe, NULL, (lua) })
 /* ... none of them: a name that says the version, and no setting of the user's */
 #define PLAIN ENV(NULL, no_probe, NULL, no_env)
 
@@ -118,7 +120,8 @@ static void test_record__runtime_of(void **state)
 		{ "python3.12", "python" }, { "python3.13", "python" }, { "python3", "python" },
 		{ "python", "python" }, { "/root/.pyenv/versions/3.13.0/bin/python3.13", "python" },
 		{ "python3.13t", "python" }, { "rakudo", "moar" }, { "raku", "moar" },
-		{ "moar", "moar" }, { "php", "php" }, { "mono", "mono" },
+		{ "moar", "moar" }, { "php", "php" }, { "mono", "mono" }, { "luajit", "luajit" },
+		{ "/usr/bin/luajit-2.1.0-beta3", "luajit" },
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		const char *rt = record_runtime_of(cases[i][0]);
@@ -187,6 +190,36 @@ static void test_record__plan_node_java(void **state)
 	assert_list(p.flags, (const char *const[]){ "--perf-prof", "--interpreted-frames-native-stack", NULL });
 }
 
+/* luajit: cgjit's agent through -e before the script, its dump in the current directory
+ * (CGJIT_LUAJIT=dir=. unless set); without the agent, an error that says how to get it. */
+static void test_record__plan_luajit(void **state)
+{
+	(void)state;
+	struct record_plan p;
+	struct diag d = { 0 };
+	assert_int_equal(plan_for(W("--no-deterministic", "/usr/bin/luajit"), PLAIN, &p, &d), -1);
+	assert_non_null(strstr(d.msg, "cgjit's LuaJIT agent, cgjit_luajit.lua, was not found"));
+	const char *lua = "/opt/cgjit/lib/cgjit/cgjit_luajit.lua";
+	assert_int_equal(plan_for(W("--no-deterministic", "luajit"), ENV_LUA(lua), &p, &d), 0);
+	assert_string_equal(p.runtime, "luajit");
+	assert_list(p.flags, W("-e", "dofile[==[/opt/cgjit/lib/cgjit/cgjit_luajit.lua]==]"));
+	assert_list(p.env, W("CGJIT_LUAJIT=dir=."));
+	assert_int_equal(p.writes, RECORD_SYMBOLS_JITDUMP);
+	assert_int_equal(p.where, RECORD_IN_CWD);
+	/* with the determinism settings: none are needed, none are added */
+	assert_int_equal(plan_for(W("luajit"), ENV_LUA(lua), &p, &d), 0);
+	assert_list(p.flags, W("-e", "dofile[==[/opt/cgjit/lib/cgjit/cgjit_luajit.lua]==]"));
+	assert_null(p.det[0]);
+	/* the agent writes no map for record, and a path luajit -e cannot quote is refused */
+	assert_int_equal(plan_for(W("--symbols=map", "luajit"), ENV_LUA(lua), &p, &d), -1);
+	assert_non_null(strstr(d.msg, "luajit writes no perf map"));
+	assert_int_equal(plan_for(W("luajit"), ENV_LUA("/a]==]b/cgjit_luajit.lua"), &p, &d), -1);
+	assert_non_null(strstr(d.msg, "cannot be quoted"));
+	/* --runtime luajit for a wrapper */
+	assert_int_equal(plan_for(W("--runtime", "luajit", "./run"), ENV_LUA(lua), &p, &d), 0);
+	assert_string_equal(p.runtime, "luajit");
+}
+
 static void test_record__plan_python(void **state)
 {
 	(void)state;
@@ -253,7 +286,7 @@ static void test_record__plan_others(void **state)
 
 	assert_int_equal(plan_for(W("--no-deterministic", "ruby"), PLAIN, &p, &d), -1);
 	assert_string_equal(d.msg, "ruby: cannot tell which JIT runtime 'ruby' is: name it with "
-			    "--runtime NAME (node, java, python, moar, php, mono, none; none adds no flags)");
+			    "--runtime NAME (node, java, python, moar, php, mono, luajit, none; none adds no flags)");
 }
 
 static void test_record__plan_forced(void **state)
@@ -505,7 +538,7 @@ static void test_record__parse_errors(void **state)
 		  "profiles callgrind.out.PID itself: use -d DIR to choose their directory" },
 		{ { "--runtime", NULL }, "--runtime: needs a value" },
 		{ { "--runtime=ruby", "ruby", NULL }, "--runtime: unknown runtime 'ruby', expected one of "
-		  "node, java, python, moar, php, mono, none" },
+		  "node, java, python, moar, php, mono, luajit, none" },
 		{ { "--symbols", "both", "node", NULL }, "--symbols: expected 'map' or 'jitdump', got 'both'" },
 		{ { "-d", "", "node", NULL }, "--out-dir: '' is an empty directory name" },
 		{ { "-d", NULL }, "-d: needs a value" },
@@ -999,6 +1032,7 @@ int main(void)
 		cmocka_unit_test(test_record__runtime_of),
 		cmocka_unit_test(test_record__python_version),
 		cmocka_unit_test(test_record__plan_node_java),
+		cmocka_unit_test(test_record__plan_luajit),
 		cmocka_unit_test(test_record__plan_python),
 		cmocka_unit_test(test_record__plan_others),
 		cmocka_unit_test(test_record__plan_forced),

@@ -51,10 +51,53 @@ static size_t v8_prefix(const char *s, size_t n)
 	return 0;
 }
 
+/* Whether the N bytes at S end with the C string T. */
+static int ends_with(const char *s, size_t n, const char *t)
+{
+	size_t k = strlen(t);
+	return n >= k && !memcmp(s + n - k, t, k);
+}
+
+int jitname_v8_wasm(const char *name, size_t len, struct jitname_wasm *out)
+{
+	static const char *tiers[] = { "-liftoff", "-turbofan", "-none", "-interpreter" };
+	static const char anon[] = "-<anonymous>";
+	size_t k = v8_prefix(name, len), t = 0;
+	for (size_t i = 0; k && !t && i < sizeof(tiers) / sizeof(tiers[0]); i++)
+		if (ends_with(name + k, len - k, tiers[i]))
+			t = strlen(tiers[i]);
+	if (!t)
+		return 0;
+	const char *end = name + len - t;   /* the '-' before the tier */
+	const char *p = end;
+	uint64_t index = UINT64_MAX;
+	if (ends_with(name + k, (size_t)(end - name) - k, anon)) {
+		p -= sizeof(anon) - 1;
+	} else {
+		while (p > name + k && (unsigned)(p[-1] - '0') <= 9)
+			p--;
+		if (p == end || p[-1] != '-' || digits_to_end(p, end, &index) < 0)
+			return 0;
+		p--;
+	}
+	if (p == name + k)   /* V8 never logs an empty NAME */
+		return 0;
+	if (out) {
+		out->func = name + k;
+		out->func_len = (size_t)(p - out->func);
+		out->index = index;
+		out->tier = end + 1;
+		out->tier_len = t - 1;
+	}
+	return 1;
+}
+
 char jitname_v8_kind(const char *name, size_t len)
 {
 	size_t k = v8_prefix(name, len);
-	return k && memchr("~^+*", name[k], 4) ? name[k] : 0;
+	if (!k || !memchr("~^+*", name[k], 4) || jitname_v8_wasm(name, len, NULL))
+		return 0;
+	return name[k];
 }
 
 /* "PREFIX:NAME FILE:LINE[:COL]" with one of V8's code-kind prefixes. */

@@ -1,7 +1,8 @@
 /* jitname.h - source file and line from a JIT symbol name, by the runtime's convention.
  * Runtimes put the source location into the names they write to perf maps:
  *   MoarVM   "name(file:line)", anonymous "(file:line)"     (src/jit/compile.c)
- *   V8/node  "JS:*name file:line:col", also "LazyCompile:" and friends
+ *   V8/node  "JS:*name file:line:col", also "LazyCompile:" and friends; wasm code
+ *            "JS:name-index-tier", no location (jitname_v8_wasm())
  *   CPython  "py::qualname:file"                            (Python/perf_trampoline.c)
  *   LuaJIT   "TRACE_n::chunk:line"                          (src/lj_trace.c)
  *   PHP      "TRACE-n$func$line", "JIT$func", "JIT$/path/file.php" (ext/opcache/jit/
@@ -27,10 +28,28 @@ struct jitname {
 
 /* Fills OUT from NAME. Returns the convention found (JN_NONE = 0 when none). */
 enum jitname_convention jitname_parse(const char *name, size_t len, struct jitname *out);
+/* V8's name for a compiled WebAssembly function, PREFIX NAME-INDEX-TIER ("JS:fib-3-turbofan",
+ * "JS:wasm-function[4]-4-liftoff"; V8's src/logging/log.cc, CodeEventLogger's
+ * CodeCreateEvent for wasm code): NAME from the module's name section, else
+ * "wasm-function[INDEX]"; INDEX the function's index, "<anonymous>" for code of no function;
+ * TIER "liftoff", "turbofan" (V8's ExecutionTierToString: also "none", "interpreter").
+ * It gives no source location (docs/formats.md 4.4, 5.11). */
+struct jitname_wasm {
+	const char *func;   /* NAME: points into the name, not NUL-terminated */
+	size_t func_len;
+	uint64_t index;     /* UINT64_MAX for "<anonymous>" */
+	const char *tier;   /* TIER: points into the name */
+	size_t tier_len;
+};
+/* Whether NAME is V8's name for wasm code; fills OUT (may be NULL) when it is. A JS
+ * function's name cannot take this form: it ends in its location (":line:col").
+ * Returns 1 or 0. */
+int jitname_v8_wasm(const char *name, size_t len, struct jitname_wasm *out);
 /* V8's code-kind marker in NAME, the character after its prefix ("JS:^f a.js:1:2"): '~'
  * interpreted, '^' Sparkplug baseline, '+' Maglev, '*' TurboFan (V8's
- * src/objects/code-kind.cc CodeKindToMarker). Returns it, or 0 when NAME has none or does
- * not start with one of V8's prefixes (whether or not a location follows). */
+ * src/objects/code-kind.cc CodeKindToMarker). Returns it, or 0 when NAME has none, does
+ * not start with one of V8's prefixes (whether or not a location follows) or is wasm code
+ * (jitname_v8_wasm(): "JS:^f-0-liftoff" is wasm function "^f"). */
 char jitname_v8_kind(const char *name, size_t len);
 /* Whether FILE, less its extension, is the source path of the class that declares the
  * method in NAME, a JVM method name as the JVM's perf map and cgjit's agent write it

@@ -149,6 +149,51 @@ static void test_jitname__v8_code_kind(void **state)
 	assert_int_equal(jitname_v8_kind("py::^f:/a.py", 12), 0);
 }
 
+/* Expects NAME to be V8's name of wasm code: function FUNC, INDEX, TIER; and no location. */
+static void expect_wasm(const char *name, const char *func, uint64_t index, const char *tier)
+{
+	struct jitname_wasm w;
+	assert_int_equal(jitname_v8_wasm(name, strlen(name), &w), 1);
+	assert_int_equal(w.func_len, strlen(func));
+	assert_memory_equal(w.func, func, w.func_len);
+	assert_int_equal(w.index, index);
+	assert_int_equal(w.tier_len, strlen(tier));
+	assert_memory_equal(w.tier, tier, w.tier_len);
+	expect_name(name, JN_NONE, NULL, 0);
+	assert_int_equal(jitname_v8_kind(name, strlen(name)), 0);
+}
+
+/* V8's names for wasm code, as node 20 writes them to its perf map and jitdump
+ * (samples/node-wasm): the name section's name, else wasm-function[INDEX]. */
+static void test_jitname__v8_wasm(void **state)
+{
+	(void)state;
+	expect_wasm("JS:fib-3-turbofan", "fib", 3, "turbofan");
+	expect_wasm("JS:fill-0-liftoff", "fill", 0, "liftoff");
+	expect_wasm("JS:wasm-function[4]-4-liftoff", "wasm-function[4]", 4, "liftoff");
+	expect_wasm("Function:f-12-turbofan", "f", 12, "turbofan");   /* older V8's prefix */
+	expect_wasm("JS:jump table-<anonymous>-none", "jump table", UINT64_MAX, "none");
+	/* a name section holds any bytes: spaces, colons, digits, a V8 marker first */
+	expect_wasm("JS:f x.js:1:2-7-liftoff", "f x.js:1:2", 7, "liftoff");
+	expect_wasm("JS:std::vector<int>::size() const-25-turbofan", "std::vector<int>::size() const", 25,
+		    "turbofan");
+	expect_wasm("JS:^f-0-liftoff", "^f", 0, "liftoff");
+	expect_wasm("JS:*g-1-turbofan", "*g", 1, "turbofan");
+	expect_wasm("JS:a-1-2-liftoff", "a-1", 2, "liftoff");
+	expect_wasm("JS:(x:1)-0-liftoff", "(x:1)", 0, "liftoff");
+	/* not wasm code */
+	static const char *not_wasm[] = {
+		"JS:*fib /a.js:1:13", "JS:^f", "JS:-0-liftoff", "JS:f--liftoff", "JS:f-x-liftoff",
+		"JS:f-0liftoff", "JS:f-0-", "JS:f-0-baseline", "Builtin:f-0-liftoff", "fib-3-turbofan",
+		"JS:f-<anonymous>liftoff", "JS:f-99999999999999999999-liftoff", "JS:-liftoff",
+	};
+	for (size_t i = 0; i < sizeof(not_wasm) / sizeof(not_wasm[0]); i++)
+		assert_int_equal(jitname_v8_wasm(not_wasm[i], strlen(not_wasm[i]), NULL), 0);
+	/* JS code keeps its marker, a JS name its location */
+	assert_int_equal(jitname_v8_kind("JS:*fib /a.js:1:13", 18), '*');
+	expect_name("JS:*f-0-liftoff /a.js:4:2", JN_V8, "/a.js", 4);
+}
+
 /* The JVM's method names (perf map, cgjit's agent) name the declaring class: its source
  * file is the package path and the outer class, whatever the extension. */
 static void test_jitname__jvm_declaring_file(void **state)
@@ -186,6 +231,7 @@ int main(void)
 		cmocka_unit_test(test_jitname__conventions),
 		cmocka_unit_test(test_jitname__php),
 		cmocka_unit_test(test_jitname__v8_code_kind),
+		cmocka_unit_test(test_jitname__v8_wasm),
 		cmocka_unit_test(test_jitname__jvm_declaring_file),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

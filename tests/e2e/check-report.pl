@@ -16,33 +16,16 @@
 use strict;
 use warnings;
 use Cwd qw(abs_path);
-use File::Temp qw(tempdir);
 use JSON::PP;
+use FindBin;
+use lib $FindBin::Bin;
+use Annotate;
 
 my ($cgjit, $profile, $name) = @ARGV;
 $name //= $profile;
 $profile = abs_path($profile);
 
-sub annotate {
-	my ($incl) = @_;
-	my %cost;
-	# an empty directory: callgrind_annotate strips the current directory from fl= names only
-	my $dir = tempdir(CLEANUP => 1);
-	open(my $fh, "-|", "cd $dir && callgrind_annotate --inclusive=$incl --threshold=100 '$profile'")
-		or die "callgrind_annotate: $!";
-	my $body = 0;
-	while (<$fh>) {
-		# the function list is the fourth block between dashed lines
-		if (/^-+$/) { $body++; last if $body > 6; next; }
-		next unless $body == 6;
-		next unless /^\s*([\d,]+)\s+(?:\(\s*[\d.]+%\)\s+)?(.*?)(?: \[[^\]]*\])?$/;
-		my ($c, $k) = ($1, $2);
-		$c =~ tr/,//d;
-		$cost{$k} += $c;
-	}
-	close $fh;
-	return \%cost;
-}
+sub annotate { return Annotate::costs($profile, $_[0]); }
 
 my $json = `'$cgjit' report --format json --no-fold --top 25 '$profile'`;
 my $folded_json = `'$cgjit' report --format json --top 25 '$profile'`;

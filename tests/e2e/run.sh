@@ -64,6 +64,8 @@ for dir in "$top"/samples/*/; do
 	for f in "$dir"perf-*.map "$dir"jit-*.dump "$dir"jit-*.dump.zst; do
 		[ -e "$f" ] && syms+=("$f")
 	done
+	# no perf map or jitdump (raptorjit-traces: an auditlog, which augment does not read yet)
+	[ ${#syms[@]} -gt 0 ] || continue
 	bias=()
 	[ -f "$dir"DEBUG_BIAS ] && bias=(--bias "$(cat "$dir"DEBUG_BIAS)")
 	for p in "$dir"callgrind.out.*; do

@@ -125,4 +125,12 @@ ci_cmd=$(grep -v '^#\|^set \|^cd ' "$top/.ci/run")
 expect '[ -n "$readme_cmd" ] && [ "$readme_cmd" = "$ci_cmd" ] && case $ci_cmd in *" check-clang"*) true ;; *) false ;; esac && grep -q "^check-clang:" "$top/Makefile"' \
 	".ci/run runs exactly the README's test command ('$readme_cmd'), check-clang included"
 
+# scripts that no test runs whole (make-samples needs every runtime) must at least parse
+bad=""
+for f in "$top"/scripts/* "$top"/tests/e2e/*.sh "$top"/tests/tools/*.sh "$top/.ci/run"; do
+	head -n 1 "$f" | grep -q bash || continue
+	bash -n "$f" 2>/dev/null || bad="$bad ${f#"$top"/}"
+done
+expect '[ -z "$bad" ]' "every bash script in scripts/, tests/ and .ci/ parses (bash -n)${bad:+: not$bad}"
+
 finish

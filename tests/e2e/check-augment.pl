@@ -9,7 +9,7 @@
 # DEBUG_INFO rows (debug addresses minus --bias) and the ELF files' code against the dump's
 # CODE_LOAD bytes. --root (an absolute path, as the names spell it) and --path-map are
 # those OUT was augmented with: the expected names and files are mapped by PathMap.pm.
-# --no-objdump leaves out check 8 (one objdump per CODE_LOAD: a minute for node's 2,457),
+# --no-objdump leaves out check 8 (one objdump -d per ELF file, its lines split by load),
 # for a dump whose code an earlier run checked.
 use strict;
 use warnings;
@@ -316,6 +316,21 @@ if (@loads && @addrs && grep { @{$_->{rows}} } @loads) {
 if (@loads && $objdump) {
 	my %elf;
 	for (@list_out) { my (undef, undef, undef, $obj) = split /\t/; $elf{$obj} = 1 if $obj =~ /\.elf$/; }
+	# one objdump -d per file (not one per load: node's dumps hold thousands): each file's
+	# instruction lines by address, sorted, so a load's are the run from its start to its end
+	my %dis;
+	for my $e (sort keys %elf) {
+		my ($rc, @d) = run('objdump', '-d', '-z', $e);
+		my (%bytes, @addrs);
+		for (@d) {
+			next unless /^\s*([0-9a-f]+):\t((?:[0-9a-f]{2} )+)/;
+			my $at = hex($1);
+			push @addrs, $at unless exists $bytes{$at};
+			$bytes{$at} .= $2;
+		}
+		@addrs = sort { $a <=> $b } @addrs;
+		$dis{$e} = [\@addrs, \%bytes];
+	}
 	my %seen;
 	my ($n, @bad) = (0);
 	for my $l (@loads) {
@@ -326,9 +341,16 @@ if (@loads && $objdump) {
 		my $want = unpack('H*', $l->{code});
 		my $found = 0;
 		for my $e (sort keys %elf) {
-			my ($rc, @d) = run('objdump', '-d', '-z', sprintf('--start-address=0x%x', $l->{start}),
-					   sprintf('--stop-address=0x%x', $l->{start} + $l->{size}), $e);
-			my $got = join('', map { /^\s*[0-9a-f]+:\t((?:[0-9a-f]{2} )+)/ ? $1 : '' } @d);
+			my ($addrs, $bytes) = @{$dis{$e}};
+			my ($lo, $hi) = (0, scalar @$addrs);   # the first address >= start
+			while ($lo < $hi) {
+				my $mid = int(($lo + $hi) / 2);
+				if ($addrs->[$mid] < $l->{start}) { $lo = $mid + 1; } else { $hi = $mid; }
+			}
+			my $got = '';
+			for (my $i = $lo; $i < @$addrs && $addrs->[$i] < $l->{start} + $l->{size}; $i++) {
+				$got .= $bytes->{$addrs->[$i]};
+			}
 			$got =~ tr/ //d;
 			if ($got eq $want) { $found = 1; last; }
 		}

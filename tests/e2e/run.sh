@@ -79,8 +79,7 @@ echo "# --root and --path-map: the same checks, the expected names and files map
 # relative: a relative OLD), jitprog's MoarVM-style names with jitdump rows in /src.
 sample_dir() { grep -ao -m1 '/tmp/cgjit-sample\.[A-Za-z0-9]*/' "$@" | head -1 | sed 's,/$,,'; }
 s=$top/samples
-# (the ELF files' bytes are the same with a root: objdump checked them above)
-augment_and_check --bias 0x40 --no-objdump --root "$(sample_dir "$s"/node-jitdump/perf-*.map)" node-jitdump-root \
+augment_and_check --bias 0x40 --root "$(sample_dir "$s"/node-jitdump/perf-*.map)" node-jitdump-root \
 	"$s"/node-jitdump/callgrind.out.* "$s"/node-jitdump/perf-*.map "$s"/node-jitdump/jit-*.dump.zst
 augment_and_check --root "$(sample_dir "$s"/node-instr/perf-*.map)" --path-map /tmp=/ci node-instr-root \
 	"$s"/node-instr/callgrind.out.* "$s"/node-instr/perf-*.map

@@ -317,7 +317,8 @@ if (@loads && $objdump) {
 	my %elf;
 	for (@list_out) { my (undef, undef, undef, $obj) = split /\t/; $elf{$obj} = 1 if $obj =~ /\.elf$/; }
 	# one objdump -d per file (not one per load: node's dumps hold thousands): each file's
-	# instruction lines by address, sorted, so a load's are the run from its start to its end
+	# instruction lines by address, sorted, so a load's are the run from its start to its end;
+	# objdump per load only where that run does not match
 	my %dis;
 	for my $e (sort keys %elf) {
 		my ($rc, @d) = run('objdump', '-d', '-z', $e);
@@ -351,6 +352,13 @@ if (@loads && $objdump) {
 			for (my $i = $lo; $i < @$addrs && $addrs->[$i] < $l->{start} + $l->{size}; $i++) {
 				$got .= $bytes->{$addrs->[$i]};
 			}
+			$got =~ tr/ //d;
+			if ($got eq $want) { $found = 1; last; }
+			# the file's sweep may run an instruction across the load's start (data such
+			# as the JVM's sign masks lies between code): then objdump from the start
+			my ($rc, @d) = run('objdump', '-d', '-z', sprintf('--start-address=0x%x', $l->{start}),
+					   sprintf('--stop-address=0x%x', $l->{start} + $l->{size}), $e);
+			$got = join('', map { /^\s*[0-9a-f]+:\t((?:[0-9a-f]{2} )+)/ ? $1 : '' } @d);
 			$got =~ tr/ //d;
 			if ($got eq $want) { $found = 1; last; }
 		}

@@ -1,11 +1,11 @@
-# cgjit - plain Makefile; dependencies through pkg-config (Debian: libzstd-dev libyaml-dev libjansson-dev
+# cgjit - plain Makefile; dependencies through pkg-config (Debian: libzstd-dev libyaml-dev libjansson-dev libdw-dev
 # libcmocka-dev). `make check` builds and runs every test; `make check-asan` does the same
 # under ASan+UBSan in a separate build directory; `make check-clang` builds everything with
 # clang in another and runs the unit tests and fuzz replays. `make DEVELOPER=1 ...` (CI, .ci/run) turns
 # warnings into errors; a user's build does not, so a newer compiler's new warning cannot
 # break it. Header dependencies come from the compiler (-MMD -MP, the .d files beside the
 # objects).
-PKGS      := libzstd yaml-0.1 jansson
+PKGS      := libzstd yaml-0.1 jansson libdw
 CC        ?= cc
 CFLAGS    ?= -O2 -g
 WARN      := -Wall -Wextra -Wshadow -Wpointer-arith -Wstrict-prototypes \
@@ -164,7 +164,7 @@ clean:
 # scripts/fuzz). `make fuzz-merge` minimizes stored + new inputs back into
 # tests/fuzz/corpus/<target>. `make fuzz-replay` replays every corpus and
 # tests/fuzz/crashes/<target>-* with $(CC) and the library in $(B) (part of `check`).
-FUZZ_TARGETS := callgrind perfmap jitdump augment profile budget reports
+FUZZ_TARGETS := callgrind perfmap jitdump augment profile budget reports auditlog
 FUZZ_SECONDS ?= 60
 FUZZ_CC      ?= clang
 FUZZ_B       := build-fuzz

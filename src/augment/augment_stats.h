@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "jit/auditlog_symbols.h"
 #include "jit/jitdump.h"
 
 enum { AUGMENT_STATS_MAX_EVENTS = 64, AUGMENT_STATS_MAX_SOURCES = 64, AUGMENT_STATS_MAX_SKIPPED = 8 };
@@ -24,13 +25,16 @@ struct augment_stats_event {
 
 struct augment_stats_source {
 	char path[512];
-	char kind[16];        /* "perf-map", "jitdump", or "empty" (a file with no bytes) */
+	char kind[16];        /* "perf-map", "jitdump", "auditlog", or "empty" (a file with no
+	                         bytes) */
 	uint64_t lines;       /* lines read (maps) */
 	uint64_t symbols;     /* entries added */
 	uint64_t skipped;     /* entries ignored (size 0) */
 	int unterminated;     /* last line had no newline */
 	int is_jitdump;
 	struct jitdump_stats jd;   /* jitdump counts, when is_jitdump */
+	int is_auditlog;
+	struct auditlog_symbols_stats al;   /* auditlog counts, when is_auditlog */
 };
 
 struct augment_stats {

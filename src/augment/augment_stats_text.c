@@ -58,6 +58,27 @@ static void write_jitdump(const struct jitdump_stats *j, FILE *f)
 		fprintf(f, "             %" PRIu64 " records of unknown kinds skipped\n", j->unknown);
 }
 
+static void write_auditlog(const struct auditlog_symbols_stats *a, FILE *f)
+{
+	fprintf(f, "             %" PRIu64 " records: %" PRIu64 " traces, %" PRIu64 " aborts, %" PRIu64
+		   " flushes\n", a->log.records, a->log.traces, a->log.aborts, a->log.flushes);
+	if (a->log.no_code)
+		fprintf(f, "             %" PRIu64 " traces without their machine code in the log: "
+			   "named, no ELF code\n", a->log.no_code);
+	if (a->reused)
+		fprintf(f, "             %" PRIu64 " traces at addresses of earlier ones (after a flush): "
+			   "the later one names them\n", a->reused);
+	if (a->no_elf)
+		fprintf(f, "             %" PRIu64 " traces reuse addresses more than %d times: no ELF "
+			   "file for them\n", a->no_elf, CODE_GEN_MAX);
+	if (a->log.size_limit)
+		fprintf(f, "             warning: the log stopped at its size limit: later traces are "
+			   "not in it\n");
+	if (a->log.truncated_bytes)
+		fprintf(f, "             warning: the last %" PRIu64 " bytes are a record cut off "
+			   "(the process died before the log was flushed?)\n", a->log.truncated_bytes);
+}
+
 static void write_source(const struct augment_stats_source *s, FILE *f)
 {
 	if (!strcmp(s->kind, "empty")) {
@@ -73,6 +94,8 @@ static void write_source(const struct augment_stats_source *s, FILE *f)
 	fputc('\n', f);
 	if (s->is_jitdump)
 		write_jitdump(&s->jd, f);
+	if (s->is_auditlog)
+		write_auditlog(&s->al, f);
 }
 
 /* What the rewrite did: one line per kind of change that happened. */

@@ -129,6 +129,16 @@ static int emit_report(yaml_emitter_t *e, const struct augment_stats *r)
 			     kv_u64(e, "unknown_records", j->unknown) &&
 			     kv_u64(e, "truncated_tail_bytes", j->truncated_bytes);
 		}
+		if (ok && s->is_auditlog) {
+			const struct auditlog_symbols_stats *a = &s->al;
+			ok = kv_u64(e, "records", a->log.records) && kv_u64(e, "traces", a->log.traces) &&
+			     kv_u64(e, "aborts", a->log.aborts) && kv_u64(e, "flushes", a->log.flushes) &&
+			     kv_u64(e, "traces_without_code", a->log.no_code) &&
+			     kv_u64(e, "traces_reusing_addresses", a->reused) &&
+			     kv_u64(e, "traces_without_elf", a->no_elf) &&
+			     kv_str(e, "size_limit_reached", a->log.size_limit ? "true" : "false") &&
+			     kv_u64(e, "truncated_tail_bytes", a->log.truncated_bytes);
+		}
 		ok = ok && map_end(e);
 	}
 	ok = ok && seq(e, 0) && scalar(e, "discovery_skipped") && seq(e, 1);

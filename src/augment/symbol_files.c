@@ -16,6 +16,8 @@
 #include "augment/symbol_files.h"
 #include "core/diag.h"
 #include "core/io.h"
+#include "core/xalloc.h"
+#include "jit/auditlog_symbols.h"
 #include "jit/elf_files.h"
 #include "jit/jitdump.h"
 #include "jit/perfmap.h"
@@ -30,15 +32,20 @@ struct loader {
 	size_t nread;            /* files read */
 };
 
-/* 1 if IN starts with a jitdump magic (after zstd decompression), 0 if not, -1 on error.
- * Peeks, so that the reader then gets the stream from its first byte. */
-static int is_jitdump(struct input *in, struct diag *d)
+enum kind { KIND_MAP, KIND_JITDUMP, KIND_AUDITLOG };
+
+/* What IN is from its first bytes (after zstd decompression): a jitdump (its magic), a
+ * RaptorJIT auditlog (a msgpack map keyed "type"), else a perf map; -1 on error. Peeks, so
+ * that the reader then gets the stream from its first byte. */
+static int kind_of(struct input *in, struct diag *d)
 {
-	unsigned char m[4];
+	unsigned char m[16];
 	ssize_t got = input_peek(in, m, sizeof(m), d);
 	if (got < 0)
 		return -1;
-	return got == 4 && jitdump_is_magic(m);
+	if (got >= 4 && jitdump_is_magic(m))
+		return KIND_JITDUMP;
+	return auditlog_is_log(m, (size_t)got) ? KIND_AUDITLOG : KIND_MAP;
 }
 
 static struct augment_stats_source *add_source(struct augment_stats *rep, const char *path, const char *kind)
@@ -52,15 +59,44 @@ static struct augment_stats_source *add_source(struct augment_stats *rep, const 
 	return rs;
 }
 
-/* Reads the perf map or jitdump PATH, told apart by content. IN is PATH already open
+/* A RaptorJIT auditlog's traces, with their code in ELF files as a jitdump's. Those are
+ * named LOG.auditlog.elf (LOG.auditlog.gN.elf), which `cgjit report` knows for JIT objects
+ * as it knows jit-PID.dump.elf: a log's own name can be anything. */
+static int load_auditlog(struct loader *u, const char *path, struct input *in)
+{
+	struct auditlog_symbols_stats as;
+	size_t first = symtab_count(u->st);
+	size_t n = strlen(path);
+	n -= n >= 4 && !strcmp(path + n - 4, ".zst") ? 4 : 0;
+	int named = n >= 9 && !strncmp(path + n - 9, ".auditlog", 9);
+	char *elf_name = xmalloc(n + 10);
+	snprintf(elf_name, n + 10, "%.*s%s", (int)n, path, named ? "" : ".auditlog");
+	int rc = auditlog_symbols_read(u->st, in, path, &as, u->d) < 0 ||
+		 (!u->o->no_elf && elf_files_write(u->ef, u->st, elf_name, first, AUDITLOG_SYMBOLS_ELF_MACHINE,
+						   u->d) < 0) ? -1 : 0;
+	free(elf_name);
+	if (rc < 0)
+		return -1;
+	struct augment_stats_source *rs = add_source(u->rep, path, "auditlog");
+	if (rs) {
+		rs->symbols = as.log.traces;
+		rs->al = as;
+		rs->is_auditlog = 1;
+	}
+	return 0;
+}
+
+/* Reads the perf map, jitdump or auditlog PATH, told apart by content. IN is PATH already open
  * (discover()), or NULL to open it here. Either way the file is opened once and read from
  * its first byte, so pipes, FIFOs and stdin work; closed here. */
 static int load_one(struct loader *u, const char *path, struct input *in)
 {
 	if (!in && !(in = input_open(path, u->d)))
 		return -1;
-	int rc = -1, dump = is_jitdump(in, u->d);
-	if (dump > 0) {
+	int rc = -1, kind = kind_of(in, u->d);
+	if (kind == KIND_AUDITLOG) {
+		rc = load_auditlog(u, path, in);
+	} else if (kind == KIND_JITDUMP) {
 		struct jitdump_stats js;
 		size_t first = symtab_count(u->st);
 		/* ob= is the dump's path; elf_files_write() points the functions with code at their
@@ -76,7 +112,7 @@ static int load_one(struct loader *u, const char *path, struct input *in)
 			}
 			rc = 0;
 		}
-	} else if (dump == 0) {
+	} else if (kind == KIND_MAP) {
 		struct perfmap_stats ps;
 		if (perfmap_read_input(u->st, in, path, u->o->max_line, &ps, u->d) == 0) {
 			/* a dump or map the runtime never wrote to (killed before it flushed) */

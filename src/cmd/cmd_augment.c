@@ -15,10 +15,11 @@
 #include "jit/pathmap.h"
 
 static const char usage_text[] =
-	"usage: cgjit augment [options] PROFILE [PERF-MAP|JITDUMP...]\n"
+	"usage: cgjit augment [options] PROFILE [PERF-MAP|JITDUMP|AUDITLOG...]\n"
 	"\n"
 	"Rewrites a callgrind profile so that JIT code has names, files, lines and consistent\n"
-	"callers and callees. PROFILE may be plain or zstd-compressed, or - for stdin.\n"
+	"callers and callees. PROFILE may be plain or zstd-compressed, or - for stdin. Symbol\n"
+	"files are told apart by content; AUDITLOG is RaptorJIT's (raptorjit -a FILE).\n"
 	"Without symbol files, perf-PID.map (profile's directory, then /tmp) and jit-PID.dump\n"
 	"(profile's directory, current directory, $JITDUMPDIR, /tmp) are used, PID from the\n"
 	"profile's 'pid:' line.\n"

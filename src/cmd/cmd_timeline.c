@@ -27,7 +27,9 @@ static const char usage[] =
 	"\n"
 	"When the JIT loaded (compiled) and moved code, from the record timestamps of a jitdump\n"
 	"(jit-PID.dump, plain or zstd): loads and bytes per time bucket, the loads after the\n"
-	"warm-up, functions loaded more than once (recompiled), functions moved most.\n"
+	"warm-up, functions loaded more than once (recompiled), functions moved most. DUMP may\n"
+	"also be a RaptorJIT auditlog (raptorjit -a audit.log): its compiled traces are the\n"
+	"loads, and its aborted recordings are listed.\n"
 	"\n"
 	"  -o, --output OUT      write to OUT (default: stdout); nothing is written on error\n"
 	"  -f, --format FORMAT   text (default), json (schema cgjit.timeline/1,\n"
@@ -234,7 +236,8 @@ int cmd_timeline(int argc, char **argv)
 		fprintf(stderr, "cgjit: %s\n", d.msg);
 		return 1;
 	}
-	char *beside = strcmp(path, "-") ? profile_beside(path, doc_get_u64(doc, "pid")) : NULL;
+	/* an auditlog names no pid (0) */
+	char *beside = strcmp(path, "-") && doc_get_u64(doc, "pid") ? profile_beside(path, doc_get_u64(doc, "pid")) : NULL;
 	if (beside)
 		timeline_set_valgrind_profile(doc, beside);
 	free(beside);

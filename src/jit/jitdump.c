@@ -11,6 +11,7 @@
 #include "core/idmap.h"
 #include "core/io.h"
 #include "core/xalloc.h"
+#include "jit/code_generations.h"
 #include "jit/jitdump.h"
 #include "jit/jitdump_walk.h"
 #include "jit/jitname.h"
@@ -418,63 +419,14 @@ static void drop_rows_not_code(struct jd *j, struct load *l, int64_t bias)
 	l->nrows = 0;
 }
 
-struct load_start {
-	uint64_t start;
-	size_t load;
-};
-
-/* By start; equal starts: the later load first, so that the code that was there last gets
- * generation 0 (and always an ELF file). Loads are distinct, so the order is total and
- * qsort's instability does not matter. */
-static int cmp_load_start(const void *a, const void *b)
-{
-	const struct load_start *x = a, *y = b;
-	if (x->start != y->start)
-		return x->start < y->start ? -1 : 1;
-	return x->load > y->load ? -1 : x->load < y->load;
-}
-
-/* Interval partitioning by start address: no two loads of one generation overlap, so each
- * generation can become one ELF file with its sections at the runtime addresses. Returns
- * each load's generation (malloc'd, the caller frees it), JITDUMP_NO_GENERATION for those
- * without code or past JITDUMP_MAX_GENERATIONS. */
+/* Each load's generation (code_generations.h); a bare copy has no code for an ELF file. */
 static uint32_t *assign_generations(struct jd *j)
 {
-	size_t n = j->nloads, ngen = 0, gen_cap = 0;
-	uint64_t *gen_end = NULL;
-	uint32_t *gen = xcalloc(n + 1, sizeof(*gen));
-	struct load_start *order = xmalloc((n + 1) * sizeof(*order));
-	for (size_t i = 0; i < n; i++)
-		order[i] = (struct load_start){ j->loads[i].start, i };
-	qsort(order, n, sizeof(*order), cmp_load_start);
-	for (size_t k = 0; k < n; k++) {
-		const struct load *l = &j->loads[order[k].load];
-		uint32_t *g_out = &gen[order[k].load];
-		if (l->bare) {   /* no code: nothing for an ELF file */
-			*g_out = JITDUMP_NO_GENERATION;
-			continue;
-		}
-		size_t g = 0;
-		while (g < ngen && gen_end[g] - 1 >= l->start)   /* mod 2^64: code may end there */
-			g++;
-		if (g > 0)
-			j->stats->reused++;
-		if (g == JITDUMP_MAX_GENERATIONS) {
-			/* Bounded, so that heavy reuse (QEMU flushing its translation cache) cannot
-			 * make thousands of ELF files or quadratic work: such code gets no ELF. */
-			*g_out = JITDUMP_NO_GENERATION;
-			j->stats->no_elf++;
-			continue;
-		}
-		if (g == ngen) {
-			XGROW(gen_end, gen_cap, ngen + 1);
-			ngen++;
-		}
-		gen_end[g] = l->start + l->size;
-		*g_out = (uint32_t)g;
-	}
-	free(gen_end);
-	free(order);
+	struct code_range *r = xmalloc((j->nloads + 1) * sizeof(*r));
+	for (size_t i = 0; i < j->nloads; i++)
+		r[i] = (struct code_range){ j->loads[i].start, j->loads[i].size, !j->loads[i].bare };
+	uint32_t *gen = code_generations(r, j->nloads, &j->stats->reused, &j->stats->no_elf);
+	free(r);
 	return gen;
 }
 

@@ -19,6 +19,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "jit/code_generations.h"
+
 struct diag;
 struct input;
 struct symtab;
@@ -26,8 +28,8 @@ struct symtab;
 enum { JITDUMP_BIAS_AUTO = -1 };
 /* Address-reuse generations that get an ELF file each; code reused more often gets none
  * (struct symbol generation = JITDUMP_NO_GENERATION). */
-#define JITDUMP_MAX_GENERATIONS 16
-#define JITDUMP_NO_GENERATION UINT32_MAX
+#define JITDUMP_MAX_GENERATIONS CODE_GEN_MAX
+#define JITDUMP_NO_GENERATION CODE_GEN_NONE
 /* Moved copies of one function that get its line rows and machine code; later CODE_MOVEs of
  * it give the new range its name only (struct jitdump_stats moves_bare), so that memory and
  * ELF files follow the distinct code, not the number of moves. */

@@ -149,13 +149,19 @@ static int is_unknown_name(const char *s, size_t len)
 
 /* The objects cgjit augment gives JIT functions (README "What augment does", rule 3):
  * the perf map (perf-PID.map), the jitdump (jit-PID.dump, also compressed) or the ELF
- * file made from a dump (jit-PID.dump.elf, jit-PID.dump.g1.elf). */
+ * file made from a dump (jit-PID.dump.elf, jit-PID.dump.g1.elf); a RaptorJIT auditlog's
+ * ELF files (LOG.auditlog.elf, LOG.auditlog.g1.elf: symbol_files.c), or the log itself
+ * when it is named so. */
 static int is_jit_object(const char *obj)
 {
 	const char *base = strrchr(obj, '/');
 	base = base ? base + 1 : obj;
 	size_t n = strlen(base);
 	if (!strncmp(base, "perf-", 5) && n > 9 && !strcmp(base + n - 4, ".map"))
+		return 1;
+	const char *al = strstr(base, ".auditlog");
+	if (al && (!strcmp(al, ".auditlog") || !strcmp(al, ".auditlog.zst") || !strcmp(al, ".auditlog.elf") ||
+		   (!strncmp(al, ".auditlog.g", 11) && n > 4 && !strcmp(base + n - 4, ".elf"))))
 		return 1;
 	return !strncmp(base, "jit-", 4) && strstr(base, ".dump") != NULL;
 }

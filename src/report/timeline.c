@@ -15,6 +15,7 @@
 #include "core/io.h"
 #include "core/strtab.h"
 #include "core/xalloc.h"
+#include "jit/auditlog.h"
 #include "jit/jitdump_walk.h"
 #include "report/doc_out.h"
 #include "report/timeline.h"
@@ -32,8 +33,13 @@ struct tl {
 	uint64_t *move_ts;
 	uint32_t *move_name;
 	size_t nmoves, cap_mts, cap_mname;
+	uint64_t *abort_ts, *abort_err;
+	uint32_t *abort_where;    /* name id of "TRACE_N::CHUNK:LINE" */
+	size_t naborts, cap_ats, cap_aerr, cap_awhere;
 	uint64_t first, last, prev;   /* smallest, largest, previous timestamp */
 	uint64_t records, bytes, closes, bad_loads, bad_moves, out_of_order, other;
+	int auditlog;             /* the input is a RaptorJIT auditlog, not a jitdump */
+	uint64_t truncated;       /* bytes of a record cut off at the end */
 };
 
 void timeline_opts_init(struct timeline_opts *o)
@@ -120,8 +126,57 @@ static void note_time(struct tl *t, uint64_t ts)
 	t->records++;
 }
 
+/* --- a RaptorJIT auditlog (jit/auditlog.h): traces are the loads, flushes the closes --- */
+
+static void al_event(void *ctx, uint64_t time)
+{
+	note_time(ctx, time);
+}
+
+static void al_trace(void *ctx, const struct auditlog_trace *tr)
+{
+	struct tl *t = ctx;
+	add_load(t, tr->time, tr->size, strtab_intern(&t->names, tr->name, tr->name_len, NULL));
+}
+
+static void al_abort(void *ctx, const struct auditlog_abort *a)
+{
+	struct tl *t = ctx;
+	char buf[1100];
+	int n = snprintf(buf, sizeof(buf), "TRACE_%u::%s", a->traceno, a->where);
+	XGROW(t->abort_ts, t->cap_ats, t->naborts + 1);
+	XGROW(t->abort_err, t->cap_aerr, t->naborts + 1);
+	XGROW(t->abort_where, t->cap_awhere, t->naborts + 1);
+	t->abort_ts[t->naborts] = a->time;
+	t->abort_err[t->naborts] = a->error;
+	t->abort_where[t->naborts] = strtab_intern(&t->names, buf, n < (int)sizeof(buf) ? (size_t)n : sizeof(buf) - 1, NULL);
+	t->naborts++;
+}
+
+static void al_flush(void *ctx, uint64_t time)
+{
+	(void)time;
+	((struct tl *)ctx)->closes++;
+}
+
+static int read_auditlog(struct tl *t, struct input *in, struct diag *d)
+{
+	struct auditlog_visitor v = { t, al_event, al_trace, al_abort, al_flush };
+	struct auditlog_stats st;
+	t->auditlog = 1;
+	int rc = auditlog_read(in, &v, &st, d);
+	t->truncated = st.truncated_bytes;
+	return rc;
+}
+
 static int read_dump(struct tl *t, struct input *in, struct diag *d)
 {
+	unsigned char m[4];
+	ssize_t got = input_peek(in, m, sizeof(m), d);
+	if (got < 0)
+		return -1;
+	if (auditlog_is_log(m, (size_t)got))
+		return read_auditlog(t, in, d);
 	t->w = jitdump_walk_new(in, &t->h, d);
 	if (!t->w)
 		return -1;
@@ -136,6 +191,7 @@ static int read_dump(struct tl *t, struct input *in, struct diag *d)
 		default: t->other++; break;   /* DEBUG_INFO, UNWINDING_INFO, unknown: times only */
 		}
 	}
+	t->truncated = jitdump_walk_truncated(t->w);
 	return rc;
 }
 
@@ -168,23 +224,26 @@ static unsigned bucket_of(const struct ctx *c, uint64_t ts)
 static json_t *buckets_json(const struct ctx *c)
 {
 	const struct tl *t = c->t;
-	uint64_t *v = xcalloc(3 * (size_t)c->nb, sizeof(*v));   /* loads, bytes, moves */
+	uint64_t *v = xcalloc(4 * (size_t)c->nb, sizeof(*v));   /* loads, bytes, moves, aborts */
 	for (size_t i = 0; i < t->nloads; i++) {
 		unsigned b = bucket_of(c, t->load_ts[i]);
-		v[3 * b]++;
-		v[3 * b + 1] += t->load_size[i];
+		v[4 * b]++;
+		v[4 * b + 1] += t->load_size[i];
 	}
 	for (size_t i = 0; i < t->nmoves; i++)
-		v[3 * bucket_of(c, t->move_ts[i]) + 2]++;
+		v[4 * bucket_of(c, t->move_ts[i]) + 2]++;
+	for (size_t i = 0; i < t->naborts; i++)
+		v[4 * bucket_of(c, t->abort_ts[i]) + 3]++;
 	json_t *a = json_array();
 	for (unsigned b = 0; b < c->nb; b++) {
 		json_t *o = json_object();
 		/* bucket b holds start <= t < end, the last one also t = span */
 		json_object_set_new(o, "start", doc_u64(muldiv_ceil(b, c->span, c->nb)));
 		json_object_set_new(o, "end", doc_u64(b + 1 == c->nb ? c->span : muldiv_ceil(b + 1, c->span, c->nb)));
-		json_object_set_new(o, "loads", doc_u64(v[3 * b]));
-		json_object_set_new(o, "bytes", doc_u64(v[3 * b + 1]));
-		json_object_set_new(o, "moves", doc_u64(v[3 * b + 2]));
+		json_object_set_new(o, "loads", doc_u64(v[4 * b]));
+		json_object_set_new(o, "bytes", doc_u64(v[4 * b + 1]));
+		json_object_set_new(o, "moves", doc_u64(v[4 * b + 2]));
+		json_object_set_new(o, "aborts", doc_u64(v[4 * b + 3]));
 		json_array_append_new(a, o);
 	}
 	free(v);
@@ -353,6 +412,24 @@ static json_t *moved_json(const struct ctx *c)
 	return o;
 }
 
+/* The aborted recordings (an auditlog's; none in a jitdump), the last TOP in log order,
+ * which is time order. */
+static json_t *aborts_json(const struct ctx *c)
+{
+	const struct tl *t = c->t;
+	json_t *o = json_object(), *a = json_array();
+	json_object_set_new(o, "count", doc_u64(t->naborts));
+	for (size_t k = t->naborts > c->o->top ? t->naborts - c->o->top : 0; k < t->naborts; k++) {
+		json_t *e = json_object();
+		json_object_set_new(e, "time", doc_u64(t->abort_ts[k] - t->first));
+		json_object_set_new(e, "name", name_json(t, t->abort_where[k]));
+		json_object_set_new(e, "error", t->abort_err[k] == UINT64_MAX ? json_null() : doc_u64(t->abort_err[k]));
+		json_array_append_new(a, e);
+	}
+	json_object_set_new(o, "list", a);
+	return o;
+}
+
 /* The warm-up point from the start, or -1 with D set: seconds need nanoseconds. */
 static int warmup_after(struct ctx *c, const char *path, char *given, size_t gn, struct diag *d)
 {
@@ -383,6 +460,7 @@ static json_t *build_doc(const struct tl *t, const struct timeline_opts *o, cons
 	int arch = (t->h.flags & JITDUMP_FLAGS_ARCH_TIMESTAMP) != 0;
 	json_t *doc = json_object();
 	json_object_set_new(doc, "schema", json_string("cgjit.timeline/1"));
+	json_object_set_new(doc, "source", json_string(t->auditlog ? "auditlog" : "jitdump"));
 	char *clean = doc_clean_utf8(path, strlen(path));   /* argv: any bytes */
 	json_object_set_new(doc, "dump", json_string(clean));
 	free(clean);
@@ -399,7 +477,7 @@ static json_t *build_doc(const struct tl *t, const struct timeline_opts *o, cons
 	json_object_set_new(doc, "bad_loads", doc_u64(t->bad_loads));
 	json_object_set_new(doc, "bad_moves", doc_u64(t->bad_moves));
 	json_object_set_new(doc, "out_of_order", doc_u64(t->out_of_order));
-	json_object_set_new(doc, "truncated_bytes", doc_u64(jitdump_walk_truncated(t->w)));
+	json_object_set_new(doc, "truncated_bytes", doc_u64(t->truncated));
 	/* the dump does not say whether its run was under valgrind, and a timeline read
 	 * without that in mind takes valgrind's slowdown for the JIT's (docs/timeline.md) */
 	json_object_set_new(doc, "valgrind_profile", json_null());
@@ -410,6 +488,7 @@ static json_t *build_doc(const struct tl *t, const struct timeline_opts *o, cons
 	json_object_set_new(doc, "late", late_json(&c, given));
 	json_object_set_new(doc, "recompiled", recompiled_json(&c));
 	json_object_set_new(doc, "moved", moved_json(&c));
+	json_object_set_new(doc, "aborts", aborts_json(&c));
 	return doc;
 }
 
@@ -430,6 +509,9 @@ json_t *timeline_build(struct input *in, const struct timeline_opts *o, struct d
 	free(t.load_name);
 	free(t.move_ts);
 	free(t.move_name);
+	free(t.abort_ts);
+	free(t.abort_err);
+	free(t.abort_where);
 	return doc;
 }
 

@@ -51,7 +51,7 @@ static const char *short_num(char *buf, uint64_t v)
 
 /* One panel of bars: a bucket's field and where and how the panel draws it. */
 struct panel {
-	const char *key;     /* the buckets' field: "loads", "bytes" or "moves" */
+	const char *key;     /* the buckets' field: "loads", "bytes", "moves" or "aborts" */
 	const char *title, *color;
 	int y, h;            /* the plot's top and height */
 };
@@ -61,11 +61,19 @@ static const struct panel panels[] = {
 	{ "bytes", "bytes of code loaded per bucket", "#e08a1e", BYTES_Y, BYTES_H },
 	{ "moves", "code moves (CODE_MOVE) per bucket", "#6d6d6d", MOVES_Y, MOVES_H },
 };
+/* An auditlog has no moves: its aborted recordings take the third panel. */
+static const struct panel aborts_panel = { "aborts", "aborted trace recordings (trace_abort) per bucket",
+	"#6d6d6d", MOVES_Y, MOVES_H };
+
+static int is_auditlog(const json_t *doc)
+{
+	return !strcmp(doc_get_str(doc, "source"), "auditlog");
+}
 
 /* Panel P: frame, title, log grid lines at powers of ten, and one bar per bucket. */
 static void panel(FILE *f, const json_t *doc, const struct panel *p)
 {
-	const char *key = p->key, *color = p->color;
+	const char *key = p->key, *color = p->color, *third = is_auditlog(doc) ? "aborts" : "moves";
 	int y = p->y, h = p->h;
 	const json_t *bk = json_object_get(doc, "buckets"), *b;
 	size_t i, nb = json_array_size(bk);
@@ -98,10 +106,10 @@ static void panel(FILE *f, const json_t *doc, const struct panel *p)
 		double w = x1 - x0 > 3 ? x1 - x0 - 1 : x1 - x0, bh = h * timeline_log_scale(v, max);
 		char t0[48], t1[48], l[32], by[32];
 		fprintf(f, "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" fill=\"%s\" class=\"bar\">"
-			"<title>%s to %s: %s loads, %s bytes, %" PRIu64 " moves</title></rect>\n",
+			"<title>%s to %s: %s loads, %s bytes, %" PRIu64 " %s</title></rect>\n",
 			x0, y + h - bh, w > 0.5 ? w : 0.5, bh, color, timeline_time(t0, doc, doc_get_u64(b, "start")),
 			timeline_time(t1, doc, doc_get_u64(b, "end")), doc_commas(l, doc_get_u64(b, "loads")),
-			doc_commas(by, doc_get_u64(b, "bytes")), doc_get_u64(b, "moves"));
+			doc_commas(by, doc_get_u64(b, "bytes")), doc_get_u64(b, third), third);
 	}
 }
 
@@ -187,14 +195,20 @@ void timeline_svg_render(const json_t *doc, FILE *f)
 		json_is_string(json_object_get(doc, "valgrind_profile"))
 			? "recorded under valgrind (its profile is beside the dump): times are stretched"
 			: "times as the run took them: under valgrind, many times a native run's");
-	fprintf(f, "<text x=\"16\" y=\"46\">pid %" PRIu64 ": %s code loads, %s bytes, %" PRIu64 " moves over %s "
-		"(clock: %s; times from the first record)</text>\n", doc_get_u64(doc, "pid"),
-		doc_commas(l, doc_get_u64(doc, "loads")), doc_commas(b, doc_get_u64(doc, "bytes")),
-		doc_get_u64(doc, "moves"), timeline_time(a, doc, doc_get_u64(doc, "span")),
-		arch ? "CPU counter ticks" : "CLOCK_MONOTONIC");
+	if (is_auditlog(doc))
+		fprintf(f, "<text x=\"16\" y=\"46\">RaptorJIT auditlog: %s traces compiled, %s bytes, %" PRIu64
+			" aborted over %s (clock: CLOCK_MONOTONIC; times from the first event)</text>\n",
+			doc_commas(l, doc_get_u64(doc, "loads")), doc_commas(b, doc_get_u64(doc, "bytes")),
+			doc_get_u64(json_object_get(doc, "aborts"), "count"), timeline_time(a, doc, doc_get_u64(doc, "span")));
+	else
+		fprintf(f, "<text x=\"16\" y=\"46\">pid %" PRIu64 ": %s code loads, %s bytes, %" PRIu64 " moves over %s "
+			"(clock: %s; times from the first record)</text>\n", doc_get_u64(doc, "pid"),
+			doc_commas(l, doc_get_u64(doc, "loads")), doc_commas(b, doc_get_u64(doc, "bytes")),
+			doc_get_u64(doc, "moves"), timeline_time(a, doc, doc_get_u64(doc, "span")),
+			arch ? "CPU counter ticks" : "CLOCK_MONOTONIC");
 	warmup_marker(f, doc);
 	for (size_t i = 0; i < sizeof(panels) / sizeof(panels[0]); i++)
-		panel(f, doc, &panels[i]);
+		panel(f, doc, i == 2 && is_auditlog(doc) ? &aborts_panel : &panels[i]);
 	late_strip(f, doc);
 	time_axis(f, doc);
 	fputs("</svg>\n", f);

@@ -18,16 +18,30 @@ static void bar(FILE *f, uint64_t v, uint64_t max, int width)
 		fputc('#', f);
 }
 
+static int is_auditlog(const json_t *doc)
+{
+	return !strcmp(doc_get_str(doc, "source"), "auditlog");
+}
+
 static void render_head(const json_t *doc, FILE *f)
 {
 	char a[48], b[48], c[32], e[32];
 	const json_t *late = json_object_get(doc, "late");
 	uint64_t loads = doc_get_u64(doc, "loads");
-	fprintf(f, "%s: pid %" PRIu64 ", %s code loads (%s bytes), %" PRIu64 " moves over %s\n",
-		doc_get_str(doc, "dump"), doc_get_u64(doc, "pid"), doc_commas(c, loads),
-		doc_commas(e, doc_get_u64(doc, "bytes")), doc_get_u64(doc, "moves"),
-		timeline_time(a, doc, doc_get_u64(doc, "span")));
-	if (!strcmp(doc_get_str(doc, "clock"), "arch"))
+	if (is_auditlog(doc))
+		fprintf(f, "%s: RaptorJIT auditlog, %s traces compiled (%s bytes of machine code), %" PRIu64
+			" aborted, %" PRIu64 " flushes over %s\n", doc_get_str(doc, "dump"), doc_commas(c, loads),
+			doc_commas(e, doc_get_u64(doc, "bytes")), doc_get_u64(json_object_get(doc, "aborts"), "count"),
+			doc_get_u64(doc, "closes"), timeline_time(a, doc, doc_get_u64(doc, "span")));
+	else
+		fprintf(f, "%s: pid %" PRIu64 ", %s code loads (%s bytes), %" PRIu64 " moves over %s\n",
+			doc_get_str(doc, "dump"), doc_get_u64(doc, "pid"), doc_commas(c, loads),
+			doc_commas(e, doc_get_u64(doc, "bytes")), doc_get_u64(doc, "moves"),
+			timeline_time(a, doc, doc_get_u64(doc, "span")));
+	if (is_auditlog(doc))
+		fputs("clock: CLOCK_MONOTONIC nanoseconds (the events' nanotime); times from the first event; "
+		      "a trace's load is its trace_stop\n", f);
+	else if (!strcmp(doc_get_str(doc, "clock"), "arch"))
 		fputs("clock: CPU counter ticks (header flag JITDUMP_FLAGS_ARCH_TIMESTAMP); times from the first record\n", f);
 	else
 		fputs("clock: CLOCK_MONOTONIC nanoseconds (no JITDUMP_FLAGS_ARCH_TIMESTAMP); times from the first record\n", f);
@@ -60,13 +74,15 @@ static void render_buckets(const json_t *doc, FILE *f)
 	uint64_t max = 0;
 	json_array_foreach(bk, i, b)
 		max = doc_get_u64(b, "loads") > max ? doc_get_u64(b, "loads") : max;
+	int al = is_auditlog(doc);   /* aborts instead of moves, which a log has none of */
+	const char *what = al ? "aborts" : "moves";
 	fprintf(f, "\nCode loaded over time (%zu buckets; bars: loads, log scale)\n", json_array_size(bk));
-	fprintf(f, "%14s %14s %9s %13s %7s\n", "from", "to", "loads", "bytes", "moves");
+	fprintf(f, "%14s %14s %9s %13s %7s\n", "from", "to", "loads", "bytes", what);
 	json_array_foreach(bk, i, b) {
 		char x[48], y[48], l[32], by[32];
 		fprintf(f, "%14s %14s %9s %13s %7" PRIu64 "  ", timeline_time(x, doc, doc_get_u64(b, "start")),
 			timeline_time(y, doc, doc_get_u64(b, "end")), doc_commas(l, doc_get_u64(b, "loads")),
-			doc_commas(by, doc_get_u64(b, "bytes")), doc_get_u64(b, "moves"));
+			doc_commas(by, doc_get_u64(b, "bytes")), doc_get_u64(b, what));
 		bar(f, doc_get_u64(b, "loads"), max, 30);
 		fputc('\n', f);
 	}
@@ -145,11 +161,40 @@ static void render_moved(const json_t *doc, FILE *f)
 		fprintf(f, "%7" PRIu64 "  %s\n", doc_get_u64(e, "moves"), doc_get_str(e, "name"));
 }
 
+/* An auditlog's aborted recordings, where each started and RaptorJIT's error number. */
+static void render_aborts(const json_t *doc, FILE *f)
+{
+	const json_t *ab = json_object_get(doc, "aborts"), *list = json_object_get(ab, "list");
+	uint64_t all = doc_get_u64(ab, "count");
+	fprintf(f, "\nAborted recordings: ");
+	if (all == 0) {
+		fputs("none\n", f);
+		return;
+	}
+	if (json_array_size(list) < all)
+		fprintf(f, "the last %zu of %" PRIu64 " (--top)\n", json_array_size(list), all);
+	else
+		fprintf(f, "%" PRIu64 "\n", all);
+	fprintf(f, "%14s %10s  %s\n", "time", "TraceError", "where (the number the trace would have had)");
+	size_t i;
+	const json_t *e;
+	json_array_foreach(list, i, e) {
+		char a[48], err[24] = "?";
+		if (json_is_integer(json_object_get(e, "error")))
+			snprintf(err, sizeof(err), "%" PRIu64, doc_get_u64(e, "error"));
+		fprintf(f, "%14s %10s  %s\n", timeline_time(a, doc, doc_get_u64(e, "time")), err,
+			doc_get_str(e, "name"));
+	}
+}
+
 void timeline_text_render(const json_t *doc, FILE *f)
 {
 	render_head(doc, f);
 	render_buckets(doc, f);
 	render_late(doc, f);
 	render_recompiled(doc, f);
-	render_moved(doc, f);
+	if (is_auditlog(doc))
+		render_aborts(doc, f);
+	else
+		render_moved(doc, f);
 }

@@ -144,11 +144,38 @@ sub traces {
 		my $chunk = substr($S, $lay->{GCstr}{size}, member($lay, 'GCstr', $S, 'len'));
 		my $li = member($lay, 'GCproto', $P, 'lineinfo') - $pt + 4 * (($pc - $pt - $lay->{GCproto}{size}) / 4);
 		push @t, { n => $g->('traceno'), parent => $g->('parent'), exitno => $g->('exitno'),
-			   link => $g->('link'), addr => $g->('mcode'), size => $g->('szmcode'),
+			   link => $g->('link'), linktype => $g->('linktype'), addr => $g->('mcode'), size => $g->('szmcode'),
 			   code => $mem{'MCode[] ' . $g->('mcode')}, chunk => $chunk,
 			   line => unpack('V', substr($P, $li, 4)), nanotime => $m->{nanotime} };
 	}
 	return \@t;
+}
+
+# KIND of a trace (from traces()) in LuaJIT's -jv notation (LuaJIT's jit/v.lua), as the
+# LuaJIT agent names traces: "(PARENT/EXIT) " for a side trace, then "loop", "-> N",
+# "-> N KIND", "return", "interpreter", ...
+sub kind {
+	my ($t) = @_;
+	my @types = qw(none root loop tail-recursion up-recursion down-recursion interpreter return stitch);
+	my $lt = $types[$t->{linktype}] // "linktype-$t->{linktype}";
+	my @k;
+	push @k, "($t->{parent}/$t->{exitno})" if $t->{parent};
+	if ($lt eq 'interpreter' || $lt eq 'stitch' || $t->{link} == $t->{n} || $t->{link} == 0) { push @k, $lt; }
+	elsif ($lt eq 'root') { push @k, "-> $t->{link}"; }
+	else { push @k, "-> $t->{link} $lt"; }
+	return join(' ', @k);
+}
+
+# The traces of the log at PATH as check-augment.pl takes a jitdump's loads: start, size,
+# name "TRACE_N KIND::CHUNK:LINE", code (the MCode[] bytes), no line rows.
+sub loads {
+	my ($path) = @_;
+	my $recs = read_log($path);
+	my ($blob) = grep { ($_->{map}{type} // '') eq 'blob' && ($_->{map}{name} // '') eq 'lj_dwarf.dwo' } @$recs;
+	die "$path: no blob lj_dwarf.dwo\n" unless $blob;
+	my $tr = traces($recs, layouts($blob->{map}{data}, qw(GCtrace GCproto GCstr)));
+	return map { { start => $_->{addr}, size => $_->{size}, code => $_->{code}, rows => [],
+		       name => "TRACE_$_->{n} " . kind($_) . "::$_->{chunk}:$_->{line}" } } @$tr;
 }
 
 1;

@@ -15,6 +15,7 @@ use strict;
 use warnings;
 use FindBin;
 use lib $FindBin::Bin;
+use AuditLog;
 use JitDump;
 use PathMap;
 
@@ -60,6 +61,14 @@ for my $m (@maps) {
 		push @syms, [$_->{start}, $_->{start} + $_->{size}, $_->{name}, 1e9 + scalar @syms, $_] for @l;
 		next;
 	}
+	# a RaptorJIT auditlog (no magic: a msgpack map whose first key is "type"): its traces
+	# are loads with code, as a jitdump's
+	if ($magic =~ /^[\x81-\x8f](?:\xa4ty|\xd9\x04t|\xda\x00\x04)/) {
+		my @l = AuditLog::loads($m);
+		push @loads, @l;
+		push @syms, [$_->{start}, $_->{start} + $_->{size}, $_->{name}, 1e9 + scalar @syms, $_] for @l;
+		next;
+	}
 	open(my $fh, '<', $m) or die "$m: $!";
 	while (my $l = <$fh>) {
 		$l =~ s/\r?\n$//;
@@ -92,7 +101,8 @@ my %map_base = map { (my $b = $_) =~ s{.*/}{}; $b => 1 } @maps;
 sub is_jit_object {
 	my ($o) = @_;
 	$o =~ s{.*/}{};
-	return $map_base{$o} || $o =~ /^jit-\d+\.dump(?:\.g\d+)?\.elf$/;
+	return $map_base{$o} || $o =~ /^jit-\d+\.dump(?:\.g\d+)?\.elf$/
+		|| ($o =~ /^(.*?)(?:\.auditlog)?(?:\.g\d+)?\.elf$/ && $map_base{$1});   # an auditlog's ELF files
 }
 sub owner_sym {   # the winning entry for an address
 	my ($a) = @_;
@@ -237,6 +247,15 @@ for (@addrs) {
 	next unless defined owner(hex($addr));
 	$elf_contrib{"$part\t$fn"}{$_} = 1 for elf_functions_at($part, hex($addr));
 }
+# Code no symbol covers (RaptorJIT's exit stubs) reached by a jump from a pseudo-function
+# becomes a function of its own, named by its address: its bound is the inclusive cost of
+# the input's pseudo-functions that held its lines, whose activations its calls were.
+my %free_of;   # "part\tinput pseudo-function" -> { address name => 1 }
+for (@addrs) {
+	my ($part, $addr, $fn) = split /\t/;
+	next if defined owner(hex($addr)) || $fn !~ /^0x[0-9a-f]{16}/;
+	$free_of{"$part\t$fn"}{sprintf('0x%016x', hex($addr))} = 1;
+}
 my %in_incl;
 # The bound counts the input's self-calls too: code a function reached by a jump can call
 # the function back, which after the move is a call between two functions.
@@ -251,6 +270,7 @@ for (@incl_in) {
 	$to{$o} = 1 if defined $o;
 	addv($in_incl{"$part\tjit\t$_"} //= [], $c) for keys %to;
 	addv($in_incl{$_} //= [], $c) for keys %{$elf_contrib{"$part\t$fn"} // {}};
+	addv($in_incl{"$part\tfree\t$_"} //= [], $c) for keys %{$free_of{"$part\t$fn"} // {}};
 }
 my (undef, @incl) = run($cgcheck, '--inclusive', $out);
 my @over;
@@ -264,6 +284,8 @@ for (@incl) {
 			$base = substr($fn, 0, $i);
 		}
 		$key = "$part\tjit\t$base";
+	} elsif ($obj eq '???' && !$in_incl{$key} && $fn =~ /^(0x[0-9a-f]{16})/ && $in_incl{"$part\tfree\t$1"}) {
+		$key = "$part\tfree\t$1";
 	}
 	my @c = split / /, $c;
 	for my $i (0 .. $#c) {

@@ -2,24 +2,29 @@
 # check-raptorjit.pl - the stored RaptorJIT sample (samples/raptorjit-traces) is what
 # docs/formats.md ("RaptorJIT's auditlog") says it is (tests/e2e/raptorjit.sh).
 #
-#   check-raptorjit.pl CGCHECK SOURCE AUDITLOG PROFILE
+#   check-raptorjit.pl CGCHECK SOURCE AUDITLOG PROFILE [AUGMENTED TIMELINE]
 #
 # SOURCE is samples/src/raptor.lua, AUDITLOG the run's audit.log (read by AuditLog.pm, struct
 # offsets from its own DWARF blob through readelf), PROFILE the callgrind profile of the same
 # run (its self cost per address in object ??? from cgcheck --addrs). Checks the framing and
 # record kinds, the traces' numbers, chunk and lines against SOURCE, that the late phase's
 # traces are compiled last, and that every trace's MCode[] range carries cost in the profile
-# with pseudo-functions only at root traces' entries. Prints one "ok - ..." or "not ok - ..."
-# line per check.
+# with pseudo-functions only at root traces' entries. With AUGMENTED (PROFILE after `cgjit
+# augment PROFILE AUDITLOG`) and TIMELINE (`cgjit timeline --format json --top 0 --warmup 0.5
+# AUDITLOG`): every trace is a function named "TRACE_N KIND::CHUNK:LINE" in file raptor.lua
+# with the self cost the profile has on its MCode[] bytes, and the timeline lists the traces
+# compiled after 0.5 s of the log's first event, which are phase 3's, and the 4 aborts.
+# Prints one "ok - ..." or "not ok - ..." line per check.
 use strict;
 use warnings;
 use FindBin;
 use lib $FindBin::Bin;
 use AuditLog;
+use JSON::PP;
 no warnings "portable";   # 64-bit addresses through hex()
 
-@ARGV == 4 or die "usage: check-raptorjit.pl CGCHECK SOURCE AUDITLOG PROFILE\n";
-my ($cgcheck, $source, $log, $profile) = @ARGV;
+@ARGV == 4 || @ARGV == 6 or die "usage: check-raptorjit.pl CGCHECK SOURCE AUDITLOG PROFILE [AUGMENTED TIMELINE]\n";
+my ($cgcheck, $source, $log, $profile, $augmented, $timeline) = @ARGV;
 sub ok { my ($c, $what) = @_; print(($c ? "ok" : "not ok"), " - $what\n"); }
 
 my $src = do { local $/; open(my $f, '<:raw', $source) or die "$source: $!\n"; <$f> };
@@ -121,3 +126,40 @@ my %root_start = map { $_->{addr} => $_->{n} } grep { !$_->{parent} } @$tr;
 ok(@fin == 4 && !grep({ !exists $root_start{$_} } @fin),
    "callgrind's pseudo-functions inside the traces start exactly at the 4 root traces' MCode "
    . "(" . join(' ', map { sprintf "0x%x", $_ } sort { $a <=> $b } @fin) . "); side traces, entered by patched jumps, have none");
+exit 0 unless $augmented;
+
+# 5. the augmented profile: each trace a function of its own with its addresses' cost
+open($fh, '-|', $cgcheck, '--list', $augmented) or die "cgcheck --list: $!\n";
+my (%self, %file);
+while (<$fh>) {
+	chomp;
+	my (undef, $name, $f, undef, $c) = split /\t/;
+	next unless $name =~ /^TRACE_/;
+	$name =~ s/'\d+$//;   # callgrind's recursion levels, one function
+	$self{$name} += (split / /, $c)[0];
+	$file{$name}{$f} = 1;
+}
+close $fh or die "cgcheck --list $augmented failed\n";
+my %want = map { ("TRACE_$_->{n} " . AuditLog::kind($_) . "::$_->{chunk}:$_->{line}") => $_ } @$tr;
+my @got = sort keys %self;
+ok(join("\n", @got) eq join("\n", sort keys %want), "the augmented profile has one function per trace, "
+   . "named TRACE_N KIND::CHUNK:LINE (-jv's kinds): " . join('; ', map { "$_ $self{$_}" } sort { $self{$b} <=> $self{$a} } @got));
+my @wrong = grep { !$want{$_} || $self{$_} != ($in{$want{$_}{n}} // 0) || join(',', keys %{$file{$_}}) ne 'raptor.lua' } @got;
+ok(!@wrong && @got == 12, "each trace's self cost is the profile's on its MCode[] bytes, in file raptor.lua"
+   . (@wrong ? " (not: @wrong)" : ""));
+ok(($self{"TRACE_1 loop::\@raptor.lua:$hot_line"} // 0) == $in{1},
+   "the hot trace is TRACE_1 loop::\@raptor.lua:$hot_line with $in{1} Ir");
+
+# 6. the timeline: compile order, the late traces, the aborts
+my $doc = do { local $/; open(my $t, '<', $timeline) or die "$timeline: $!\n"; JSON::PP::decode_json(<$t>) };
+my ($first) = sort { $a <=> $b } map { $_->{map}{nanotime} } grep { ($_->{map}{type} // '') eq 'event' } @$recs;
+my @want_late = map { "TRACE_$_->{n} " . AuditLog::kind($_) . "::$_->{chunk}:$_->{line}" }
+	grep { $_->{nanotime} - $first > 500_000_000 } @$tr;
+my @got_late = map { $_->{name} } @{$doc->{late}{list}};
+ok($doc->{source} eq 'auditlog' && $doc->{loads} == 12 && $doc->{span} == $prev_t - $first,
+   "timeline: an auditlog of 12 traces over the span of its events ($doc->{span} ns)");
+ok("@got_late" eq "@want_late" && @want_late == 8 && !grep({ !/:(\d+)$/ || $1 < $late_line } @got_late),
+   "timeline --warmup 0.5: the late traces are the 8 of phase 3, in compile order: @got_late");
+my @ab = map { "$_->{name} $_->{error}" } @{$doc->{aborts}{list}};
+ok($doc->{aborts}{count} == 4 && "@ab" eq "TRACE_4::\@raptor.lua:30 7 TRACE_4::\@raptor.lua:30 7 "
+   . "TRACE_5::\@raptor.lua:30 7 TRACE_5::\@raptor.lua:30 7", "timeline: the 4 aborts at the closure loop, TraceError 7: @ab");

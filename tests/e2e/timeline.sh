@@ -133,10 +133,11 @@ expect 'perl -MJSON::PP -e "local \$/; my \$d = decode_json(<STDIN>); exit !(!de
 expect 'grep -q "recorded under valgrind (its profile is beside the dump)" "$tmp/beside.svg" && xmllint --noout "$tmp/beside.svg"' \
 	"callgrind.out.28244 beside it: the SVG says the run was under valgrind"
 
-echo "# the JSON has exactly the keys docs/timeline.md lists (a dump with a move, one with a recompilation)"
+echo "# the JSON has exactly the keys docs/timeline.md lists (a dump with a move, one with a recompilation, an auditlog with aborts)"
 "$CGJIT" timeline -f json "$top/tests/jitprog/profiles/jitdump-instr/jit-30961.dump" >"$tmp/s-moves.json"
-perl "$top/tests/e2e/check-schema.pl" "$top/docs/timeline.md" "$tmp/s-moves.json" "$tmp/pct.json" >"$tmp/schema.out" 2>&1
-expect '! grep -q "^not ok" "$tmp/schema.out" && grep -q "^ok - 2 documents of cgjit.timeline/1" "$tmp/schema.out"' \
+"$CGJIT" timeline -f json "$top/samples/raptorjit-traces/audit.log" >"$tmp/s-auditlog.json"
+perl "$top/tests/e2e/check-schema.pl" "$top/docs/timeline.md" "$tmp/s-moves.json" "$tmp/pct.json" "$tmp/s-auditlog.json" >"$tmp/schema.out" 2>&1
+expect '! grep -q "^not ok" "$tmp/schema.out" && grep -q "^ok - 3 documents of cgjit.timeline/1" "$tmp/schema.out"' \
 	"timeline JSON: the keys of docs/timeline.md section 6, at every level: $(grep -v "^ok" "$tmp/schema.out" | head -n 3)"
 "$CGJIT" timeline --help >"$tmp/help.txt"
 expect 'grep -q "json (schema cgjit.timeline/1," "$tmp/help.txt" && grep -q "docs/timeline.md section 6" "$tmp/help.txt"' \

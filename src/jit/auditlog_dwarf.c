@@ -104,7 +104,18 @@ static void read_unit(struct found *f, Dwarf_Die *cudie)
 	} while (dwarf_siblingof(&c, &c) == 0);
 }
 
-/* Every member found, numbers no wider than 8 bytes, and jit_State.cur a whole GCtrace.
+/* The size of TYPE read into OUT, or UINT32_MAX for one not kept (jit_State: its
+ * snapshots are checked against jit_State.cur where they are read). */
+static uint32_t struct_size(const struct auditlog_layout *out, const char *type)
+{
+	for (size_t t = 0; t < NTYPES; t++)
+		if (!strcmp(sizes[t].type, type))
+			return sizes[t].at == SIZE_MAX ? UINT32_MAX
+				: *(const uint32_t *)(const void *)((const char *)out + sizes[t].at);
+	return UINT32_MAX;
+}
+
+/* Every member found, numbers no wider than 8 bytes, inside its struct, and jit_State.cur a whole GCtrace.
  * Returns 0, or -1 with WHY set. */
 static int check_found(const struct found *f, char *why, size_t why_len)
 {
@@ -117,6 +128,13 @@ static int check_found(const struct found *f, char *why, size_t why_len)
 		if (wants[i].number && (fl->size == 0 || fl->size > 8)) {
 			snprintf(why, why_len, "%s.%s is %u bytes wide in its DWARF (a number of 1 to 8 bytes "
 				 "expected)", wants[i].type, wants[i].member, fl->size);
+			return -1;
+		}
+		/* the readers trust a member to lie inside its struct's snapshot */
+		uint32_t size = struct_size(f->out, wants[i].type);
+		if (size != UINT32_MAX && ((uint64_t)fl->off + fl->size > size)) {
+			snprintf(why, why_len, "%s.%s (%u bytes at %u) passes the end of %s (%u bytes) in its "
+				 "DWARF", wants[i].type, wants[i].member, fl->size, fl->off, wants[i].type, size);
 			return -1;
 		}
 	}

@@ -59,22 +59,23 @@ static struct augment_stats_source *add_source(struct augment_stats *rep, const 
 	return rs;
 }
 
-/* A RaptorJIT auditlog's traces, with their code in ELF files as a jitdump's. Those are
- * named LOG.auditlog.elf (LOG.auditlog.gN.elf), which `cgjit report` knows for JIT objects
- * as it knows jit-PID.dump.elf: a log's own name can be anything. */
+/* A RaptorJIT auditlog's traces, with their code in ELF files as a jitdump's. Their object
+ * is named LOG.auditlog (the ELF files LOG.auditlog.elf, LOG.auditlog.gN.elf), which `cgjit
+ * report` knows for JIT code as it knows jit-PID.dump: a log's own name can be anything. */
 static int load_auditlog(struct loader *u, const char *path, struct input *in)
 {
 	struct auditlog_symbols_stats as;
 	size_t first = symtab_count(u->st);
-	size_t n = strlen(path);
-	n -= n >= 4 && !strcmp(path + n - 4, ".zst") ? 4 : 0;
-	int named = n >= 9 && !strncmp(path + n - 9, ".auditlog", 9);
-	char *elf_name = xmalloc(n + 10);
-	snprintf(elf_name, n + 10, "%.*s%s", (int)n, path, named ? "" : ".auditlog");
-	int rc = auditlog_symbols_read(u->st, in, path, &as, u->d) < 0 ||
-		 (!u->o->no_elf && elf_files_write(u->ef, u->st, elf_name, first, AUDITLOG_SYMBOLS_ELF_MACHINE,
+	const char *base = strcmp(path, "-") ? path : "stdin";
+	size_t n = strlen(base);
+	n -= n >= 4 && !strcmp(base + n - 4, ".zst") ? 4 : 0;
+	int named = n >= 9 && !strncmp(base + n - 9, ".auditlog", 9);
+	char *object = xmalloc(n + 10);
+	snprintf(object, n + 10, "%.*s%s", (int)n, base, named ? "" : ".auditlog");
+	int rc = auditlog_symbols_read(u->st, in, object, &as, u->d) < 0 ||
+		 (!u->o->no_elf && elf_files_write(u->ef, u->st, object, first, AUDITLOG_SYMBOLS_ELF_MACHINE,
 						   u->d) < 0) ? -1 : 0;
-	free(elf_name);
+	free(object);
 	if (rc < 0)
 		return -1;
 	struct augment_stats_source *rs = add_source(u->rep, path, "auditlog");

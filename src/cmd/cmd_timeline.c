@@ -242,9 +242,10 @@ int cmd_timeline(int argc, char **argv)
 		timeline_set_valgrind_profile(doc, beside);
 	free(beside);
 	if (doc_get_u64(doc, "truncated_bytes"))
-		fprintf(stderr, "cgjit: warning: %s: the last %" PRIu64 " bytes are a record cut off (dump "
-			"copied while the JIT was writing?); the records before it are used\n", path,
-			doc_get_u64(doc, "truncated_bytes"));
+		fprintf(stderr, "cgjit: warning: %s: the last %" PRIu64 " bytes are a record cut off (%s); "
+			"the records before it are used\n", path, doc_get_u64(doc, "truncated_bytes"),
+			strcmp(doc_get_str(doc, "source"), "auditlog") ? "dump copied while the JIT was writing?"
+			: "the process died before the log was flushed?");
 	char *buf = NULL;
 	size_t n = 0;
 	if (render(doc, fmt, &buf, &n) < 0) {

@@ -109,8 +109,8 @@ static int on_blob(struct al *a)
 	return 0;
 }
 
-/* The little-endian number of field F in the snapshot S (F inside it: checked by the caller
- * through fits()). */
+/* The little-endian number of field F in the snapshot S at BASE: the caller has checked
+ * that S holds the struct there (need_snap()), and auditlog_dwarf.c that F lies inside it. */
 static uint64_t field(const struct snap *s, size_t base, struct auditlog_field f)
 {
 	uint64_t v = 0;
@@ -125,11 +125,11 @@ static int fits(const struct snap *s, size_t base, size_t size)
 }
 
 /* Snapshot KIND at ADDR at least SIZE bytes long; else -1 with D set, naming WHAT. */
-static int need_snap(struct al *a, enum snap_kind kind, uint64_t addr, size_t size, const char *what,
+static int need_snap(struct al *a, enum snap_kind kind, uint64_t addr, uint64_t size, const char *what,
 		     const struct snap **out)
 {
 	*out = snap_at(a, kind, addr);
-	if (*out && fits(*out, 0, size))
+	if (*out && size <= (*out)->len)
 		return 0;
 	return diag_byte(a->d, a->path, a->r->offset, "%s at 0x%" PRIx64 ": the log has %s", what, addr,
 			 *out ? "a shorter snapshot of it than its struct" : "no snapshot of it before this event");
@@ -170,11 +170,13 @@ static int place(struct al *a, uint64_t pt, uint64_t pc, size_t at)
 	/* RaptorJIT keeps one 32-bit line per bytecode (formats.md 7.4); the bytecode follows
 	 * the GCproto struct */
 	uint64_t li = field(p, 0, l->lineinfo), first_bc = pt + l->proto_size;
-	uint64_t at_line = li - pt + 4 * ((pc - first_bc) / 4);
-	if (pc < first_bc || li < pt || !fits(p, at_line, 4))
+	/* each step checked against the snapshot, so that hostile addresses cannot wrap */
+	uint64_t lines_at = li - pt, index = (pc - first_bc) / 4;
+	if (pc < first_bc || first_bc < pt || li < pt || lines_at > p->len || p->len - lines_at < 4 ||
+	    index > (p->len - lines_at - 4) / 4)
 		return diag_byte(a->d, a->path, a->r->offset, "the trace's start (pc 0x%" PRIx64 ") has no "
 				 "line in its prototype's snapshot at 0x%" PRIx64, pc, pt);
-	struct auditlog_field f32 = { (uint32_t)at_line, 4 };
+	struct auditlog_field f32 = { (uint32_t)(lines_at + 4 * index), 4 };
 	size_t k = chunk_show(a->name + at, sizeof(a->name) - at - 24, s->data + l->str_size, len);
 	k += (size_t)snprintf(a->name + at + k, sizeof(a->name) - at - k, ":%" PRIu64, field(p, 0, f32));
 	return (int)k;
@@ -242,7 +244,7 @@ static int on_trace_abort(struct al *a, uint64_t time)
 	const struct auditlog_layout *l = &a->lay;
 	const struct snap *s;
 	if (need(a, "jit_State", AUDITLOG_UINT, &jv) < 0 ||
-	    need_snap(a, SNAP_JIT, jv->u, (size_t)l->cur.off + l->trace_size, "the JIT state (jit_State)", &s) < 0)
+	    need_snap(a, SNAP_JIT, jv->u, (uint64_t)l->cur.off + l->trace_size, "the JIT state (jit_State)", &s) < 0)
 		return -1;
 	struct auditlog_abort ab = { .time = time, .offset = a->r->offset };
 	ab.traceno = (uint32_t)field(s, l->cur.off, l->traceno);

@@ -56,8 +56,9 @@ int auditlog_is_log(const unsigned char *p, size_t n);
 
 /* Reads the log IN (plain or zstd; not closed here; its name is used in messages), calling
  * V for each trace, abort and flush in the log's order. Memory: the latest snapshot of each
- * address of the kinds needed (machine code, traces, prototypes, strings, the JIT state),
- * which follows the program's live code, not the log's length. Returns 0, or -1 with D set
+ * address logged with one of the kinds needed (machine code, traces, prototypes, strings,
+ * the JIT state): an address logged again replaces its bytes, so a long run that reuses
+ * memory does not grow it; at most the log's size. Returns 0, or -1 with D set
  * ("FILE: byte N: ..."): a malformed record, a trace or abort before the DWARF blob, a blob
  * without the layouts needed, an event naming a snapshot the log does not have. */
 int auditlog_read(struct input *in, const struct auditlog_visitor *v, struct auditlog_stats *stats,

@@ -68,7 +68,7 @@ static int fill(struct auditlog_walk *w, struct diag *d)
 static int take(struct auditlog_walk *w, void *dst, size_t n, struct diag *d)
 {
 	if (!dst) {
-		if (w->rec_len + n > AUDITLOG_MAX_RECORD)
+		if ((uint64_t)w->rec_len + n > AUDITLOG_MAX_RECORD)
 			return diag_byte(d, input_name(w->in), w->start, "a record of more than %u bytes "
 					 "(an auditlog stops at 100 MB)", AUDITLOG_MAX_RECORD);
 	}
@@ -131,6 +131,16 @@ static int string_len(struct auditlog_walk *w, unsigned b, int *is, uint64_t *le
 
 static const char *form_name(unsigned b)
 {
+	if (b <= 0x7f || b >= 0xe0 || (b >= 0xcc && b <= 0xd3))
+		return "a number";
+	if ((b >= 0xa0 && b <= 0xbf) || (b >= 0xd9 && b <= 0xdb))
+		return "a string";
+	if (b >= 0xc4 && b <= 0xc6)
+		return "bytes";
+	if (b == 0xc0)
+		return "nil";
+	if (b == 0xc2 || b == 0xc3)
+		return "a boolean";
 	if ((b >= 0x90 && b <= 0x9f) || b == 0xdc || b == 0xdd)
 		return "an array";
 	if ((b >= 0x80 && b <= 0x8f) || b == 0xde || b == 0xdf)
@@ -200,7 +210,7 @@ static int read_map_header(struct auditlog_walk *w, uint64_t *n, struct diag *d)
 		rc = take_be(w, b == 0xde ? 2 : 4, n, d);
 	} else {
 		return diag_byte(d, input_name(w->in), w->start, "a record must be a msgpack map, got "
-				 "form 0x%02x (%s)", b, b >= 0x80 ? form_name(b) : "a number");
+				 "form 0x%02x (%s)", b, form_name(b));
 	}
 	if (rc > 0 && *n > AUDITLOG_MAX_PAIRS)
 		return diag_byte(d, input_name(w->in), w->start, "a record of %llu keys (at most %d)",
@@ -274,23 +284,19 @@ const struct auditlog_value *auditlog_record_get(const struct auditlog_record *r
 
 int auditlog_walk_is_log(const unsigned char *p, size_t n)
 {
-	/* a map, then the key "type" as any str form: its bytes as far as N goes (cgjit's inputs
-	 * peek 4 bytes, which already tell a log from a perf map's text and a jitdump's magic) */
-	if (n < 4 || !((p[0] >= 0x81 && p[0] <= 0x8f) || p[0] == 0xde || p[0] == 0xdf))
+	/* RaptorJIT starts every record with a fixmap; its first key "type" in any string form.
+	 * cgjit's inputs peek 4 bytes (after zstd), which tell a log from a perf map's text
+	 * and a jitdump's magic; what more of the key N bytes show must match too. */
+	if (n < 4 || p[0] < 0x81 || p[0] > 0x8f)
 		return 0;
-	size_t k = p[0] == 0xde ? 3 : p[0] == 0xdf ? 5 : 1;
-	if (n <= k)
-		return 1;   /* the map header is all there is to see */
-	unsigned char want[16];
-	size_t m = k;
-	memcpy(want, p, k);
-	if (p[k] == 0xa4) {
+	unsigned char want[16] = { p[0] };
+	size_t m = 1;
+	if (p[1] == 0xa4) {
 		want[m++] = 0xa4;
-	} else if (p[k] == 0xd9 || p[k] == 0xda || p[k] == 0xdb) {
-		size_t w = p[k] == 0xd9 ? 1 : p[k] == 0xda ? 2 : 4;
-		want[m++] = p[k];
-		memset(want + m, 0, w - 1);
-		want[m + w - 1] = 4;
+	} else if (p[1] == 0xd9 || p[1] == 0xda || p[1] == 0xdb) {
+		size_t w = p[1] == 0xd9 ? 1 : p[1] == 0xda ? 2 : 4;
+		want[m++] = p[1];
+		want[m + w - 1] = 4;   /* the rest of the length's bytes are 0 */
 		m += w;
 	} else {
 		return 0;

@@ -39,7 +39,7 @@ struct auditlog_record {
 	} pairs[AUDITLOG_MAX_PAIRS];
 };
 
-/* 1 if the N (at least 4) bytes at P start like an auditlog: a map whose first key is
+/* 1 if the N (at least 4) bytes at P start like an auditlog: a fixmap whose first key is
  * "type" (formats.md 7.7: there is no magic), as far as N bytes show, 0 if not. */
 int auditlog_walk_is_log(const unsigned char *p, size_t n);
 

@@ -62,8 +62,9 @@ static void render_head(const json_t *doc, FILE *f)
 		fprintf(f, "note: %" PRIu64 " records have an earlier timestamp than the record before them\n",
 			doc_get_u64(doc, "out_of_order"));
 	if (doc_get_u64(doc, "truncated_bytes"))
-		fprintf(f, "warning: the last %" PRIu64 " bytes are a record cut off (dump copied while the JIT was writing?)\n",
-			doc_get_u64(doc, "truncated_bytes"));
+		fprintf(f, "warning: the last %" PRIu64 " bytes are a record cut off (%s)\n",
+			doc_get_u64(doc, "truncated_bytes"), is_auditlog(doc)
+			? "the process died before the log was flushed?" : "dump copied while the JIT was writing?");
 }
 
 static void render_buckets(const json_t *doc, FILE *f)

@@ -65,11 +65,20 @@ if command -v xmllint >/dev/null; then
 else
 	notok "timeline -f svg: xmllint (libxml2-utils) is required"
 fi
+"$CGJIT" augment -q --no-elf -o "$tmp/out6" "$tmp/in" "$log" 2>"$tmp/err"
+"$CGJIT" report --jit-only -n 1 "$tmp/out6" >"$tmp/report6" 2>&1
+expect 'grep -q "^ob=.*audit.log.auditlog$" "$tmp/out6" && grep -q "^JIT       12 functions, 88.99% of Ir" "$tmp/report6"' \
+	"--no-elf: the traces' object is audit.log.auditlog, which report counts as JIT code $(head -c 200 "$tmp/err")"
+(cd "$tmp" && "$CGJIT" augment -q -o out7 in - <"$log" 2>"$tmp/err")
+expect '[ -s "$tmp/out7" ] && [ -s "$tmp/stdin.auditlog.elf" ]' "a log on stdin: its ELF file is stdin.auditlog.elf $(head -c 200 "$tmp/err")"
 size=$(stat -c %s "$log")
 head -c $((size - 100)) "$log" >"$tmp/cut.log"
 "$CGJIT" augment -o "$tmp/out4" --elf "$tmp" "$tmp/in" "$tmp/cut.log" 2>"$tmp/err"
 expect '[ -s "$tmp/out4" ] && grep -q "warning: the last [0-9]* bytes are a record cut off" "$tmp/err" && grep -q "11 traces\|12 traces" "$tmp/err"' \
 	"a log cut inside its last record: the records before it, with a warning"
+"$CGJIT" timeline "$tmp/cut.log" >"$tmp/tl" 2>"$tmp/err"
+expect 'grep -q "cgjit: warning: .*cut.log: the last [0-9]* bytes are a record cut off (the process died before the log was flushed?)" "$tmp/err"' \
+	"timeline of the cut log: the warning says why a log is cut $(head -c 200 "$tmp/err")"
 perl -e 'print "\x81\xa4type\xa5other", "\x91\x01"' >"$tmp/bad.log"
 "$CGJIT" augment -o "$tmp/out5" "$tmp/in" "$tmp/bad.log" 2>"$tmp/err"
 rc=$?

@@ -15,6 +15,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <libelf.h>
+
 #include "core/diag.h"
 #include "core/io.h"
 #include "jit/auditlog.h"
@@ -122,7 +126,11 @@ static void test_is_log(void **state)
 	assert_true(auditlog_walk_is_log((const unsigned char *)"\x84\xda\x00\x04type", 9));
 	assert_true(auditlog_walk_is_log((const unsigned char *)"\x84\xda\x00\x04", 4));
 	assert_true(auditlog_walk_is_log((const unsigned char *)"\x82\xa4ty", 4));
-	assert_true(auditlog_walk_is_log((const unsigned char *)"\xde\x00\x02\xa4", 4));
+	/* RaptorJIT writes fixmaps: a map 16 or 32 header does not start a log */
+	assert_false(auditlog_walk_is_log((const unsigned char *)"\xde\x00\x02\xa4", 4));
+	assert_false(auditlog_walk_is_log((const unsigned char *)"\xdf\x00\x00\x00", 4));
+	assert_true(auditlog_walk_is_log((const unsigned char *)"\x84\xd9\x04t", 4));
+	assert_false(auditlog_walk_is_log((const unsigned char *)"\x84\xd9\x05t", 4));
 	assert_false(auditlog_walk_is_log((const unsigned char *)"\x84\xda\x00\x05", 4));
 	assert_false(auditlog_walk_is_log((const unsigned char *)"\x84\xa4typ", 3));   /* too short */
 	assert_false(auditlog_walk_is_log((const unsigned char *)"\x82\xa4tx", 4));
@@ -140,6 +148,9 @@ static void test_walk_refusals(void **state)
 		const char *msg;
 	} cases[] = {
 		{ "\x81\xa1k\x01" "\x05", 5, "t.log: byte 4: a record must be a msgpack map, got form 0x05 (a number)" },
+		{ "\x81\xa1k\x01" "\xa3" "abc", 8, "t.log: byte 4: a record must be a msgpack map, got form 0xa3 (a string)" },
+		{ "\x81\xa1k\x01" "\xe5", 5, "t.log: byte 4: a record must be a msgpack map, got form 0xe5 (a number)" },
+		{ "\x81\xa1k\x01" "\xc3", 5, "t.log: byte 4: a record must be a msgpack map, got form 0xc3 (a boolean)" },
 		{ "\x81\xa1k\x91\x01", 5, "t.log: byte 3: a value of msgpack form 0x91 (an array)" },
 		{ "\x81\xa1k\x81\xa1k\x01", 7, "t.log: byte 3: a value of msgpack form 0x81 (a map)" },
 		{ "\x81\xa1k\xcb", 4, "t.log: byte 3: a value of msgpack form 0xcb (a float)" },
@@ -449,6 +460,70 @@ static void test_dwarf(void **state)
 	free(p);
 }
 
+/* The offset in BLOB of the DW_AT_data_member_location value of STRUCT_NAME.MEMBER, through
+ * libdw (whose attribute values point into the image it reads), or SIZE_MAX. */
+static size_t member_location_at(unsigned char *blob, size_t n, const char *struct_name, const char *member)
+{
+	size_t at = SIZE_MAX;
+	elf_version(EV_CURRENT);
+	Elf *elf = elf_memory((char *)blob, n);
+	Dwarf *dw = elf ? dwarf_begin_elf(elf, DWARF_C_READ, NULL) : NULL;
+	Dwarf_CU *cu = NULL;
+	Dwarf_Half version;
+	uint8_t unit_type;
+	Dwarf_Die cudie, c, m;
+	while (dw && at == SIZE_MAX && dwarf_get_units(dw, cu, &cu, &version, &unit_type, &cudie, NULL) == 0) {
+		if (dwarf_child(&cudie, &c) != 0)
+			continue;
+		do {
+			const char *name = dwarf_diename(&c);
+			if (dwarf_tag(&c) != DW_TAG_structure_type || !name || strcmp(name, struct_name) ||
+			    dwarf_bytesize(&c) <= 0 || dwarf_child(&c, &m) != 0)
+				continue;
+			do {
+				Dwarf_Attribute a;
+				const char *mn = dwarf_diename(&m);
+				if (mn && !strcmp(mn, member) && dwarf_attr(&m, DW_AT_data_member_location, &a) &&
+				    a.form == DW_FORM_data1 && a.valp >= blob && a.valp < blob + n)
+					at = (size_t)(a.valp - blob);
+			} while (at == SIZE_MAX && dwarf_siblingof(&m, &m) == 0);
+			break;
+		} while (dwarf_siblingof(&c, &c) == 0);
+	}
+	dwarf_end(dw);
+	elf_end(elf);
+	return at;
+}
+
+/* A blob whose GCtrace.traceno lies past the end of GCtrace is refused, naming it (the
+ * readers would otherwise read past a GCtrace snapshot). */
+static void test_dwarf_member_outside(void **state)
+{
+	(void)state;
+	size_t n, offs[256];
+	unsigned char *p = read_sample(&n);
+	size_t k = record_offsets(p, n, offs, 256);
+	size_t blob = find_record(p, offs, k, "lj_dwarf.dwo");
+	unsigned char *elf = memmem(p + offs[blob], offs[blob + 1] - offs[blob], "\x7f" "ELF", 4);
+	size_t len = (size_t)(p + offs[blob + 1] - elf);
+	unsigned char *copy = malloc(len);
+	memcpy(copy, elf, len);
+	size_t at = member_location_at(copy, len, "GCtrace", "traceno");
+	assert_true(at != SIZE_MAX);
+	assert_int_equal(copy[at], 116);
+	free(copy);
+	elf[at] = 255;   /* in the log itself: read whole, it must be refused */
+	struct seen s;
+	struct auditlog_stats st;
+	struct diag d = { 0 };
+	assert_int_equal(read_log(p, n, &s, &st, &d), -1);
+	char want[200];
+	snprintf(want, sizeof(want), "t.log: byte %zu: the blob lj_dwarf.dwo cannot give the struct layouts: "
+		 "GCtrace.traceno (2 bytes at 255) passes the end of GCtrace (136 bytes) in its DWARF", offs[blob]);
+	assert_string_equal(d.msg, want);
+	free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -460,6 +535,7 @@ int main(void)
 		cmocka_unit_test(test_sample_symbols),
 		cmocka_unit_test(test_sample_rearranged),
 		cmocka_unit_test(test_dwarf),
+		cmocka_unit_test(test_dwarf_member_outside),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -111,17 +111,23 @@ static int load_callgrind(struct cg_load *L, struct input *in, struct diag *d)
 
 /* ---- cachegrind ---- */
 
+static int is_blank(char c)
+{
+	return c == ' ' || c == '\t';
+}
+
+/* Numbers separated by blanks (cg_annotate splits on any whitespace). */
 static int parse_costs(const char *p, const char *end, unsigned nev, uint64_t *out)
 {
 	unsigned k = 0;
 	memset(out, 0, nev * sizeof(*out));
 	while (p < end) {
-		while (p < end && *p == ' ')
+		while (p < end && is_blank(*p))
 			p++;
 		if (p == end)
 			break;
 		/* more values than events is an error; fewer means the rest are 0 */
-		if (k == nev || scan_dec(&p, end, &out[k++]) < 0 || (p < end && *p != ' '))
+		if (k == nev || scan_dec(&p, end, &out[k++]) < 0 || (p < end && !is_blank(*p)))
 			return -1;
 	}
 	return 0;
@@ -209,6 +215,7 @@ static int cachegrind_line(struct cachegrind *cg, const char *line, size_t len)
 		cg->fn = UINT32_MAX;
 		return 0;
 	}
+	static const char unspecified[] = "<unspecified>";
 	if (!strncmp(line, "fn=", 3)) {
 		if (!cg->fl)
 			return cg_line_error(cg, "expected 'fl=' before 'fn='", line, len);
@@ -221,11 +228,22 @@ static int cachegrind_line(struct cachegrind *cg, const char *line, size_t len)
 	uint64_t costs[CG_MAX_EVENTS];
 	const char *q = line;
 	uint64_t lnum;
-	if (scan_dec(&q, end, &lnum) < 0 || q == end || *q != ' ' ||
-	    parse_costs(q, end, cg->p->nevents, costs) < 0)
+	/* "LINE" alone: every count 0 (cg_annotate's implicit zeros) */
+	if (scan_dec(&q, end, &lnum) < 0 || (q < end && !is_blank(*q)) ||
+	    parse_costs(q, end, cg->p->nevents, costs) < 0) {
+		if (memchr(line, '-', len))
+			return cg_line_error(cg, "negative counts (cg_diff's output) are not read yet: expected "
+					     "a cost line 'LINE COST...' of counts from 0", line, len);
 		return cg_line_error(cg, "expected a cost line 'LINE COST...', 'fl=', 'fn=' or 'summary:'", line, len);
-	if (cg->fn == UINT32_MAX)
-		return cg_line_error(cg, "expected 'fn=' before the first cost line", line, len);
+	}
+	if (cg->fn == UINT32_MAX && !cg->fl)
+		return cg_line_error(cg, "expected 'fl=' before the first cost line", line, len);
+	if (cg->fn == UINT32_MAX) {
+		/* cost after fl= and before any fn=: cg_annotate (valgrind 3.21 on) counts it to
+		 * "<unspecified>" in that file */
+		struct prof_fn_key k = { "", 0, cg->fl, cg->fl_len, unspecified, sizeof(unspecified) - 1 };
+		cg->fn = profile_builder_fn(cg->b, &k);
+	}
 	profile_builder_self(cg->b, cg->fn, costs);
 	return 0;
 }

@@ -94,6 +94,42 @@ expect 'perl "$tmp/cg-check.pl" "$tmp/cg.json" "$tmp/cg.ann"' \
 "$CGJIT" report "$tmp/cg.out" >"$tmp/cg.txt"
 expect 'grep -q "inclusive cost does not exist there" "$tmp/cg.txt"' "cachegrind: the text says there is no inclusive cost"
 
+echo "# valgrind's own cg_annotate test inputs (tests/valgrind): every function's self cost as cg_annotate's"
+cat >"$tmp/cg-all.pl" <<'EOF'
+use JSON::PP;
+local $/;
+open(my $j, "<", $ARGV[0]) or die;
+my $d = decode_json(<$j>);
+open(my $a, "<", $ARGV[1]) or die;
+my (%c, $total);
+for (split /\n/, <$a>) {
+	$total = $1 =~ tr/,//dr if /^\s*([\d,]+) \(100\.0%\)\s+PROGRAM TOTALS/;
+	$c{$2} += $1 =~ tr/,//dr if /^\s*([\d,]+)\s+\(\s*[\d.]+%\)\s+(\S.*)$/ && $2 ne 'PROGRAM TOTALS';
+}
+my $ev = $d->{event};
+my $t = ref $d->{totals} eq 'HASH' ? $d->{totals}{$ev} : $d->{totals}[0];
+my %g = map { ("$_->{file}:$_->{name}" => (ref $_->{self} ? $_->{self}[0] : $_->{self})) } @{$d->{functions}};
+delete $g{$_} for grep { !$g{$_} } keys %g;
+my @bad = grep { ($g{$_} // -1) != $c{$_} } keys %c;
+push @bad, grep { !exists $c{$_} } keys %g;
+print "total $t vs $total; differ: @bad[0 .. ($#bad > 2 ? 2 : $#bad)]\n" if @bad || $total != $t;
+exit(@bad || !%c || $total != $t ? 1 : 0);
+EOF
+for f in "$top"/tests/valgrind/*.cgout; do
+	b=$(basename "$f")
+	[ "$b" = ann2.cgout ] && continue
+	ev=$(sed -n 's/^events: *\([^ ]*\).*/\1/p' "$f")
+	"$CGJIT" report -f json -n 1000000 "$f" >"$tmp/v.json" 2>"$tmp/err"
+	(cd "$(dirname "$f")" && cg_annotate --show="$ev" --threshold=0 "$b" 2>/dev/null) >"$tmp/v.ann"
+	expect 'perl "$tmp/cg-all.pl" "$tmp/v.json" "$tmp/v.ann" >"$tmp/err" 2>&1' \
+		"tests/valgrind/$b: every function's self cost ($ev) and the total equal cg_annotate's $(head -c 200 "$tmp/err")"
+done
+# ann2.cgout: implicit zeros, blanks, <unspecified> are read; its negative counts (cg_diff's)
+# are not yet: refused at the first, with the reason
+"$CGJIT" report "$top/tests/valgrind/ann2.cgout" >"$tmp/v.txt" 2>"$tmp/err"
+expect '[ $? = 1 ] && grep -q "ann2.cgout:56: negative counts (cg_diff.s output) are not read yet" "$tmp/err"' \
+	"tests/valgrind/ann2.cgout: read up to its first negative count, refused there with the reason"
+
 echo "# diff: a deliberate slowdown of one JIT function comes out on top"
 for n in node-diff-base node-diff-slow; do
 	"$CGJIT" augment -q --no-elf -o "$tmp/$n.out" "$top/samples/$n"/callgrind.out.* "$top/samples/$n"/perf-*.map

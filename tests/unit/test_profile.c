@@ -213,6 +213,42 @@ static void test_profile__cachegrind(void **state)
 	free(path);
 }
 
+/* What cg_annotate reads in valgrind's own test input cachegrind/tests/ann2.cgout: a line
+ * number alone (every count 0), counts left out at the end (0), tabs and runs of blanks,
+ * cost after fl= and before any fn= ("<unspecified>"); negative counts (cg_diff) are
+ * refused with their own message. */
+static void test_profile__cachegrind_lenient(void **state)
+{
+	(void)state;
+	char *path = tmp_file("cmd: ann\nevents: A B C\nfl=x.rs\n1 1000 500 0\nfn=f\n"
+			      "2  200\t\t100 0  \n18\n19 7\nfl=y.rs\nfn=f\n3 1 1 1\nsummary: 1208 601 1\n");
+	struct profile p;
+	struct diag d = { 0 };
+	struct profile_opts o = { 0 };
+	assert_int_equal(profile_load(&p, path, &o, &d), 0);
+	assert_true(p.cachegrind);
+	assert_int_equal(p.nfns, 3);
+	const struct prof_fn *u = find(&p, "<unspecified>");
+	assert_non_null(u);
+	assert_string_equal(u->file, "x.rs");
+	assert_int_equal(u->self[0], 1000);
+	assert_int_equal(u->self[1], 500);
+	uint64_t f_x = 0;
+	for (size_t i = 0; i < p.nfns; i++)
+		if (!strcmp(p.fns[i].name, "f") && !strcmp(p.fns[i].file, "x.rs"))
+			f_x = p.fns[i].self[0] * 1000 + p.fns[i].self[1];
+	assert_int_equal(f_x, 207 * 1000 + 100);
+	profile_free(&p);
+	unlink(path);
+	free(path);
+
+	path = tmp_file("cmd: ann\nevents: A\nfl=x.rs\nfn=neg\n0 -1000\nsummary: -1000\n");
+	assert_int_equal(profile_load(&p, path, &o, &d), -1);
+	assert_non_null(strstr(d.msg, ":5: negative counts (cg_diff's output) are not read yet"));
+	unlink(path);
+	free(path);
+}
+
 static void test_profile__errors(void **state)
 {
 	(void)state;
@@ -621,6 +657,7 @@ int main(void)
 		cmocka_unit_test(test_profile__parts_and_folding),
 		cmocka_unit_test(test_profile__fold_self_calls),
 		cmocka_unit_test(test_profile__cachegrind),
+		cmocka_unit_test(test_profile__cachegrind_lenient),
 		cmocka_unit_test(test_profile__errors),
 		cmocka_unit_test(test_profile__report_formats),
 		cmocka_unit_test(test_profile__diff),

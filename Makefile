@@ -1,11 +1,11 @@
-# cgjit - plain Makefile; dependencies through pkg-config (Debian: libzstd-dev libyaml-dev libjansson-dev
+# cgjit - plain Makefile; dependencies through pkg-config (Debian: libzstd-dev zlib1g-dev libyaml-dev libjansson-dev
 # libcmocka-dev). `make check` builds and runs every test; `make check-asan` does the same
 # under ASan+UBSan in a separate build directory; `make check-clang` builds everything with
 # clang in another and runs the unit tests and fuzz replays. `make DEVELOPER=1 ...` (CI, .ci/run) turns
 # warnings into errors; a user's build does not, so a newer compiler's new warning cannot
 # break it. Header dependencies come from the compiler (-MMD -MP, the .d files beside the
 # objects).
-PKGS      := libzstd yaml-0.1 jansson
+PKGS      := libzstd zlib yaml-0.1 jansson
 CC        ?= cc
 CFLAGS    ?= -O2 -g
 WARN      := -Wall -Wextra -Wshadow -Wpointer-arith -Wstrict-prototypes \

@@ -18,7 +18,7 @@ static const char usage_text[] =
 	"usage: cgjit augment [options] PROFILE [PERF-MAP|JITDUMP...]\n"
 	"\n"
 	"Rewrites a callgrind profile so that JIT code has names, files, lines and consistent\n"
-	"callers and callees. PROFILE may be plain or zstd-compressed, or - for stdin.\n"
+	"callers and callees. PROFILE may be plain, zstd- or gzip-compressed, or - for stdin.\n"
 	"Without symbol files, perf-PID.map (profile's directory, then /tmp) and jit-PID.dump\n"
 	"(profile's directory, current directory, $JITDUMPDIR, /tmp) are used, PID from the\n"
 	"profile's 'pid:' line.\n"

@@ -14,8 +14,8 @@
 #  - check: a total limit at the total holds and one below it is exceeded (exit 3);
 #    a function limit at the largest self cost holds;
 #  - flamegraph --format folded --min-width 0: the values add up to the total, and the
-#    stacks that end in each function to its self cost, give or take one unit per stack
-#    (each frame's cost is rounded: section 1 of docs/flamegraph.md).
+#    stacks that end in each function to its self cost within docs/flamegraph.md section
+#    1's bound (each frame's own cost is rounded).
 # Prints "ok - ..." / "not ok - ..." lines.
 use strict;
 use warnings;
@@ -119,10 +119,17 @@ for my $event (@events) {
 	expect($? == 0 && $folded_sum == $total, "$event: flamegraph's folded values add up to the total ($folded_sum)");
 	my %by_name;
 	$by_name{$_->{name} =~ s/;/:/gr} += $_->{self} for @{$doc->{functions}};
-	# a frame's own cost is rounded (docs/flamegraph.md section 1): each folded line of
-	# a function is off by at most one unit (flame.sh checks the tighter bound on
-	# valgrind's files through check-flame-self.pl)
-	my @off = grep { abs(($drawn{$_} // 0) - $by_name{$_}) > ($lines{$_} // 0) } keys %by_name;
+	# docs/flamegraph.md section 1's bound (check-flame-self.pl's, without the SVG): a
+	# frame's own cost is rounded, so a function is drawn wider than its self cost by
+	# less than one unit per folded line of it, and narrower by less than that plus the
+	# elided cost and one unit per frame (N: the folded lines, each a frame)
+	my $n = 0;
+	$n += $_ for values %lines;
+	my $elided = $drawn{"[elided]"} // 0;
+	my @off = grep {
+		my ($dr, $sf, $l) = ($drawn{$_} // 0, $by_name{$_}, $lines{$_} // 0);
+		$dr - $sf >= ($l || 1) || $sf - $dr >= $l + $elided + $n
+	} keys %by_name;
 	print "# flamegraph: '$_' drawn " . ($drawn{$_} // 0) . ", self $by_name{$_}\n" for (sort @off)[0 .. ($#off < 4 ? $#off : 4)];
 	expect(!@off, "$event: each function's folded stacks carry its self cost (" . scalar(keys %by_name) . " functions)");
 }

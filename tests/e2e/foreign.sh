@@ -82,8 +82,10 @@ expect 'grep -qE "^total     cpu\(ms\) +[0-9,]+ \(calculated\)$" "$tmp/r.txt" &&
 	grep -qE "^\| cpu\(ms\) \| [0-9,]+ \(calculated\) \|$" "$tmp/r.md"' "report text and Markdown say (calculated)"
 "$CGJIT" diff "$prof" "$prof" >"$tmp/d.txt"
 "$CGJIT" check -b <(printf 'event: "cpu(ms)"\ntotal: {hard: 1G}\n') "$prof" >"$tmp/c.txt"
-expect 'grep -q "^totals    (calculated) of both" "$tmp/d.txt" && grep -q "^totals    (calculated)" "$tmp/c.txt"' \
-	"diff and check text say the totals are calculated"
+"$CGJIT" flamegraph -o "$tmp/f.svg" "$prof"
+expect 'grep -q "^totals    (calculated) of both" "$tmp/d.txt" && grep -q "^totals    (calculated)" "$tmp/c.txt" &&
+	grep -qE "cpu\(ms\) [0-9,]+ in all \(calculated\); " "$tmp/f.svg"' \
+	"diff and check text and the flame graph's SVG say the totals are calculated"
 "$CGJIT" augment -o "$tmp/aug.out" "$prof" "$bad/good.map" 2>"$tmp/err"
 expect '[ $? = 1 ] && grep -q "expected .totals:" "$tmp/err" && [ ! -e "$tmp/aug.out" ]' \
 	"augment keeps its strict reader: a file without totals: is refused"

@@ -202,6 +202,38 @@ static void test_foreign__profile_and_report(void **state)
 	free(path);
 }
 
+/* positions: line with "*", "+N" and "-N", as callgrind_annotate resolves them
+ * (s/^\+(\d+)/$prev_line_num+$1/e and the like), in foreign mode, on calls too */
+static void test_foreign__relative_line_positions(void **state)
+{
+	(void)state;
+	static const char text[] = "version: 1\npositions: line\nevents: Ir\nfn=(1) f\n10 1\n+5 2\n* 3\n-12 4\n"
+				   "cfn=(2) g\ncalls=1 +7 0\n* 9\n+1 5\nfn=(2)\n10 9\n";
+	static const uint64_t want_pos[] = { 10, 15, 15, 3, 3, 4, 10 };
+	char *path = tmp_file(text);
+	struct diag d = { 0 };
+	struct input *in = input_open(path, &d);
+	struct cg_reader *r = cg_reader_new(in, 1 << 20);
+	cg_reader_accept_foreign(r);
+	struct cg_record rec;
+	size_t n = 0;
+	while (cg_reader_next(r, &rec, &d) == 1) {
+		if (rec.kind != CG_COST && rec.kind != CG_CALL)
+			continue;
+		assert_true(n < sizeof(want_pos) / sizeof(want_pos[0]));
+		assert_int_equal(rec.pos[0], want_pos[n]);
+		if (rec.kind == CG_CALL)
+			assert_int_equal(rec.target[0], 10);   /* +7 from the base 3 */
+		n++;
+	}
+	assert_false(d.set);
+	assert_int_equal(n, sizeof(want_pos) / sizeof(want_pos[0]));
+	cg_reader_free(r);
+	input_close(in);
+	unlink(path);
+	free(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -209,6 +241,7 @@ int main(void)
 		cmocka_unit_test(test_foreign__errors_stay),
 		cmocka_unit_test(test_foreign__parts_without_totals),
 		cmocka_unit_test(test_foreign__profile_and_report),
+		cmocka_unit_test(test_foreign__relative_line_positions),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

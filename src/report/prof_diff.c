@@ -343,6 +343,18 @@ static const char *rel_text(char *buf, const json_t *v)
 	return buf;
 }
 
+/* Which profiles' totals are callgrind_annotate's "PROGRAM TOTALS (calculated)": files
+ * without totals: or summary: lines (go tool pprof's). */
+static void render_calculated(const json_t *doc, FILE *f, int md)
+{
+	int cb = json_is_true(json_object_get(doc, "baseline_totals_calculated"));
+	int cn = json_is_true(json_object_get(doc, "totals_calculated"));
+	if (cb || cn)
+		fprintf(f, md ? "\nTotals (calculated) of %s: the file has no totals: or summary: line.\n"
+			      : "totals    (calculated) of %s: the file has no totals: or summary: line\n",
+			cb && cn ? "both" : cb ? "base" : "new");
+}
+
 void prof_diff_render(const json_t *doc, FILE *f, int md)
 {
 	char b1[32], b2[32], b3[32], b4[32], b5[32];
@@ -370,12 +382,7 @@ void prof_diff_render(const json_t *doc, FILE *f, int md)
 		fprintf(f, md ? "| %s | %s | %s | %s | %s |\n" : "total     %-10s %16s -> %16s %16s %9s\n",
 			key, b1, b2, b3, b4);
 	}
-	int cb = json_is_true(json_object_get(doc, "baseline_totals_calculated"));
-	int cn = json_is_true(json_object_get(doc, "totals_calculated"));
-	if (cb || cn)   /* callgrind_annotate's "PROGRAM TOTALS (calculated)" */
-		fprintf(f, md ? "\nTotals (calculated) of %s: the file has no totals: or summary: line.\n"
-			      : "totals    (calculated) of %s: the file has no totals: or summary: line\n",
-			cb && cn ? "both" : cb ? "base" : "new");
+	render_calculated(doc, f, md);
 	double th = doc_get_real(doc, "threshold_percent");
 	fprintf(f, md ? "\n%" JSON_INTEGER_FORMAT " functions changed, %" JSON_INTEGER_FORMAT " only in new, %" JSON_INTEGER_FORMAT " only in base"
 		      : "functions %" JSON_INTEGER_FORMAT " changed, %" JSON_INTEGER_FORMAT " only in new, %" JSON_INTEGER_FORMAT " only in base",

@@ -1,11 +1,11 @@
-# cgjit - plain Makefile; dependencies through pkg-config (Debian: libzstd-dev libyaml-dev libjansson-dev libdw-dev
+# cgjit - plain Makefile; dependencies through pkg-config (Debian: libzstd-dev zlib1g-dev libyaml-dev libjansson-dev libdw-dev
 # libcmocka-dev). `make check` builds and runs every test; `make check-asan` does the same
 # under ASan+UBSan in a separate build directory; `make check-clang` builds everything with
 # clang in another and runs the unit tests and fuzz replays. `make DEVELOPER=1 ...` (CI, .ci/run) turns
 # warnings into errors; a user's build does not, so a newer compiler's new warning cannot
 # break it. Header dependencies come from the compiler (-MMD -MP, the .d files beside the
 # objects).
-PKGS      := libzstd yaml-0.1 jansson libdw
+PKGS      := libzstd zlib yaml-0.1 jansson libdw
 CC        ?= cc
 CFLAGS    ?= -O2 -g
 WARN      := -Wall -Wextra -Wshadow -Wpointer-arith -Wstrict-prototypes \
@@ -93,7 +93,7 @@ unit: $(UNITS)
 # script's output printed whole when it ends (tests/e2e/run-all.sh).
 E2E_SCRIPTS := tests/e2e/run.sh tests/e2e/flame.sh tests/e2e/reports.sh tests/e2e/record.sh \
 	tests/e2e/names.sh tests/e2e/jvmti.sh tests/e2e/files.sh tests/e2e/ci-example.sh tests/e2e/install.sh \
-	tests/e2e/timeline.sh tests/e2e/inputs.sh tests/e2e/cli.sh tests/e2e/luajit.sh tests/e2e/wasm.sh tests/e2e/raptorjit.sh tests/tools/cgcheck-selftest.sh \
+	tests/e2e/timeline.sh tests/e2e/inputs.sh tests/e2e/cli.sh tests/e2e/luajit.sh tests/e2e/wasm.sh tests/e2e/raptorjit.sh tests/e2e/foreign.sh tests/tools/cgcheck-selftest.sh \
 	tests/tools/check-layers.pl
 
 e2e: $(B)/cgjit $(B)/cgcheck $(AGENT_SO) $(B)/cgjit_luajit.lua

@@ -184,6 +184,14 @@ static int run_read_header(struct run *u, struct cg_record *rec)
 			return diag_at(u->d, u->o->profile, rec->line, "this profile was written by cgjit "
 				       "augment already (its JIT code has names): augment the profile "
 				       "callgrind wrote");
+		/* Xdebug's profile (creator: xdebug ...) costs PHP functions, not machine code:
+		 * there are no JIT addresses to name, and its calls= lines are not callgrind's */
+		if (rec->kind == CG_HEADER && rec->key == HK_CREATOR && rec->len >= 15 &&
+		    !memcmp(rec->text, "creator: xdebug", 15))
+			return diag_at(u->d, u->o->profile, rec->line, "this profile was written by Xdebug: "
+				       "it costs PHP functions, not machine code, so there is no JIT code "
+				       "to name and nothing to augment; cgjit report, diff, check and "
+				       "flamegraph read it as it is");
 		if (dispatch(u, rec) < 0)
 			return -1;
 	}

@@ -89,6 +89,11 @@ const char *cg_reader_input_name(const struct cg_reader *r)
 	return r->name;
 }
 
+void cg_reader_accept_foreign(struct cg_reader *r)
+{
+	r->foreign = 1;
+}
+
 void cg_reader_sink_costs(struct cg_reader *r, uint32_t fn, cg_cost_sink *sink, void *ctx)
 {
 	r->sink = sink;
@@ -152,6 +157,8 @@ static int at_end(struct cg_reader *r)
 		return diag_at(r->d, r->name, r->lr.lineno,
 			       "the file ends in a part header: expected 'events:' (file truncated?)");
 	case ST_BODY:
+		if (r->foreign && !r->by_callgrind)   /* pprof's: the costs are added up */
+			return 0;
 		return diag_at(r->d, r->name, r->lr.lineno,
 			       "the file ends inside part %u: expected 'totals:' (file truncated?)", r->parts);
 	case ST_CLOSED:
@@ -274,6 +281,7 @@ static int comment_line(struct cg_reader *r, struct cg_record *rec)
 		rec->key = HK_MARKER;
 		rec->new_part = 0;
 		r->saw_sign = 1;
+		r->by_callgrind = 1;
 		return 1;
 	}
 	rec->kind = CG_COMMENT;

@@ -59,7 +59,9 @@ struct cg_record {
 	const uint64_t *prev_pos;   /* the position base before this line */
 	int clean;                  /* COST: TEXT is canonical callgrind text (single spaces,
 	                               decimal costs) and may be copied when the bases agree */
-	const uint64_t *costs;      /* COST: self; CALL: inclusive. nevents entries */
+	const uint64_t *costs;      /* COST: self; CALL: inclusive; HEADER summary: its values
+	                               in foreign mode (cg_reader_accept_foreign), else NULL.
+	                               nevents entries */
 	uint64_t count;             /* CALL: calls count; JUMP: executions */
 	uint64_t followed;          /* JUMP (jcnd=): times followed */
 	int conditional;            /* JUMP: 1 for jcnd= */
@@ -73,6 +75,15 @@ struct cg_reader;
 /* Reads from IN (not owned; its name is used in messages). MAX_LINE bounds a line. */
 struct cg_reader *cg_reader_new(struct input *in, size_t max_line);
 void cg_reader_free(struct cg_reader *r);   /* NULL is a no-op */
+/* From now on R reads what callgrind_annotate and kcachegrind read of other writers' files
+ * (Xdebug, go tool pprof -callgrind), which valgrind's callgrind never writes: text after a
+ * calls= line's target position (Xdebug's "calls=1 0 0"), a summary: line after the body
+ * (Xdebug's, its values in the record's costs), and a part that ends without totals: (at
+ * the end of the file or where the next part's header begins; pprof writes none). A file
+ * that says callgrind wrote it ("# callgrind format", creator: callgrind-...) still needs
+ * its summary: before the body and a totals: per part: without it, it was cut short. For
+ * the readers of reports; augment stays strict, since it rewrites what it reads. */
+void cg_reader_accept_foreign(struct cg_reader *r);
 /* Returns 1 with REC filled, 0 at a clean end (every part closed by a matching totals:),
  * -1 with D set: malformed line, undefined id, calls= without its cost line, truncated
  * file, self costs not adding up to totals:, NUL byte, cachegrind input. */

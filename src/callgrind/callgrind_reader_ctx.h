@@ -72,6 +72,10 @@ struct cg_reader {
 	int saw_sign;           /* a line only callgrind writes: marker, creator:, version:, positions: */
 	int maybe_cachegrind;   /* events: came without any such line */
 	int symbol_file;        /* the input is a perf map or a jitdump */
+	int foreign;            /* cg_reader_accept_foreign(): other writers' files too */
+	int by_callgrind;       /* "# callgrind format" or creator: callgrind-...: valgrind's
+	                           callgrind wrote it, and a part without totals: is cut short */
+	uint64_t summary[CG_MAX_EVENTS];   /* the part's summary: line (foreign mode) */
 };
 
 /* Sets R's diag to "WHAT, got 'LINE'" for the current line. Returns -1. */

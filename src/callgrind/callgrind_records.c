@@ -141,7 +141,9 @@ int cg_records_calls(struct cg_reader *r, struct cg_record *rec)
 	if (cg_costs_pos(r, &p, end, r->target, &clean) < 0)
 		return -1;
 	scan_blanks(&p, end);
-	if (p != end)
+	/* Xdebug writes "calls=COUNT TARGET 0"; callgrind_annotate reads only the count and
+	 * kcachegrind stops after the target: both ignore the rest */
+	if (p != end && !r->foreign)
 		return cg_reader_err(r, "unexpected text after the call target position");
 	if (next_body_line(r, what) < 0)
 		return -1;
@@ -233,8 +235,14 @@ int cg_records_header(struct cg_reader *r, enum cg_header_key k, struct cg_recor
 	struct diag *d = r->d;
 	rec->new_part = 0;
 	if (r->state == ST_BODY) {
-		if (k == HK_SUMMARY && !r->body_cost_seen)
+		/* Xdebug writes summary: after the body, pprof no totals: before a new part */
+		int lenient = r->foreign && !r->by_callgrind;
+		if (k == HK_SUMMARY && (!r->body_cost_seen || lenient))
 			goto process;
+		if (lenient && is_part_start(k))
+			r->state = ST_CLOSED;
+	}
+	if (r->state == ST_BODY) {
 		if (k == HK_SUMMARY || is_part_start(k))
 			return diag_at(d, r->name, r->lr.lineno,
 				       "'%.*s' starts a new part, but part %u has no 'totals:' line "
@@ -254,6 +262,10 @@ process:
 			return cg_reader_err(r, "expected 'pid: NUMBER'");
 		break;
 	}
+	case HK_CREATOR:
+		if (end - v >= 9 && !memcmp(v, "callgrind", 9))
+			r->by_callgrind = 1;
+		break;
 	case HK_POSITIONS:
 		if (parse_positions(r, v, end) < 0)
 			return -1;
@@ -263,15 +275,20 @@ process:
 			return -1;
 		r->state = ST_BODY;
 		break;
-	case HK_SUMMARY:
+	case HK_SUMMARY: {
 		if (r->state != ST_BODY)
 			return diag_at(d, r->name, r->lr.lineno, "'summary:' before 'events:'");
+		int clean = 1;
+		if (r->foreign && cg_costs_list(r, v, end, r->summary, &clean) < 0)
+			return -1;
 		break;
+	}
 	default:
 		break;
 	}
 	rec->kind = CG_HEADER;
 	rec->key = k;
+	rec->costs = k == HK_SUMMARY && r->foreign ? r->summary : NULL;
 	return 1;
 }
 

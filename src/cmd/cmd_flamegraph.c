@@ -21,7 +21,7 @@
 static const char usage[] =
 	"usage: cgjit flamegraph [options] PROFILE\n"
 	"\n"
-	"A flame graph of a callgrind profile (plain or zstd, augmented or not) for one event:\n"
+	"A flame graph of a callgrind profile (plain, zstd or gzip, augmented or not) for one event:\n"
 	"an interactive SVG (hover for cost, click to zoom) or folded stacks for flamegraph.pl\n"
 	"and inferno. Stacks are built from the call arcs (docs/flamegraph.md).\n"
 	"\n"

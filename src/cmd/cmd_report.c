@@ -22,7 +22,7 @@ static const char report_usage[] =
 	"usage: cgjit report [options] PROFILE\n"
 	"\n"
 	"Totals per event and the top functions by self and by inclusive cost of a callgrind\n"
-	"(plain or zstd, augmented or not) or cachegrind profile.\n"
+	"(plain, zstd or gzip, augmented or not) or cachegrind profile.\n"
 	"\n"
 	"  -n, --top N           functions per list (default 20)\n"
 	"  -e, --event NAME      the event the lists are sorted by (default: the first)\n"

@@ -26,7 +26,7 @@ static const char usage[] =
 	"usage: cgjit timeline [options] DUMP\n"
 	"\n"
 	"When the JIT loaded (compiled) and moved code, from the record timestamps of a jitdump\n"
-	"(jit-PID.dump, plain or zstd): loads and bytes per time bucket, the loads after the\n"
+	"(jit-PID.dump, plain, zstd or gzip): loads and bytes per time bucket, the loads after the\n"
 	"warm-up, functions loaded more than once (recompiled), functions moved most. DUMP may\n"
 	"also be a RaptorJIT auditlog (raptorjit -a audit.log): its compiled traces are the\n"
 	"loads, and its aborted recordings are listed.\n"

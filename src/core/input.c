@@ -1,7 +1,7 @@
 /* input.c - the profile and the symbol files as byte streams: a path, stdin, a descriptor
- * or memory, plain or zstd-compressed, told apart by the first four bytes (never by the
+ * or memory, plain, zstd- or gzip-compressed, told apart by the first bytes (never by the
  * name) and read once, so that a pipe or a FIFO works as a file does. The first layer of
- * docs/design.md's data flow; owns the descriptor it opened and the zstd context. */
+ * docs/design.md's data flow; owns the descriptor it opened and the decompressor. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -11,6 +11,7 @@
 
 #include "core/diag.h"
 #include "core/io.h"
+#include "core/io_gzip.h"
 #include "core/io_zstd.h"
 #include "core/xalloc.h"
 
@@ -21,6 +22,7 @@ struct input {
 	const unsigned char *mem;    /* input_open_mem: the bytes and how many are left */
 	size_t mem_left;
 	struct zstd_in *z;
+	struct gzip_in *gz;
 	unsigned char prefix[4];
 	size_t prefix_len, prefix_pos;
 };
@@ -66,12 +68,17 @@ struct input *input_open_mem(const void *data, size_t n, const char *name)
 		 * giving the whole buffer as the prefix. */
 		in->z = zstd_in_new(-1, data, n, in->name);
 		in->mem_left = 0;
+	} else if (n >= 2 && gzip_is_magic(data)) {
+		in->gz = gzip_in_new(-1, data, n, in->name);
+		in->mem_left = in->gz ? 0 : n;
 	}
 	return in;
 }
 
 ssize_t input_read(struct input *in, void *buf, size_t n, struct diag *d)
 {
+	if (in->gz)
+		return gzip_in_read(in->gz, buf, n, d);
 	if (in->mem && !in->z) {
 		size_t k = n < in->mem_left ? n : in->mem_left;
 		memcpy(buf, in->mem, k);
@@ -118,11 +125,17 @@ int input_is_zstd(const struct input *in)
 	return in->z != NULL;
 }
 
+int input_is_gzip(const struct input *in)
+{
+	return in->gz != NULL;
+}
+
 void input_close(struct input *in)
 {
 	if (!in)
 		return;
 	zstd_in_free(in->z);
+	gzip_in_free(in->gz);
 	if (in->own_fd)
 		close(in->fd);
 	free(in->name);
@@ -157,6 +170,14 @@ struct input *input_open_fd(int fd, const char *name, struct diag *d)
 			return NULL;
 		}
 		in->prefix_len = 0;
+	} else if (in->prefix_len >= 2 && gzip_is_magic(in->prefix)) {
+		in->gz = gzip_in_new(fd, in->prefix, in->prefix_len, in->name);
+		if (!in->gz) {
+			diag_at(d, name, 0, "cannot create a gzip decompression context");
+			input_close(in);
+			return NULL;
+		}
+		in->prefix_len = 0;
 	}
 	return in;
 }
@@ -167,6 +188,8 @@ ssize_t input_peek(struct input *in, void *buf, size_t n, struct diag *d)
 		n = INPUT_PEEK_MAX;
 	if (in->z)
 		return zstd_in_peek(in->z, buf, n, d);
+	if (in->gz)
+		return gzip_in_peek(in->gz, buf, n, d);
 	/* Plain: the first bytes are the magic-sniffing prefix (or the memory itself). */
 	const unsigned char *p = in->mem ? in->mem : in->prefix + in->prefix_pos;
 	size_t have = in->mem ? in->mem_left : in->prefix_len - in->prefix_pos;

@@ -1,6 +1,6 @@
 /* io.h - byte streams in and out.
- * Input: a path or "-" (stdin), plain or zstd-compressed, detected by the zstd magic in
- * the first four bytes, never by the name.
+ * Input: a path or "-" (stdin), plain, zstd- or gzip-compressed, detected by the magic in
+ * the first bytes (zstd's four, gzip's two: 1f 8b), never by the name.
  * Output: "-" is stdout; a path into a descriptor directory (/dev/stdout, /dev/fd/N,
  * /proc/self/fd/N) writes through that descriptor, and any other existing file that is not
  * a regular file (/dev/null, a FIFO) is written in place. Everything else is a regular file
@@ -31,21 +31,24 @@ struct output;
 /* Opens PATH ("-" = stdin). The name used in messages is PATH. Returns NULL with D set. */
 struct input *input_open(const char *path, struct diag *d);
 /* Reads from the N bytes at DATA (not copied: they must outlive the input), with the same
- * zstd detection; NAME is used in messages. For fuzz drivers and tests. */
+ * zstd and gzip detection; NAME is used in messages. For fuzz drivers and tests. */
 struct input *input_open_mem(const void *data, size_t n, const char *name);
 /* Reads up to N decompressed bytes. Returns the count, 0 at a clean end, -1 with D set
- * (read error, or a zstd stream cut short / corrupt). */
+ * (read error, or a zstd or gzip stream cut short / corrupt: "NAME: byte N: ..."). */
 ssize_t input_read(struct input *in, void *buf, size_t n, struct diag *d);
 const char *input_name(const struct input *in);
 /* 1 if the stream is zstd-compressed. */
 int input_is_zstd(const struct input *in);
+/* 1 if the stream is gzip-compressed (io_gzip.h: concatenated members read whole). */
+int input_is_gzip(const struct input *in);
 void input_close(struct input *in);   /* NULL is a no-op */
 /* Reads from FD, already open (a FIFO opened O_NONBLOCK may be handed over once switched
- * back to blocking), with the same zstd detection; NAME is used in messages. Takes FD:
+ * back to blocking), with the same zstd and gzip detection; NAME is used in messages. Takes FD:
  * input_close() closes it, and so does a failure here. Returns NULL with D set. */
 struct input *input_open_fd(int fd, const char *name, struct diag *d);
-/* How far a regular file has been read (compressed bytes for zstd) and its size, for a
- * progress line. Returns 0, or -1 for stdin, pipes and memory inputs (no size known). */
+/* How far a regular file has been read and its size, for a progress line (compressed
+ * bytes for zstd and gzip). Returns 0, or -1 for stdin, pipes and
+ * memory inputs (no size known). */
 int input_position(const struct input *in, uint64_t *done, uint64_t *size);
 enum { INPUT_PEEK_MAX = 4 };
 /* Copies the first min(N, INPUT_PEEK_MAX) decompressed bytes into BUF without consuming

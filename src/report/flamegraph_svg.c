@@ -375,7 +375,9 @@ static void put_head(struct svg *v, const struct flamegraph_svg_opts *o)
 	PUT(k, "</text>\n");
 	flamegraph_sink_printf(k, "<text x=\"%.0f\" y=\"44\" text-anchor=\"middle\">", SVG_W / 2);
 	put_text(k, v->p->events[v->ev], 40);
-	flamegraph_sink_printf(k, " %s in all; ", doc_commas(b, v->total));
+	/* a file without totals: (pprof's): callgrind_annotate's "(calculated)" */
+	flamegraph_sink_printf(k, " %s in all%s; ", doc_commas(b, v->total),
+			       v->p->totals_calculated ? " (calculated)" : "");
 	if (v->base_of)
 		PUT(k, "colour: change of the function's self cost (red more, blue less)");
 	else

@@ -388,6 +388,8 @@ json_t *prof_check_build(const struct budget *b, const struct profile *p, const 
 		json_object_set_new(sc, "jit_only", json_boolean(scope && scope->jit_only));
 		json_object_set_new(doc, "scope", sc);
 		json_object_set_new(doc, "totals", prof_report_totals(p));
+		json_object_set_new(doc, "totals_calculated", json_boolean(p->totals_calculated));
+		json_object_set_new(doc, "units", prof_report_units(p));
 		json_object_set_new(doc, "warnings", base ? prof_diff_warnings(base, p) : json_array());
 		json_object_set_new(doc, "passed", json_boolean(!c.exceeded && !c.missing));
 		json_object_set_new(doc, "held", doc_u64(c.held));
@@ -502,6 +504,8 @@ void prof_check_render(const json_t *doc, FILE *f, int md)
 		fputs("\n\n", f);
 		render_scope(doc, f, 1);
 		prof_diff_render_warnings(doc, f, 1);
+		if (json_is_true(json_object_get(doc, "totals_calculated")))
+			fputs("Totals (calculated): the file has no totals: or summary: line.\n\n", f);
 		fprintf(f, "%llu held, %llu exceeded, %llu missing, %llu skipped\n\n"
 			"| | limit | event | value | hard limit | baseline | soft limit | change | line |\n"
 			"|---|---|---|---:|---:|---:|---:|---:|---:|\n", held, exc, mis, skip);
@@ -511,6 +515,8 @@ void prof_check_render(const json_t *doc, FILE *f, int md)
 			fprintf(f, "baseline  %s\n", json_string_value(base));
 		render_scope(doc, f, 0);
 		prof_diff_render_warnings(doc, f, 0);
+		if (json_is_true(json_object_get(doc, "totals_calculated")))
+			fputs("totals    (calculated): the file has no totals: or summary: line\n", f);
 		fprintf(f, "result    %s: %llu held, %llu exceeded, %llu missing, %llu skipped\n\n",
 			passed ? "passed" : "FAILED", held, exc, mis, skip);
 		fprintf(f, "%-9s %-6s %16s %16s %16s %24s %9s  %s\n", "verdict", "event", "value", "hard limit",

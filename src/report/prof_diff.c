@@ -271,6 +271,9 @@ json_t *prof_diff_build(const struct profile *A, const struct profile *B, const 
 	json_object_set_new(doc, "baseline_totals", btot);
 	json_object_set_new(doc, "totals_change", ch);
 	json_object_set_new(doc, "totals_change_rel", chr);
+	json_object_set_new(doc, "totals_calculated", json_boolean(B->totals_calculated));
+	json_object_set_new(doc, "baseline_totals_calculated", json_boolean(A->totals_calculated));
+	json_object_set_new(doc, "units", prof_report_units(B));
 	json_object_set_new(doc, "threshold_percent", json_real(threshold));
 	/* the threshold is a share of BASE's total, so that noise in tiny functions hides */
 	double limit = threshold / 100.0 * (double)A->totals[ea];
@@ -340,6 +343,18 @@ static const char *rel_text(char *buf, const json_t *v)
 	return buf;
 }
 
+/* Which profiles' totals are callgrind_annotate's "PROGRAM TOTALS (calculated)": files
+ * without totals: or summary: lines (go tool pprof's). */
+static void render_calculated(const json_t *doc, FILE *f, int md)
+{
+	int cb = json_is_true(json_object_get(doc, "baseline_totals_calculated"));
+	int cn = json_is_true(json_object_get(doc, "totals_calculated"));
+	if (cb || cn)
+		fprintf(f, md ? "\nTotals (calculated) of %s: the file has no totals: or summary: line.\n"
+			      : "totals    (calculated) of %s: the file has no totals: or summary: line\n",
+			cb && cn ? "both" : cb ? "base" : "new");
+}
+
 void prof_diff_render(const json_t *doc, FILE *f, int md)
 {
 	char b1[32], b2[32], b3[32], b4[32], b5[32];
@@ -367,6 +382,7 @@ void prof_diff_render(const json_t *doc, FILE *f, int md)
 		fprintf(f, md ? "| %s | %s | %s | %s | %s |\n" : "total     %-10s %16s -> %16s %16s %9s\n",
 			key, b1, b2, b3, b4);
 	}
+	render_calculated(doc, f, md);
 	double th = doc_get_real(doc, "threshold_percent");
 	fprintf(f, md ? "\n%" JSON_INTEGER_FORMAT " functions changed, %" JSON_INTEGER_FORMAT " only in new, %" JSON_INTEGER_FORMAT " only in base"
 		      : "functions %" JSON_INTEGER_FORMAT " changed, %" JSON_INTEGER_FORMAT " only in new, %" JSON_INTEGER_FORMAT " only in base",

@@ -91,6 +91,53 @@ json_t *prof_report_totals(const struct profile *p)
 	return tot;
 }
 
+json_t *prof_report_units(const struct profile *p)
+{
+	json_t *units = json_object();
+	for (unsigned e = 0; e < p->nevents; e++) {
+		const char *n = p->events[e], *open = strrchr(n, '(');
+		size_t len = strlen(n);
+		if (open && open > n && len - (size_t)(open - n) > 2 && n[len - 1] == ')') {
+			char *u = xstrndup(open + 1, len - (size_t)(open - n) - 2);
+			doc_set_key(units, n, doc_string(u));
+			free(u);
+		}
+	}
+	return units;
+}
+
+/* The file's summary: when it differs from the cost lines' sum (Xdebug's counts time
+ * outside every function): callgrind_annotate's PROGRAM TOTALS. */
+static int summary_differs(const struct profile *p)
+{
+	for (unsigned e = 0; p->summary && e < p->nevents; e++)
+		if (p->summary[e] != p->totals[e])
+			return 1;
+	return 0;
+}
+
+static json_t *summary(const struct profile *p)
+{
+	if (!p->summary)
+		return json_null();
+	json_t *s = json_object();
+	for (unsigned e = 0; e < p->nevents; e++)
+		doc_set_key(s, p->events[e], doc_u64(p->summary[e]));
+	return s;
+}
+
+static void totals_notes(const struct profile *p, json_t *notes)
+{
+	if (p->totals_calculated)
+		json_array_append_new(notes, json_string(PROF_REPORT_NOTE_CALCULATED));
+	if (summary_differs(p))
+		json_array_append_new(notes, json_string(
+			"the file's summary: line gives more than its cost lines add up to (Xdebug's "
+			"counts what ran outside every function it timed): callgrind_annotate shows "
+			"the summary as PROGRAM TOTALS and its percentages are of it; the totals and "
+			"shares here are of the cost lines, whose self costs add up to 100%"));
+}
+
 static json_t *opt_string(const char *s)
 {
 	return s ? doc_string(s) : json_null();
@@ -203,9 +250,13 @@ json_t *prof_report_build(const struct profile *p, unsigned ev, size_t top)
 	json_object_set_new(doc, "scope", prof_report_scope(p));
 	json_object_set_new(doc, "inclusive", json_boolean(!p->cachegrind));
 	json_object_set_new(doc, "totals", prof_report_totals(p));
+	json_object_set_new(doc, "totals_calculated", json_boolean(p->totals_calculated));
+	json_object_set_new(doc, "summary", summary(p));
+	json_object_set_new(doc, "units", prof_report_units(p));
 	json_object_set_new(doc, "function_count", doc_u64(p->nfns));
 	json_object_set_new(doc, "kinds", kinds(p, ev));
 	json_t *notes = json_array();
+	totals_notes(p, notes);
 	prof_report_scope_notes(p, notes);
 	trampoline_note(notes, p, ev);
 	json_object_set_new(doc, "notes", notes);
@@ -369,9 +420,18 @@ void prof_report_render(const json_t *doc, FILE *f, int markdown)
 		json_is_integer(part) ? " (one read: --part)" : parts > 1 ? " (summed)" : "");
 	const char *key;
 	json_t *v;
+	const char *calc = json_is_true(json_object_get(doc, "totals_calculated")) ? " (calculated)" : "";
 	json_object_foreach((json_t *)tot, key, v) {
 		doc_commas(b1, doc_get_u64(tot, key));
-		fprintf(f, markdown ? "| %s | %s |\n" : "total     %-10s %16s\n", key, b1);
+		fprintf(f, markdown ? "| %s | %s%s |\n" : "total     %-10s %16s%s\n", key, b1, calc);
+	}
+	const json_t *sum = json_object_get(doc, "summary");
+	int differs = 0;
+	json_object_foreach((json_t *)sum, key, v)
+		differs |= doc_get_u64(sum, key) != doc_get_u64(tot, key);
+	json_object_foreach((json_t *)(differs ? sum : NULL), key, v) {
+		doc_commas(b1, doc_get_u64(sum, key));
+		fprintf(f, markdown ? "| %s (the file's summary:) | %s |\n" : "summary   %-10s %16s\n", key, b1);
 	}
 	render_kinds(f, doc, ev, markdown);
 	size_t i;

@@ -21,6 +21,9 @@ void prof_report_render(const json_t *doc, FILE *f, int markdown);
 json_t *prof_report_fn_ident(const struct profile *p, size_t fn);
 /* ... P's totals, {"EVENT": cost, ...}, ... */
 json_t *prof_report_totals(const struct profile *p);
+/* ... the unit each event names in parentheses at its end, {"Time_(10ns)": "10ns",
+ * "cpu(ms)": "ms"} (Xdebug's and pprof's; callgrind's events name none: {}), ... */
+json_t *prof_report_units(const struct profile *p);
 /* ... and the scope P's costs are taken in ("focus", "jit_only", "fold_recursion"). */
 json_t *prof_report_scope(const struct profile *p);
 /* Appends to NOTES what a scoped P's numbers mean (an estimate from arcs, several focus
@@ -30,6 +33,11 @@ void prof_report_scope_notes(const struct profile *p, json_t *notes);
 void prof_report_render_scope(const json_t *doc, FILE *f, int markdown);
 
 /* The note of every document about costs under a focus. */
+/* The note of every document about a profile without totals: or summary: lines. */
+#define PROF_REPORT_NOTE_CALCULATED "the file gives no totals: or summary: line (go tool pprof " \
+	"writes none): its totals are the sum of its cost lines, calculated, as callgrind_annotate's " \
+	"\"PROGRAM TOTALS (calculated)\""
+
 #define PROF_REPORT_NOTE_FOCUS "costs under a focus are estimated from call arcs: callgrind " \
 	"records who called whom and at what cost, not whole stacks, so a function called from " \
 	"inside and outside the focus is shared in proportion to those calls' cost " \

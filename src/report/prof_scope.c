@@ -276,6 +276,11 @@ int prof_scope_make(const struct profile *p, const struct prof_scope_opts *o, un
 	out->parts = p->parts;
 	out->part = p->part;
 	out->folded = p->folded;
+	out->totals_calculated = p->totals_calculated;
+	if (p->summary && !focus) {   /* a focus's totals are its own: no summary */
+		out->summary = xmalloc(nev * sizeof(*out->summary));
+		memcpy(out->summary, p->summary, nev * sizeof(*out->summary));
+	}
 	describe(out, p, o, focus, idx, focus ? sc[ev].calls : NULL);
 	for (unsigned e = 0; focus && e < nev; e++)
 		flamegraph_scope_free(&sc[e]);

@@ -45,6 +45,7 @@ void profile_free(struct profile *p)
 		free(p->events[i]);
 	free(p->events);
 	free(p->totals);
+	free(p->summary);
 	free(p->fns);
 	free(p->cost_pool);
 	free(p->arcs);

@@ -68,6 +68,12 @@ struct profile {
 	unsigned nevents;
 	char **events;
 	uint64_t *totals;       /* per event: the sum of every function's self cost */
+	int totals_calculated;  /* a part read has neither totals: nor summary: (pprof's
+	                           files): its total is only the cost lines' sum, which
+	                           callgrind_annotate calls "PROGRAM TOTALS (calculated)" */
+	uint64_t *summary;      /* per event: the summary: lines of the parts read, where
+	                           every one has one (callgrind_annotate's PROGRAM TOTALS;
+	                           Xdebug's exceeds the cost lines' sum); else NULL */
 	unsigned parts;         /* parts in the file */
 	unsigned part;          /* the part read (from 1), or 0 when all were summed */
 	size_t nfns;

@@ -22,7 +22,34 @@ struct cg_load {
 	unsigned part;           /* the part being read, from 1 */
 	int want;                /* this part is summed */
 	char *first_events;      /* the first summed part's events, joined, for comparison */
+	int given, summarised;   /* the part being read has a totals: line; a summary: line */
+	int summary_missing;     /* a summed part has no summary: line */
 };
+
+/* At the end of a part: what callgrind_annotate prints as its total follows from the
+ * lines the summed parts give (profile.h, totals_calculated and summary). */
+static void part_end(struct cg_load *L)
+{
+	if (!L->want || !L->b)
+		return;
+	if (!L->given && !L->summarised)
+		L->p->totals_calculated = 1;
+	if (!L->summarised)
+		L->summary_missing = 1;
+	L->given = L->summarised = 0;
+}
+
+static void part_summary(struct cg_load *L, const struct cg_reader *r, const uint64_t *v)
+{
+	struct profile *p = L->p;
+	if (!L->want || !L->b || !v)
+		return;
+	if (!p->summary)
+		p->summary = xcalloc(cg_reader_nevents(r), sizeof(*p->summary));
+	for (unsigned e = 0; e < cg_reader_nevents(r) && e < p->nevents; e++)
+		p->summary[e] += v[e];   /* bounded as totals are: each part's by 2^64 */
+	L->summarised = 1;
+}
 
 static char *join_events(const struct cg_reader *r)
 {
@@ -78,11 +105,18 @@ static int load_callgrind(struct cg_load *L, struct input *in, struct diag *d)
 {
 	size_t max_line = L->o->max_line ? L->o->max_line : (size_t)64 << 20;
 	struct cg_reader *r = cg_reader_new(in, max_line);
+	cg_reader_accept_foreign(r);
 	struct cg_record rec;
 	int rc;
 	while ((rc = cg_reader_next(r, &rec, d)) > 0) {
+		if (rec.kind == CG_TOTALS)
+			L->given = 1;
 		if (rec.kind == CG_HEADER) {
+			if (rec.key == HK_SUMMARY)
+				part_summary(L, r, rec.costs);
 			if (rec.new_part) {
+				if (L->part)
+					part_end(L);
 				L->part++;
 				L->want = !L->o->part || L->o->part == L->part;
 			}
@@ -103,6 +137,12 @@ static int load_callgrind(struct cg_load *L, struct input *in, struct diag *d)
 		else if (rec.kind == CG_CALL)
 			profile_builder_call(L->b, L->map[rec.fn], L->map[rec.callee], rec.count,
 					     rec.costs);
+	}
+	if (rc == 0 && L->part)
+		part_end(L);
+	if (L->summary_missing) {
+		free(L->p->summary);
+		L->p->summary = NULL;
 	}
 	cg_reader_free(r);
 	L->p->parts = L->part;
@@ -269,6 +309,10 @@ static int load_cachegrind(struct profile *p, const struct profile_opts *o,
 	}
 	if (rc == 0 && !cg.summary)
 		rc = diag_at(d, p->path, lr.lineno, "the file ends without 'summary:' (file truncated?)");
+	if (rc == 0) {   /* checked equal to the cost lines' sums */
+		p->summary = xmalloc(p->nevents * sizeof(*p->summary));
+		memcpy(p->summary, p->totals, p->nevents * sizeof(*p->summary));
+	}
 	*bp = cg.b;
 	free(cg.fl);
 	line_reader_free(&lr);

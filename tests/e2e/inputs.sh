@@ -3,7 +3,7 @@
 # items 4, 10, 14, 15, 16): each symbol file opened once (pipes, FIFOs, stdin), ELF files
 # that never collide, zstd streams that begin with a skippable frame, auto-discovery that
 # skips files it should not trust, ranges that end at 2^64, jitdump records past 2^64
-# counted rather than fatal, error offsets in compressed data.
+# counted rather than fatal, error offsets in compressed data; gzip input (issue 26).
 # Prints "ok"/"not ok" per check ("skip" for those this machine cannot run) and
 # "N passed, N failed, N skipped" last; exits 1 on any failure.
 . "$(dirname "$0")/harness.sh"
@@ -152,6 +152,46 @@ if command -v pzstd >/dev/null; then
 else
 	skip "pzstd's output (no pzstd)"
 fi
+
+echo "# issue 26: gzip input, sniffed by its magic (1f 8b) as zstd is, read once"
+gzip -c "$prof" >"$tmp/g.cg.gz"
+run "$tmp/o" "$tmp/g.cg.gz" "$bad/good.map"
+expect '[ $rc = 0 ] && cmp -s "$tmp/o" "$tmp/plain.out"' "a gzip profile: the same output as the plain one"
+gzip -c "$prof" >"$tmp/g-noext"
+run "$tmp/o" "$tmp/g-noext" <(gzip -c "$bad/good.map")
+expect '[ $rc = 0 ] && grep -q "^fn=.*jit_main" "$tmp/o" && cmp -s <(grep "^c\?fn=" "$tmp/o") <(grep "^c\?fn=" "$tmp/plain.out")' \
+	"a gzip profile without .gz and a gzip map from a pipe"
+rm -f "$tmp/g.fifo"
+mkfifo "$tmp/g.fifo"
+gzip -c "$prof" >"$tmp/g.fifo" &
+run "$tmp/o" "$tmp/g.fifo" "$bad/good.map"
+wait
+expect '[ $rc = 0 ] && cmp -s "$tmp/o" "$tmp/plain.out"' "a gzip profile from a FIFO (opened once)"
+half=$(( $(wc -c <"$prof") / 2 ))
+{ head -c "$half" "$prof" | gzip -c; tail -c +"$((half + 1))" "$prof" | gzip -1 -c; } >"$tmp/multi.gz"
+run "$tmp/o" "$tmp/multi.gz" "$bad/good.map"
+expect '[ $rc = 0 ] && cmp -s "$tmp/o" "$tmp/plain.out"' "two gzip members concatenated are read whole, as gzip -dc reads them"
+"$CGJIT" report "$prof" >"$tmp/r.plain" 2>/dev/null
+"$CGJIT" report "$tmp/multi.gz" >"$tmp/r.gz" 2>"$tmp/err"
+expect 'diff -q <(tail -n +2 "$tmp/r.plain") <(tail -n +2 "$tmp/r.gz") >/dev/null' "cgjit report of the gzip file: the plain file's report"
+size=$(stat -c %s "$tmp/g.cg.gz")
+head -c $((size - 3)) "$tmp/g.cg.gz" >"$tmp/cut.cg.gz"
+run "$tmp/o" "$tmp/cut.cg.gz" "$bad/good.map"
+expect '[ $rc = 1 ] && grep -q "cut.cg.gz: byte $((size - 3)): gzip stream cut short" "$tmp/err" && [ ! -e "$tmp/o" ]' \
+	"a cut gzip stream: exit 1, the byte where it ends, no output"
+"$CGJIT" report --format json "$tmp/cut.cg.gz" >"$tmp/r.json" 2>"$tmp/err"
+rc=$?
+expect '[ $rc = 1 ] && grep -q "cut.cg.gz: byte" "$tmp/err" && [ ! -s "$tmp/r.json" ]' "... and cgjit report of it: exit 1, nothing on stdout"
+cp "$tmp/g.cg.gz" "$tmp/crc.cg.gz"
+perl -e 'open(my $f, "+<", $ARGV[0]) or die; binmode $f; seek($f, -8, 2); read($f, my $c, 1);
+	seek($f, -8, 2); print $f chr(ord($c) ^ 0xff);' "$tmp/crc.cg.gz"
+run "$tmp/o" "$tmp/crc.cg.gz" "$bad/good.map"
+expect '[ $rc = 1 ] && grep -q "crc.cg.gz: byte [0-9]*: corrupt gzip data (member at byte 0): incorrect data check" "$tmp/err" && [ ! -e "$tmp/o" ]' \
+	"a wrong CRC-32: zlib's message, the byte, no output"
+{ cat "$tmp/g.cg.gz"; echo junk; } >"$tmp/junk.cg.gz"
+run "$tmp/o" "$tmp/junk.cg.gz" "$bad/good.map"
+expect '[ $rc = 1 ] && grep -q "junk.cg.gz: byte $size: not gzip data after the member" "$tmp/err" && [ ! -e "$tmp/o" ]' \
+	"bytes after the last member that begin no other: refused at that byte"
 
 echo "# item 15: auto-discovery reads only regular files of the user or root"
 mkdir -p "$tmp/md" "$tmp/pd"

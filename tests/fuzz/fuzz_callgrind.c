@@ -1,7 +1,9 @@
 /* fuzz_callgrind.c - libFuzzer target for the callgrind reader (callgrind_reader.c, with
- * linereader.c, callgrind_names.c, io.c and io_zstd.c below it): the input is a profile,
- * plain or zstd-compressed. Every record is read to its end and its indices are checked
- * against the name tables, so a bad pointer or length shows under ASan. */
+ * linereader.c, callgrind_names.c, io.c, io_zstd.c and io_gzip.c below it): the input is a
+ * profile, plain, zstd- or gzip-compressed, read twice: strictly (augment's reader) and
+ * accepting other writers' files (the report commands'). Every record is read to its end
+ * and its indices are checked against the name tables, so a bad pointer or length shows
+ * under ASan. */
 #include <stddef.h>
 #include <stdint.h>
 
@@ -65,16 +67,25 @@ static void check_record(const struct cg_reader *r, const struct cg_record *rec)
 	}
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+/* Reads the input to its end, in the strict mode augment uses or in the foreign one
+ * (cg_reader_accept_foreign) of the report commands. */
+static void read_input(const uint8_t *data, size_t size, int foreign)
 {
 	struct input *in = input_open_mem(data, size, "fuzz.cg");
 	struct cg_reader *r = cg_reader_new(in, FUZZ_MAX_LINE);
+	if (foreign)
+		cg_reader_accept_foreign(r);
 	struct cg_record rec;
 	struct diag d = { 0 };
 	int rc;
 	while ((rc = cg_reader_next(r, &rec, &d)) > 0) {
 		FUZZ_CHECK(!d.set);
 		check_record(r, &rec);
+		if (rec.kind == CG_HEADER && rec.key == HK_SUMMARY) {
+			FUZZ_CHECK(foreign ? rec.costs != NULL : rec.costs == NULL);
+			if (rec.costs)
+				fuzz_touch(rec.costs, cg_reader_nevents(r) * sizeof(*rec.costs));
+		}
 	}
 	/* -1 always says why; 0 never carries an error (callgrind_reader.h). */
 	FUZZ_CHECK(rc == 0 ? !d.set : d.set && d.msg[0] != '\0');
@@ -86,5 +97,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fuzz_touch(cg_reader_part_sums(r), cg_reader_nevents(r) * sizeof(uint64_t));
 	cg_reader_free(r);
 	input_close(in);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	read_input(data, size, 0);
+	read_input(data, size, 1);
 	return 0;
 }

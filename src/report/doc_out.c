@@ -177,6 +177,67 @@ const char *doc_commas_signed(char *buf, int64_t v)
 	return buf;
 }
 
+/* Nanoseconds per count of a time unit ("10ns", "us", "ms", "s", "1000us"), or 0. */
+static double unit_ns(const char *u)
+{
+	char *end;
+	double mult = 1;
+	if (*u >= '0' && *u <= '9') {
+		mult = strtod(u, &end);
+		u = end;
+	}
+	static const struct { const char *name; double ns; } times[] = {
+		{ "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 },
+	};
+	for (size_t i = 0; i < sizeof(times) / sizeof(times[0]); i++)
+		if (!strcmp(u, times[i].name))
+			return mult * times[i].ns;
+	return 0;
+}
+
+static const char *unit_of(const json_t *doc, const char *event)
+{
+	const char *u = json_string_value(json_object_get(json_object_get(doc, "units"), event));
+	return u ? u : "";
+}
+
+/* |V| in UNIT after SIGN ("", "+" or "-"); 0 when UNIT is no time or byte unit. */
+static int cost_in_unit(char *buf, const char *sign, uint64_t v, const char *unit)
+{
+	double ns = unit_ns(unit);
+	if (ns > 0) {
+		double t = (double)v * ns;
+		if (t < 1e3)
+			snprintf(buf, 48, "%s%.0f ns", sign, t);
+		else if (t < 1e6)
+			snprintf(buf, 48, "%s%.3f us", sign, t / 1e3);
+		else if (t < 1e9)
+			snprintf(buf, 48, "%s%.3f ms", sign, t / 1e6);
+		else
+			snprintf(buf, 48, "%s%.3f s", sign, t / 1e9);
+		return 1;
+	}
+	if (!strcmp(unit, "bytes") || !strcmp(unit, "B")) {
+		char n[32];
+		snprintf(buf, 48, "%s%s B", sign, doc_commas(n, v));
+		return 1;
+	}
+	return 0;
+}
+
+const char *doc_cost(char *buf, uint64_t v, const json_t *doc, const char *event)
+{
+	return cost_in_unit(buf, "", v, unit_of(doc, event)) ? buf : doc_commas(buf, v);
+}
+
+const char *doc_cost_signed(char *buf, int64_t v, const json_t *doc, const char *event)
+{
+	if (v == 0)
+		return strcpy(buf, "0");
+	uint64_t mag = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+	return cost_in_unit(buf, v < 0 ? "-" : "+", mag, unit_of(doc, event)) ? buf : doc_commas_signed(buf, v);
+}
+
 const char *doc_percent(char *buf, double share)
 {
 	snprintf(buf, 32, "%.2f%%", share * 100.0);

@@ -39,6 +39,13 @@ const char *doc_get_str(const json_t *obj, const char *key);
 const char *doc_commas(char *buf, uint64_t v);
 /* Signed: "+1,234" / "-1,234" / "0". */
 const char *doc_commas_signed(char *buf, int64_t v);
+/* A cost of an event whose unit DOC names (its "units" object, as prof_report_units()
+ * makes it: Xdebug's Time_(10ns), Memory_(bytes); pprof's cpu(ms)), for people: a time in
+ * the unit that suits it ("4.838 ms", "1.460 s"), bytes as "58,016 B"; any other event, or
+ * an unknown unit, with thousands separators as doc_commas(). Into BUF (at least 48 bytes). */
+const char *doc_cost(char *buf, uint64_t v, const json_t *doc, const char *event);
+/* The same, signed ("+1.200 ms", "-58,016 B", "0"), for changes. */
+const char *doc_cost_signed(char *buf, int64_t v, const json_t *doc, const char *event);
 /* SHARE (a fraction) in percent with two decimals: 0.1234 -> "12.34%". */
 const char *doc_percent(char *buf, double share);
 

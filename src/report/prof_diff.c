@@ -357,7 +357,7 @@ static void render_calculated(const json_t *doc, FILE *f, int md)
 
 void prof_diff_render(const json_t *doc, FILE *f, int md)
 {
-	char b1[32], b2[32], b3[32], b4[32], b5[32];
+	char b1[48], b2[48], b3[48], b4[48], b5[32];
 	const char *ev = doc_get_str(doc, "event");
 	int incl = json_is_true(json_object_get(doc, "inclusive"));
 	if (md) {
@@ -375,9 +375,9 @@ void prof_diff_render(const json_t *doc, FILE *f, int md)
 	const char *key;
 	json_t *t;
 	json_object_foreach((json_t *)tot, key, t) {
-		doc_commas(b1, doc_get_u64(btot, key));
-		doc_commas(b2, doc_get_u64(tot, key));
-		doc_commas_signed(b3, json_integer_value(json_object_get(json_object_get(doc, "totals_change"), key)));
+		doc_cost(b1, doc_get_u64(btot, key), doc, key);
+		doc_cost(b2, doc_get_u64(tot, key), doc, key);
+		doc_cost_signed(b3, json_integer_value(json_object_get(json_object_get(doc, "totals_change"), key)), doc, key);
 		rel_text(b4, json_object_get(json_object_get(doc, "totals_change_rel"), key));
 		fprintf(f, md ? "| %s | %s | %s | %s | %s |\n" : "total     %-10s %16s -> %16s %16s %9s\n",
 			key, b1, b2, b3, b4);
@@ -400,10 +400,10 @@ void prof_diff_render(const json_t *doc, FILE *f, int md)
 	size_t i;
 	json_t *c;
 	json_array_foreach(json_object_get(doc, "functions"), i, c) {
-		doc_commas_signed(b1, json_integer_value(json_object_get(c, "self_change")));
+		doc_cost_signed(b1, json_integer_value(json_object_get(c, "self_change")), doc, ev);
 		rel_text(b2, json_object_get(c, "self_change_rel"));
-		doc_commas(b3, doc_get_u64(c, "self"));
-		doc_commas_signed(b4, json_integer_value(json_object_get(c, "inclusive_change")));
+		doc_cost(b3, doc_get_u64(c, "self"), doc, ev);
+		doc_cost_signed(b4, json_integer_value(json_object_get(c, "inclusive_change")), doc, ev);
 		rel_text(b5, json_object_get(c, "inclusive_change_rel"));
 		const char *status = doc_get_str(c, "status");
 		const char *mark = !strcmp(status, "added") ? " (only in new)" : !strcmp(status, "removed") ? " (only in base)" : "";

@@ -286,10 +286,11 @@ static void fn_label(FILE *f, const json_t *fn, int markdown)
 		*base ? base : "", *base ? ", " : "", file);
 }
 
-static void render_list(FILE *f, const json_t *list, const char *title, const char *ev,
+/* DOC's list LIST: costs of the event EV (in its unit when the file names one: doc_cost()). */
+static void render_list(FILE *f, const json_t *doc, const json_t *list, const char *title, const char *ev,
 			int incl_avail, int markdown)
 {
-	char b1[32], b2[32], b3[32], b4[32], b5[32];
+	char b1[48], b2[32], b3[48], b4[32], b5[32];
 	if (markdown) {
 		fprintf(f, "\n### %s (%s)\n\n", title, ev);
 		fputs(incl_avail ? "| self | % | inclusive | % | calls | function | object | file |\n"
@@ -305,10 +306,10 @@ static void render_list(FILE *f, const json_t *list, const char *title, const ch
 	size_t i;
 	json_t *fn;
 	json_array_foreach(list, i, fn) {
-		doc_commas(b1, doc_get_u64(fn, "self"));
+		doc_cost(b1, doc_get_u64(fn, "self"), doc, ev);
 		doc_percent(b2, doc_get_real(fn, "self_share"));
 		if (incl_avail) {
-			doc_commas(b3, doc_get_u64(fn, "inclusive"));
+			doc_cost(b3, doc_get_u64(fn, "inclusive"), doc, ev);
 			doc_percent(b4, doc_get_real(fn, "inclusive_share"));
 			doc_commas(b5, doc_get_u64(fn, "calls"));
 		}
@@ -396,7 +397,7 @@ static void render_kinds(FILE *f, const json_t *doc, const char *ev, int markdow
 
 void prof_report_render(const json_t *doc, FILE *f, int markdown)
 {
-	char b1[32];
+	char b1[48];
 	const char *ev = doc_get_str(doc, "event");
 	int incl = json_is_true(json_object_get(doc, "inclusive"));
 	const json_t *tot = json_object_get(doc, "totals");
@@ -422,7 +423,7 @@ void prof_report_render(const json_t *doc, FILE *f, int markdown)
 	json_t *v;
 	const char *calc = json_is_true(json_object_get(doc, "totals_calculated")) ? " (calculated)" : "";
 	json_object_foreach((json_t *)tot, key, v) {
-		doc_commas(b1, doc_get_u64(tot, key));
+		doc_cost(b1, doc_get_u64(tot, key), doc, key);
 		fprintf(f, markdown ? "| %s | %s%s |\n" : "total     %-10s %16s%s\n", key, b1, calc);
 	}
 	const json_t *sum = json_object_get(doc, "summary");
@@ -430,7 +431,7 @@ void prof_report_render(const json_t *doc, FILE *f, int markdown)
 	json_object_foreach((json_t *)sum, key, v)
 		differs |= doc_get_u64(sum, key) != doc_get_u64(tot, key);
 	json_object_foreach((json_t *)(differs ? sum : NULL), key, v) {
-		doc_commas(b1, doc_get_u64(sum, key));
+		doc_cost(b1, doc_get_u64(sum, key), doc, key);
 		fprintf(f, markdown ? "| %s (the file's summary:) | %s |\n" : "summary   %-10s %16s\n", key, b1);
 	}
 	render_kinds(f, doc, ev, markdown);
@@ -447,7 +448,7 @@ void prof_report_render(const json_t *doc, FILE *f, int markdown)
 	if (!incl)
 		fprintf(f, markdown ? "\nA cachegrind profile has no calls: self cost only, inclusive cost does not exist there.\n"
 				    : "cachegrind profile: no calls, so self cost only (inclusive cost does not exist there)\n");
-	render_list(f, json_object_get(doc, "functions"), "Top functions by self cost", ev, incl, markdown);
+	render_list(f, doc, json_object_get(doc, "functions"), "Top functions by self cost", ev, incl, markdown);
 	if (incl)
-		render_list(f, json_object_get(doc, "functions_by_inclusive"), "Top functions by inclusive cost", ev, 1, markdown);
+		render_list(f, doc, json_object_get(doc, "functions_by_inclusive"), "Top functions by inclusive cost", ev, 1, markdown);
 }

@@ -78,8 +78,27 @@ expect 'perl -MJSON::PP -e "sub f { local \$/; open(my \$h, q(<), shift) or die;
 	"cgjit reads calls=0 as a call: the same self and inclusive costs as the calls=1 copy"
 "$CGJIT" report "$prof" >"$tmp/r.txt"
 "$CGJIT" report -f markdown "$prof" >"$tmp/r.md"
-expect 'grep -qE "^total     cpu\(ms\) +[0-9,]+ \(calculated\)$" "$tmp/r.txt" && grep -q "^note      the file gives no totals: or summary: line" "$tmp/r.txt" &&
-	grep -qE "^\| cpu\(ms\) \| [0-9,]+ \(calculated\) \|$" "$tmp/r.md"' "report text and Markdown say (calculated)"
+expect 'grep -qE "^total     cpu\(ms\) +1\.460 s \(calculated\)$" "$tmp/r.txt" && grep -q "^note      the file gives no totals: or summary: line" "$tmp/r.txt" &&
+	grep -qE "^\| cpu\(ms\) \| 1\.460 s \(calculated\) \|$" "$tmp/r.md" && grep -qE "^ +280\.000 ms  19\.18% " "$tmp/r.txt"' \
+	"report text and Markdown say (calculated), in seconds (the unit of cpu(ms) is known): 1,460 ms = 1.460 s"
+x=$(ls "$top"/samples/xdebug-php/cachegrind.out.[0-9]* | grep -v '\.gz$' | head -1)
+"$CGJIT" report -n 1 "$x" >"$tmp/x.txt"
+"$CGJIT" report -f json -n 1 "$x" >"$tmp/x.json"
+cat >"$tmp/units.pl" <<'PL'
+use JSON::PP;
+local $/;
+open(my $h, '<', $ARGV[0]) or die;
+my $d = decode_json(<$h>);
+open(my $x, '<', $ARGV[1]) or die;
+my $txt = <$x>;
+my ($t, $m) = ($d->{totals}{'Time_(10ns)'}, $d->{totals}{'Memory_(bytes)'});
+my $ms = sprintf('%.3f ms', $t * 10 / 1e6);
+(my $b = $m) =~ s/(\d)(?=(\d{3})+$)/$1,/g;
+exit !($d->{units}{'Time_(10ns)'} eq '10ns' && $txt =~ /^total     Time_\(10ns\) +\Q$ms\E$/m
+       && $txt =~ /^total     Memory_\(bytes\) +\Q$b B\E$/m);
+PL
+expect 'perl "$tmp/units.pl" "$tmp/x.json" "$tmp/x.txt"' \
+	"Xdebug in text: Time_(10ns) in ms (the JSON's count times 10 ns), Memory_(bytes) in bytes"
 "$CGJIT" diff "$prof" "$prof" >"$tmp/d.txt"
 "$CGJIT" check -b <(printf 'event: "cpu(ms)"\ntotal: {hard: 1G}\n') "$prof" >"$tmp/c.txt"
 "$CGJIT" flamegraph -o "$tmp/f.svg" "$prof"

@@ -649,6 +649,29 @@ static void test_profile__kinds_and_command(void **state)
 	free(other);
 }
 
+/* Costs for people in the unit an event's name gives (doc_cost(), doc_cost_signed()):
+ * times scaled to the unit that suits them, bytes marked, anything else as counts. */
+static void test_profile__cost_units(void **state)
+{
+	(void)state;
+	json_t *doc = json_pack("{s:{s:s,s:s,s:s,s:s,s:s}}", "units", "Time_(10ns)", "10ns", "cpu(ms)", "ms",
+				"Memory_(bytes)", "bytes", "t(us)", "us", "odd(furlongs)", "furlongs");
+	char b[48];
+	assert_string_equal(doc_cost(b, 483754, doc, "Time_(10ns)"), "4.838 ms");
+	assert_string_equal(doc_cost(b, 50, doc, "Time_(10ns)"), "500 ns");
+	assert_string_equal(doc_cost(b, 1460, doc, "cpu(ms)"), "1.460 s");
+	assert_string_equal(doc_cost(b, 280, doc, "cpu(ms)"), "280.000 ms");
+	assert_string_equal(doc_cost(b, 1500, doc, "t(us)"), "1.500 ms");
+	assert_string_equal(doc_cost(b, 58016, doc, "Memory_(bytes)"), "58,016 B");
+	assert_string_equal(doc_cost(b, 1234567, doc, "odd(furlongs)"), "1,234,567");
+	assert_string_equal(doc_cost(b, 1234567, doc, "Ir"), "1,234,567");
+	assert_string_equal(doc_cost_signed(b, -4567, doc, "Time_(10ns)"), "-45.670 us");
+	assert_string_equal(doc_cost_signed(b, 2048, doc, "Memory_(bytes)"), "+2,048 B");
+	assert_string_equal(doc_cost_signed(b, 0, doc, "Memory_(bytes)"), "0");
+	assert_string_equal(doc_cost_signed(b, -1234, doc, "Ir"), "-1,234");
+	json_decref(doc);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -658,6 +681,7 @@ int main(void)
 		cmocka_unit_test(test_profile__fold_self_calls),
 		cmocka_unit_test(test_profile__cachegrind),
 		cmocka_unit_test(test_profile__cachegrind_lenient),
+		cmocka_unit_test(test_profile__cost_units),
 		cmocka_unit_test(test_profile__errors),
 		cmocka_unit_test(test_profile__report_formats),
 		cmocka_unit_test(test_profile__diff),

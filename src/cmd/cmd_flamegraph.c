@@ -216,6 +216,15 @@ static int write_graph(const struct fg_args *a, const struct fg_profiles *dr)
 {
 	const struct profile *p = dr->p;
 	const char *inputs[2] = { a->profile, a->base };
+	const struct profile *neg = p->negative ? p : dr->base && dr->base->negative ? dr->base : NULL;
+	if (neg) {
+		/* nothing is opened yet: no output is left behind */
+		fprintf(stderr, "cgjit: %s: the file has negative counts (cg_diff's output, the differences "
+			"between two runs): a flame graph draws costs as widths and cannot draw them; "
+			"`cgjit report` lists them, and `cgjit flamegraph --diff BASE` colours two runs' "
+			"difference\n", neg->path);
+		return 1;
+	}
 	struct diag d = { 0 };
 	struct output *out = output_open(a->output, &d);
 	if (!out || output_check_clashes(&out, 1, inputs, a->base ? 2 : 1, &d) < 0) {

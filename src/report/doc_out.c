@@ -230,6 +230,19 @@ const char *doc_cost(char *buf, uint64_t v, const json_t *doc, const char *event
 	return cost_in_unit(buf, "", v, unit_of(doc, event)) ? buf : doc_commas(buf, v);
 }
 
+const char *doc_cost_json(char *buf, const json_t *v, const json_t *doc, const char *event)
+{
+	json_int_t x = json_integer_value(v);
+	if (x >= 0)
+		return doc_cost(buf, (uint64_t)x, doc, event);
+	uint64_t mag = (uint64_t)0 - (uint64_t)x;
+	if (cost_in_unit(buf, "-", mag, unit_of(doc, event)))
+		return buf;
+	buf[0] = '-';
+	doc_commas(buf + 1, mag);
+	return buf;
+}
+
 const char *doc_cost_signed(char *buf, int64_t v, const json_t *doc, const char *event)
 {
 	if (v == 0)

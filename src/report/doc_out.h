@@ -44,6 +44,9 @@ const char *doc_commas_signed(char *buf, int64_t v);
  * the unit that suits it ("4.838 ms", "1.460 s"), bytes as "58,016 B"; any other event, or
  * an unknown unit, with thousands separators as doc_commas(). Into BUF (at least 48 bytes). */
 const char *doc_cost(char *buf, uint64_t v, const json_t *doc, const char *event);
+/* A cost that a document holds as the JSON integer V (negative in a profile of cg_diff's:
+ * "-1,000"), as doc_cost() shows it. */
+const char *doc_cost_json(char *buf, const json_t *v, const json_t *doc, const char *event);
 /* The same, signed ("+1.200 ms", "-58,016 B", "0"), for changes. */
 const char *doc_cost_signed(char *buf, int64_t v, const json_t *doc, const char *event);
 /* SHARE (a fraction) in percent with two decimals: 0.1234 -> "12.34%". */

@@ -187,28 +187,39 @@ static void judge(struct checker *c, json_t *r, const struct budget_limit *lim, 
 	uint64_t basev = base ? *base : 0;
 	json_t *over = json_array();
 	int checked = 0;
-	json_object_set_new(r, "value", doc_u64(v));
+	/* a profile of cg_diff's holds signed costs (struct profile negative): a value or a
+	 * base below 0 is compared as such */
+	int sig = c->p->negative || (c->base && c->base->negative);
+	long double lv = sig ? (long double)(int64_t)v : (long double)v;
+	long double lb = sig ? (long double)(int64_t)basev : (long double)basev;
+	json_object_set_new(r, "value", prof_report_cost(c->p, v));
 	json_object_set_new(r, "hard", opt_u64(lim->has_hard, lim->hard));
 	if (lim->has_hard) {
 		checked = 1;
-		if (v > lim->hard)
+		if (lv > (long double)lim->hard)
 			json_array_append_new(over, json_string("hard"));
 	}
 	int soft = lim->has_soft && has_base;
-	json_object_set_new(r, "baseline_value", opt_u64(has_base, basev));
+	json_object_set_new(r, "baseline_value", has_base && c->base ? prof_report_cost(c->base, basev)
+			    : opt_u64(has_base, basev));
 	json_object_set_new(r, "soft_percent", lim->has_soft ? json_real(lim->soft) : json_null());
 	/* in long double: a base near 2^63 times 1.05 must not round the limit down. A limit
 	 * past INT64_MAX is shown as INT64_MAX, as doc_u64() shows every cost: converting a
 	 * value past UINT64_MAX to an integer is undefined (x86 gave 0, printed beside
 	 * "held"). The verdict compares in long double and needs no clamp. */
-	long double allowed = (long double)basev * (1.0L + (long double)lim->soft / 100.0L);
-	uint64_t soft_limit = allowed >= 0x1p63L ? (uint64_t)INT64_MAX : (uint64_t)allowed;
-	json_object_set_new(r, "soft_limit", soft ? doc_u64(soft_limit) : json_null());
-	json_object_set_new(r, "change_rel", has_base && basev ? json_real(((double)v - (double)basev) / (double)basev)
+	/* of the base's size either way, so that a signed base below 0 allows more, not less */
+	long double allowed = sig ? lb + (lb < 0 ? -lb : lb) * ((long double)lim->soft / 100.0L)
+				  : lb * (1.0L + (long double)lim->soft / 100.0L);
+	json_t *soft_json = allowed >= 0x1p63L ? doc_u64((uint64_t)INT64_MAX)
+		: allowed < 0 ? json_integer((json_int_t)allowed) : doc_u64((uint64_t)allowed);
+	json_object_set_new(r, "soft_limit", soft ? soft_json : json_null());
+	if (!soft)
+		json_decref(soft_json);
+	json_object_set_new(r, "change_rel", has_base && basev ? json_real((double)((lv - lb) / (lb < 0 ? -lb : lb)))
 			    : json_null());
 	if (soft) {
 		checked = 1;
-		if ((long double)v > allowed)
+		if (lv > allowed)
 			json_array_append_new(over, json_string("soft"));
 	}
 	if (lim->has_soft && !has_base)
@@ -410,7 +421,14 @@ int prof_check_passed(const json_t *doc)
 
 static const char *num_or_dash(char *buf, const json_t *v)
 {
-	return json_is_integer(v) ? doc_commas(buf, (uint64_t)json_integer_value(v)) : "-";
+	if (!json_is_integer(v))
+		return "-";
+	json_int_t x = json_integer_value(v);
+	if (x >= 0)
+		return doc_commas(buf, (uint64_t)x);
+	buf[0] = '-';   /* a signed cost (cg_diff's files) */
+	doc_commas(buf + 1, (uint64_t)0 - (uint64_t)x);
+	return buf;
 }
 
 static const char *soft_text(char *buf, const json_t *r)
@@ -420,7 +438,7 @@ static const char *soft_text(char *buf, const json_t *r)
 		return "-";
 	char n[32];
 	if (json_is_integer(lim))
-		snprintf(buf, 64, "%s (%+g%%)", doc_commas(n, (uint64_t)json_integer_value(lim)), json_number_value(pct));
+		snprintf(buf, 64, "%s (%+g%%)", num_or_dash(n, lim), json_number_value(pct));
 	else
 		snprintf(buf, 64, "%+g%%", json_number_value(pct));
 	return buf;

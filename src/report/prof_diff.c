@@ -17,6 +17,7 @@
 struct change {
 	size_t a, b;              /* function in BASE / NEW, or SIZE_MAX */
 	uint64_t sa, sb, ia, ib;  /* self and inclusive, BASE and NEW */
+	int sig;                  /* the costs are signed (a profile of cg_diff's: absdiff_as()) */
 };
 
 /* A JIT object's file name carries the pid of its run (perf-PID.map, jit-PID.dump.elf),
@@ -56,19 +57,24 @@ static size_t match_key(char **buf, size_t *cap, const struct prof_fn *fn)
 	return lo + lf + ln + 2;
 }
 
-static uint64_t absdiff(uint64_t x, uint64_t y)
+/* |Y - X|. Costs are unsigned up to 2^64 - 1, or signed in a profile with negative counts
+ * (cg_diff's): SIGNED says which, and the difference is then taken in two's complement. */
+static uint64_t absdiff_as(int is_signed, uint64_t x, uint64_t y)
 {
-	return x > y ? x - y : y - x;
+	if (!is_signed)
+		return x > y ? x - y : y - x;
+	int64_t d = (int64_t)(y - x);
+	return d < 0 ? (uint64_t)0 - (uint64_t)d : (uint64_t)d;
 }
 
 static int cmp_change(const void *x, const void *y)
 {
 	const struct change *a = x, *b = y;
-	uint64_t da = absdiff(a->sa, a->sb), db = absdiff(b->sa, b->sb);
+	uint64_t da = absdiff_as(a->sig, a->sa, a->sb), db = absdiff_as(b->sig, b->sa, b->sb);
 	if (da != db)
 		return da < db ? 1 : -1;
-	da = absdiff(a->ia, a->ib);
-	db = absdiff(b->ia, b->ib);
+	da = absdiff_as(a->sig, a->ia, a->ib);
+	db = absdiff_as(b->sig, b->ia, b->ib);
 	if (da != db)
 		return da < db ? 1 : -1;
 	return 0;
@@ -82,18 +88,23 @@ static void event_list(char *buf, size_t n, const struct profile *p)
 		k += (size_t)snprintf(buf + k, n - k, "%s%s", i ? " " : "", p->events[i]);
 }
 
-static json_t *rel(uint64_t from, uint64_t to)
+static json_t *rel(int sig, uint64_t from, uint64_t to)
 {
 	if (!from)
 		return json_null();
+	if (sig)   /* of the base's size, so that the sign is the change's */
+		return json_real(((double)(int64_t)to - (double)(int64_t)from) /
+				 (double)absdiff_as(1, 0, from));
 	return json_real(((double)to - (double)from) / (double)from);
 }
 
 /* TO - FROM as a JSON integer. Costs go up to 2^64 - 1 (the readers bound their sums at 64
  * bits), so the difference can pass what 64 signed bits hold: it is clamped to them, where
  * subtracting the two as json_int_t overflowed (undefined, and the wrong sign). */
-static json_t *change(uint64_t from, uint64_t to)
+static json_t *change(int sig, uint64_t from, uint64_t to)
 {
+	if (sig)   /* two's complement: real differences of cg_diff's files fit in 63 bits */
+		return json_integer((json_int_t)(int64_t)(to - from));
 	if (to >= from)
 		return json_integer(to - from > INT64_MAX ? INT64_MAX : (json_int_t)(to - from));
 	uint64_t down = from - to;   /* -down, of which -2^63 still fits */
@@ -106,14 +117,14 @@ static json_t *change_entry(const struct profile *A, const struct profile *B, co
 {
 	json_t *o = c->b != SIZE_MAX ? prof_report_fn_ident(B, c->b) : prof_report_fn_ident(A, c->a);
 	json_object_set_new(o, "status", json_string(c->a == SIZE_MAX ? "added" : c->b == SIZE_MAX ? "removed" : "both"));
-	json_object_set_new(o, "self", doc_u64(c->sb));
-	json_object_set_new(o, "baseline_self", doc_u64(c->sa));
-	json_object_set_new(o, "self_change", change(c->sa, c->sb));
-	json_object_set_new(o, "self_change_rel", rel(c->sa, c->sb));
-	json_object_set_new(o, "inclusive", doc_u64(c->ib));
-	json_object_set_new(o, "baseline_inclusive", doc_u64(c->ia));
-	json_object_set_new(o, "inclusive_change", change(c->ia, c->ib));
-	json_object_set_new(o, "inclusive_change_rel", rel(c->ia, c->ib));
+	json_object_set_new(o, "self", prof_report_cost(B, c->sb));
+	json_object_set_new(o, "baseline_self", prof_report_cost(A, c->sa));
+	json_object_set_new(o, "self_change", change(c->sig, c->sa, c->sb));
+	json_object_set_new(o, "self_change_rel", rel(c->sig, c->sa, c->sb));
+	json_object_set_new(o, "inclusive", prof_report_cost(B, c->ib));
+	json_object_set_new(o, "baseline_inclusive", prof_report_cost(A, c->ia));
+	json_object_set_new(o, "inclusive_change", change(c->sig, c->ia, c->ib));
+	json_object_set_new(o, "inclusive_change_rel", rel(c->sig, c->ia, c->ib));
 	return o;
 }
 
@@ -212,16 +223,17 @@ static struct change *pair_up(const struct profile *A, const struct profile *B, 
 			in_b[in_a[j]] = j;
 	struct change *c = xmalloc((A->nfns + B->nfns + 1) * sizeof(*c));
 	size_t m = 0;
+	int sig = A->negative || B->negative;
 	for (size_t i = 0; i < A->nfns; i++) {
 		size_t j = in_b[i];
 		if (!profile_listed(A, i) || (j != SIZE_MAX && !profile_listed(B, j)))
 			continue;   /* --jit-only */
 		c[m++] = (struct change){ i, j, A->fns[i].self[ea], j != SIZE_MAX ? B->fns[j].self[eb] : 0,
-					  A->fns[i].incl[ea], j != SIZE_MAX ? B->fns[j].incl[eb] : 0 };
+					  A->fns[i].incl[ea], j != SIZE_MAX ? B->fns[j].incl[eb] : 0, sig };
 	}
 	for (size_t j = 0; j < B->nfns; j++)
 		if (in_a[j] == SIZE_MAX && profile_listed(B, j))
-			c[m++] = (struct change){ SIZE_MAX, j, 0, B->fns[j].self[eb], 0, B->fns[j].incl[eb] };
+			c[m++] = (struct change){ SIZE_MAX, j, 0, B->fns[j].self[eb], 0, B->fns[j].incl[eb], sig };
 	free(in_a);
 	free(in_b);
 	*n = m;
@@ -245,6 +257,7 @@ json_t *prof_diff_build(const struct profile *A, const struct profile *B, const 
 		return NULL;
 	}
 	size_t n;
+	int sig = A->negative || B->negative;
 	struct change *c = pair_up(A, B, (unsigned)ea, (unsigned)eb, &n);
 	qsort(c, n, sizeof(*c), cmp_change);
 	json_t *doc = json_object();
@@ -262,10 +275,10 @@ json_t *prof_diff_build(const struct profile *A, const struct profile *B, const 
 		int k = profile_event(B, A->events[e]);
 		if (k < 0)
 			continue;
-		doc_set_key(tot, A->events[e], doc_u64(B->totals[k]));
-		doc_set_key(btot, A->events[e], doc_u64(A->totals[e]));
-		doc_set_key(ch, A->events[e], change(A->totals[e], B->totals[k]));
-		doc_set_key(chr, A->events[e], rel(A->totals[e], B->totals[k]));
+		doc_set_key(tot, A->events[e], prof_report_cost(B, B->totals[k]));
+		doc_set_key(btot, A->events[e], prof_report_cost(A, A->totals[e]));
+		doc_set_key(ch, A->events[e], change(sig, A->totals[e], B->totals[k]));
+		doc_set_key(chr, A->events[e], rel(sig, A->totals[e], B->totals[k]));
 	}
 	json_object_set_new(doc, "totals", tot);
 	json_object_set_new(doc, "baseline_totals", btot);
@@ -276,13 +289,13 @@ json_t *prof_diff_build(const struct profile *A, const struct profile *B, const 
 	json_object_set_new(doc, "units", prof_report_units(B));
 	json_object_set_new(doc, "threshold_percent", json_real(threshold));
 	/* the threshold is a share of BASE's total, so that noise in tiny functions hides */
-	double limit = threshold / 100.0 * (double)A->totals[ea];
+	double limit = threshold / 100.0 * (double)absdiff_as(sig, 0, A->totals[ea]);
 	size_t added = 0, removed = 0, changed = 0, shown = 0;
 	json_t *list = json_array();
 	for (size_t i = 0; i < n; i++) {
 		added += c[i].a == SIZE_MAX;
 		removed += c[i].b == SIZE_MAX;
-		uint64_t ds = absdiff(c[i].sa, c[i].sb), di = absdiff(c[i].ia, c[i].ib);
+		uint64_t ds = absdiff_as(sig, c[i].sa, c[i].sb), di = absdiff_as(sig, c[i].ia, c[i].ib);
 		int both = c[i].a != SIZE_MAX && c[i].b != SIZE_MAX;
 		if (!ds && !di && both)
 			continue;
@@ -375,8 +388,8 @@ void prof_diff_render(const json_t *doc, FILE *f, int md)
 	const char *key;
 	json_t *t;
 	json_object_foreach((json_t *)tot, key, t) {
-		doc_cost(b1, doc_get_u64(btot, key), doc, key);
-		doc_cost(b2, doc_get_u64(tot, key), doc, key);
+		doc_cost_json(b1, json_object_get(btot, key), doc, key);
+		doc_cost_json(b2, t, doc, key);
 		doc_cost_signed(b3, json_integer_value(json_object_get(json_object_get(doc, "totals_change"), key)), doc, key);
 		rel_text(b4, json_object_get(json_object_get(doc, "totals_change_rel"), key));
 		fprintf(f, md ? "| %s | %s | %s | %s | %s |\n" : "total     %-10s %16s -> %16s %16s %9s\n",
@@ -402,7 +415,7 @@ void prof_diff_render(const json_t *doc, FILE *f, int md)
 	json_array_foreach(json_object_get(doc, "functions"), i, c) {
 		doc_cost_signed(b1, json_integer_value(json_object_get(c, "self_change")), doc, ev);
 		rel_text(b2, json_object_get(c, "self_change_rel"));
-		doc_cost(b3, doc_get_u64(c, "self"), doc, ev);
+		doc_cost_json(b3, json_object_get(c, "self"), doc, ev);
 		doc_cost_signed(b4, json_integer_value(json_object_get(c, "inclusive_change")), doc, ev);
 		rel_text(b5, json_object_get(c, "inclusive_change_rel"));
 		const char *status = doc_get_str(c, "status");

@@ -14,6 +14,30 @@ static double share(uint64_t part, uint64_t whole)
 	return whole ? (double)part / (double)whole : 0.0;
 }
 
+/* A cost of P as a JSON integer: signed in a profile with negative counts (cg_diff's),
+ * where the sums are two's complement; else unsigned, clamped as doc_u64() does. */
+json_t *prof_report_cost(const struct profile *p, uint64_t v)
+{
+	return p->negative ? json_integer((json_int_t)(int64_t)v) : doc_u64(v);
+}
+
+/* PART's share of WHOLE, signed where P's costs are. */
+static double cost_share(const struct profile *p, uint64_t part, uint64_t whole)
+{
+	if (!p->negative)
+		return share(part, whole);
+	return whole ? (double)(int64_t)part / (double)(int64_t)whole : 0.0;
+}
+
+/* The order of a top list: by cost, or where costs are signed by their size either way
+ * (cg_annotate's order for cg_diff's files: the largest changes first). */
+static uint64_t rank_key(const struct profile *p, uint64_t v)
+{
+	if (!p->negative || (int64_t)v >= 0)
+		return v;
+	return (uint64_t)0 - v;
+}
+
 /* a function in the order of a top list: its cost and what breaks ties, so that the
  * comparator needs no context */
 struct ranked {
@@ -55,8 +79,8 @@ static json_t *fn_entry(const struct profile *p, size_t i, unsigned ev)
 {
 	const struct prof_fn *fn = &p->fns[i];
 	json_t *o = prof_report_fn_ident(p, i);
-	json_object_set_new(o, "self", doc_u64(fn->self[ev]));
-	json_object_set_new(o, "self_share", json_real(share(fn->self[ev], p->totals[ev])));
+	json_object_set_new(o, "self", prof_report_cost(p, fn->self[ev]));
+	json_object_set_new(o, "self_share", json_real(cost_share(p, fn->self[ev], p->totals[ev])));
 	/* a cachegrind file has no calls: these keys are null there, never missing */
 	int cg = p->cachegrind;
 	json_object_set_new(o, "inclusive", cg ? json_null() : doc_u64(fn->incl[ev]));
@@ -71,7 +95,7 @@ static json_t *top_list(const struct profile *p, unsigned ev, size_t top, int by
 {
 	struct ranked *v = xmalloc((p->nfns ? p->nfns : 1) * sizeof(*v));
 	for (size_t i = 0; i < p->nfns; i++)
-		v[i] = (struct ranked){ by_incl ? p->fns[i].incl[ev] : p->fns[i].self[ev], &p->fns[i], i };
+		v[i] = (struct ranked){ rank_key(p, by_incl ? p->fns[i].incl[ev] : p->fns[i].self[ev]), &p->fns[i], i };
 	qsort(v, p->nfns, sizeof(*v), cmp_cost);
 	json_t *a = json_array();
 	for (size_t i = 0, n = 0; i < p->nfns && n < top; i++)
@@ -87,7 +111,7 @@ json_t *prof_report_totals(const struct profile *p)
 {
 	json_t *tot = json_object();
 	for (unsigned e = 0; e < p->nevents; e++)
-		doc_set_key(tot, p->events[e], doc_u64(p->totals[e]));
+		doc_set_key(tot, p->events[e], prof_report_cost(p, p->totals[e]));
 	return tot;
 }
 
@@ -136,6 +160,11 @@ static void totals_notes(const struct profile *p, json_t *notes)
 			"counts what ran outside every function it timed): callgrind_annotate shows "
 			"the summary as PROGRAM TOTALS and its percentages are of it; the totals and "
 			"shares here are of the cost lines, whose self costs add up to 100%"));
+	if (p->negative)
+		json_array_append_new(notes, json_string(
+			"the file has negative counts (cg_diff's output: the differences between two "
+			"runs): costs, totals and shares are signed, and the lists put the largest "
+			"changes either way first, as cg_annotate does"));
 }
 
 static json_t *opt_string(const char *s)
@@ -195,8 +224,8 @@ static json_t *kinds(const struct profile *p, unsigned ev)
 	for (size_t i = 0; i < 4; i++) {
 		json_t *o = json_object();
 		json_object_set_new(o, "functions", doc_u64(n[order[i]]));
-		json_object_set_new(o, "self", doc_u64(self[order[i]]));
-		json_object_set_new(o, "share", json_real(share(self[order[i]], p->totals[ev])));
+		json_object_set_new(o, "self", prof_report_cost(p, self[order[i]]));
+		json_object_set_new(o, "share", json_real(cost_share(p, self[order[i]], p->totals[ev])));
 		json_object_set_new(k, profile_kind_name(order[i]), o);
 	}
 	return k;
@@ -306,7 +335,7 @@ static void render_list(FILE *f, const json_t *doc, const json_t *list, const ch
 	size_t i;
 	json_t *fn;
 	json_array_foreach(list, i, fn) {
-		doc_cost(b1, doc_get_u64(fn, "self"), doc, ev);
+		doc_cost_json(b1, json_object_get(fn, "self"), doc, ev);
 		doc_percent(b2, doc_get_real(fn, "self_share"));
 		if (incl_avail) {
 			doc_cost(b3, doc_get_u64(fn, "inclusive"), doc, ev);
@@ -423,7 +452,7 @@ void prof_report_render(const json_t *doc, FILE *f, int markdown)
 	json_t *v;
 	const char *calc = json_is_true(json_object_get(doc, "totals_calculated")) ? " (calculated)" : "";
 	json_object_foreach((json_t *)tot, key, v) {
-		doc_cost(b1, doc_get_u64(tot, key), doc, key);
+		doc_cost_json(b1, v, doc, key);
 		fprintf(f, markdown ? "| %s | %s%s |\n" : "total     %-10s %16s%s\n", key, b1, calc);
 	}
 	const json_t *sum = json_object_get(doc, "summary");

@@ -21,6 +21,9 @@ void prof_report_render(const json_t *doc, FILE *f, int markdown);
 json_t *prof_report_fn_ident(const struct profile *p, size_t fn);
 /* ... P's totals, {"EVENT": cost, ...}, ... */
 json_t *prof_report_totals(const struct profile *p);
+/* ... a cost of P as a JSON integer: signed where P has negative counts (struct profile
+ * negative), else unsigned (doc_u64()), ... */
+json_t *prof_report_cost(const struct profile *p, uint64_t v);
 /* ... the unit each event names in parentheses at its end, {"Time_(10ns)": "10ns",
  * "cpu(ms)": "ms"} (Xdebug's and pprof's; callgrind's events name none: {}), ... */
 json_t *prof_report_units(const struct profile *p);

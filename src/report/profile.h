@@ -68,6 +68,9 @@ struct profile {
 	unsigned nevents;
 	char **events;
 	uint64_t *totals;       /* per event: the sum of every function's self cost */
+	int negative;           /* a cachegrind file with negative counts (cg_diff's output): every
+	                           cost is then a signed 64-bit number in two's complement, and
+	                           the documents show it so (docs/reports.md section 1) */
 	int totals_calculated;  /* a part read has neither totals: nor summary: (pprof's
 	                           files): its total is only the cost lines' sum, which
 	                           callgrind_annotate calls "PROGRAM TOTALS (calculated)" */

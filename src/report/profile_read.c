@@ -156,8 +156,9 @@ static int is_blank(char c)
 	return c == ' ' || c == '\t';
 }
 
-/* Numbers separated by blanks (cg_annotate splits on any whitespace). */
-static int parse_costs(const char *p, const char *end, unsigned nev, uint64_t *out)
+/* Numbers separated by blanks (cg_annotate splits on any whitespace); a negative one, as
+ * cg_diff writes, in two's complement, and *NEGATIVE set. */
+static int parse_costs(const char *p, const char *end, unsigned nev, uint64_t *out, int *negative)
 {
 	unsigned k = 0;
 	memset(out, 0, nev * sizeof(*out));
@@ -166,9 +167,17 @@ static int parse_costs(const char *p, const char *end, unsigned nev, uint64_t *o
 			p++;
 		if (p == end)
 			break;
+		int minus = *p == '-';
+		p += minus;
 		/* more values than events is an error; fewer means the rest are 0 */
-		if (k == nev || scan_dec(&p, end, &out[k++]) < 0 || (p < end && !is_blank(*p)))
+		if (k == nev || scan_dec(&p, end, &out[k]) < 0 || (p < end && !is_blank(*p)) ||
+		    (minus && out[k] > (uint64_t)INT64_MAX))
 			return -1;
+		if (minus) {
+			out[k] = (uint64_t)0 - out[k];
+			*negative = 1;
+		}
+		k++;
 	}
 	return 0;
 }
@@ -223,13 +232,13 @@ static int cachegrind_summary(struct cachegrind *cg, const char *line, size_t le
 {
 	const struct profile *p = cg->p;
 	uint64_t sum[CG_MAX_EVENTS];
-	if (parse_costs(line + 8, line + len, p->nevents, sum) < 0)
+	if (parse_costs(line + 8, line + len, p->nevents, sum, &cg->p->negative) < 0)
 		return cg_line_error(cg, "expected 'summary:' with one number per event", line, len);
 	for (unsigned e = 0; e < p->nevents; e++)
 		if (sum[e] != p->totals[e])
-			return diag_at(cg->d, p->path, cg->lineno, "'summary:' gives %llu for event %s, but "
-				       "the cost lines add up to %llu (file truncated or edited?)",
-				       (unsigned long long)sum[e], p->events[e], (unsigned long long)p->totals[e]);
+			return diag_at(cg->d, p->path, cg->lineno, "'summary:' gives %lld for event %s, but "
+				       "the cost lines add up to %lld (file truncated or edited?)",
+				       (long long)(int64_t)sum[e], p->events[e], (long long)(int64_t)p->totals[e]);
 	cg->summary = 1;
 	return 0;
 }
@@ -270,12 +279,8 @@ static int cachegrind_line(struct cachegrind *cg, const char *line, size_t len)
 	uint64_t lnum;
 	/* "LINE" alone: every count 0 (cg_annotate's implicit zeros) */
 	if (scan_dec(&q, end, &lnum) < 0 || (q < end && !is_blank(*q)) ||
-	    parse_costs(q, end, cg->p->nevents, costs) < 0) {
-		if (memchr(line, '-', len))
-			return cg_line_error(cg, "negative counts (cg_diff's output) are not read yet: expected "
-					     "a cost line 'LINE COST...' of counts from 0", line, len);
+	    parse_costs(q, end, cg->p->nevents, costs, &cg->p->negative) < 0)
 		return cg_line_error(cg, "expected a cost line 'LINE COST...', 'fl=', 'fn=' or 'summary:'", line, len);
-	}
 	if (cg->fn == UINT32_MAX && !cg->fl)
 		return cg_line_error(cg, "expected 'fl=' before the first cost line", line, len);
 	if (cg->fn == UINT32_MAX) {

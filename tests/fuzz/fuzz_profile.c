@@ -51,6 +51,8 @@ static int flame_visit(void *ctx, const struct flamegraph_frame *stack, unsigned
 static void check_flame(const struct profile *p)
 {
 	unsigned __int128 total = 0;
+	if (p->negative)
+		return;   /* cg_diff's signed costs: cgjit flamegraph refuses them */
 	for (size_t i = 0; i < p->nfns; i++)
 		total += p->fns[i].self[0];
 	if (total > UINT64_MAX)

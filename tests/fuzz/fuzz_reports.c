@@ -182,6 +182,8 @@ static void check_flamegraph(const struct profile *p, unsigned ev, size_t size,
 			     const unsigned char *focus, int jit_only)
 {
 	static const double widths[] = { 0.001, 0.01, 0.2 };
+	if (p->negative)
+		return;   /* cg_diff's signed costs: cgjit flamegraph refuses them */
 	struct flamegraph_opts o = { .event = ev, .min_width = widths[size % 3],
 				     .max_depth = 1 + (unsigned)(size % MAX_DEPTH), .focus = focus,
 				     .jit_only = jit_only };

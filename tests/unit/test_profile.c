@@ -242,9 +242,34 @@ static void test_profile__cachegrind_lenient(void **state)
 	unlink(path);
 	free(path);
 
-	path = tmp_file("cmd: ann\nevents: A\nfl=x.rs\nfn=neg\n0 -1000\nsummary: -1000\n");
+	/* cg_diff's negative counts: signed costs, the largest either way first */
+	path = tmp_file("cmd: ann\nevents: A\nfl=x.rs\nfn=neg\n0 -1000\n1 -5\nfn=pos\n2 300\nsummary: -705\n");
+	assert_int_equal(profile_load(&p, path, &o, &d), 0);
+	assert_true(p.negative);
+	assert_int_equal((int64_t)find(&p, "neg")->self[0], -1005);
+	assert_int_equal((int64_t)p.totals[0], -705);
+	json_t *doc = prof_report_build(&p, 0, 10);
+	json_t *fns = json_object_get(doc, "functions");
+	assert_string_equal(json_string_value(json_object_get(json_array_get(fns, 0), "name")), "neg");
+	assert_int_equal(json_integer_value(json_object_get(json_array_get(fns, 0), "self")), -1005);
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(doc, "totals"), "A")), -705);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	prof_report_render(doc, f, 0);
+	fclose(f);
+	if (!strstr(buf, "          -1,005") || !strstr(buf, "total     A                      -705\n") ||
+	    !strstr(buf, "negative counts"))
+		fail_msg("%s", buf);
+	free(buf);
+	json_decref(doc);
+	profile_free(&p);
+	unlink(path);
+	free(path);
+	/* a count below -2^63 is no number */
+	path = tmp_file("cmd: ann\nevents: A\nfl=x.rs\nfn=neg\n0 -9223372036854775809\nsummary: 0\n");
 	assert_int_equal(profile_load(&p, path, &o, &d), -1);
-	assert_non_null(strstr(d.msg, ":5: negative counts (cg_diff's output) are not read yet"));
+	assert_non_null(strstr(d.msg, ":5: expected a cost line"));
 	unlink(path);
 	free(path);
 }

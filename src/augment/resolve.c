@@ -145,12 +145,12 @@ uint32_t resolve_file_slow(struct resolver *r, uint32_t in_file)
 /* ---- definitions ---- */
 
 /* A name that is not a JIT address, in object OBJ: kept, with JIT callers renamed. */
-static void define_plain(struct resolver *r, struct resolve_fn *x, const struct cg_fn *f,
+static void define_plain(struct resolver *r, struct resolve_fn *x,
 			 const struct strtab_entry *obj, const struct cg_def *def)
 {
 	struct cgw *w = r->s->w;
 	uint32_t o = cgw_obj(w, obj->str, obj->len);
-	uint32_t file = resolve_file(r, f->file);
+	uint32_t file = resolve_file(r, def->file);
 	/* Only --separate-callers names carry "'": other names are kept as they are. */
 	const char *q = memchr(def->name, '\'', def->len);
 	if (q) {
@@ -162,8 +162,11 @@ static void define_plain(struct resolver *r, struct resolve_fn *x, const struct 
 			return;
 		}
 	}
-	/* Input identities are distinct (callgrind defines each once), so the writer can
-	 * borrow the name until the record ends (cgw_settle). */
+	/* Borrowed until the record ends (cgw_settle), not interned: that would hash every
+	 * name of the profile. A name the input defines under two ids (callgrind's
+	 * --separate-callers can) is then written under two ids, one key for kcachegrind
+	 * and callgrind_annotate (docs/formats.md 3.1, 3.3); JIT names are interned
+	 * (jit_identity), so each is one identity (README rule 3). */
 	x->out = cgw_fn_borrowed(w, def->name, def->len, o, file);
 }
 
@@ -178,8 +181,7 @@ void resolve_define(struct resolver *r, const struct cg_def *def)
 	}
 	struct resolve_fn *x = &r->fns[fn];
 	x->done = 1;
-	const struct cg_fn *f = cg_names_get_fn(r->s->names, fn);
-	const struct strtab_entry *obj = cg_names_get(r->s->names, SP_OBJ, f->obj);
+	const struct strtab_entry *obj = cg_names_get(r->s->names, SP_OBJ, def->obj);
 	int unknown_obj = obj->len == 3 && memcmp(obj->str, "???", 3) == 0;
 	x->elf = !unknown_obj;
 	x->lo = UINT64_MAX;
@@ -203,7 +205,7 @@ void resolve_define(struct resolver *r, const struct cg_def *def)
 		}
 		x->kind = RESOLVE_UNKNOWN;
 	}
-	define_plain(r, x, f, obj, def);
+	define_plain(r, x, obj, def);
 }
 
 /* ---- positions ---- */

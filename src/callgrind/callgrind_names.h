@@ -4,10 +4,18 @@
  * is an identity (name, object, file) fixed where its compressed id is first defined, with
  * the context then in effect (docs/formats.md 3.1); a later "(id)" reference returns that
  * identity whatever the current ob/fl. Uncompressed names are bound anew each time.
- * Function names are not kept: a profile with --separate-callers holds hundreds of
- * megabytes of them. An identity is its 64-bit hash; the reader hands each name to its
- * consumer once, where it is defined (cg_record.defs). Everything is cleared at each new
- * part; memory grows with the number of names, in bytes per name, not with their length. */
+ * Function names are not kept, nor looked up: a profile with --separate-callers holds
+ * hundreds of megabytes of them, and a table of every identity missed the cache on each
+ * definition. Each compressed definition is a new function index; the reader hands its
+ * name, object, file and length to the consumer once, there (cg_record.defs). A name
+ * defined under two ids (--separate-callers can do that) is two indices with one (name,
+ * object, file): consumers that need one identity per name (augment's writer for JIT
+ * names, report's profile) key by the name. An index keeps only a fingerprint, which
+ * tells "(id) same-name" again (fine) from "(id) other-name" (refused). Uncompressed names
+ * ("fn=name": other writers, tests) are interned by (name, object, file) in a table of
+ * their own, so that their indices follow the distinct names, not the lines. Everything
+ * is cleared at each new part; memory grows with the number of definitions, 8 bytes each,
+ * not with the length of the names. */
 #ifndef CGJIT_CALLGRIND_NAMES_H
 #define CGJIT_CALLGRIND_NAMES_H
 
@@ -20,18 +28,16 @@
 enum cg_space { SP_OBJ, SP_FILE, SP_FN };
 
 struct cg_fn {
-	uint64_t key;       /* hash of (name, obj, file) */
-	uint32_t len;       /* of the name */
-	uint32_t obj;       /* index into the object table */
-	uint32_t file;      /* index into the file table */
+	uint32_t fp;        /* fingerprint of (name, obj, file): cg_names_fn_fp() */
+	uint32_t len;       /* of the name (capped at UINT32_MAX) */
 };
 
 struct cg_names {
 	struct strtab objs;     /* index -> object name */
 	struct strtab files;    /* index -> file name */
-	struct cg_fn *fns;      /* index -> function identity */
+	struct cg_fn *fns;      /* index -> function fingerprint and length */
 	size_t nfns, fns_cap;
-	struct idmap by_key;    /* identity hash -> index */
+	struct idmap plain;     /* uncompressed names: cg_names_plain_key() -> index */
 	struct idmap ids[3];    /* compressed input id -> index, per space: sparse ids */
 	uint32_t *dense[3];     /* ... and small ids, where callgrind's are (UINT32_MAX: none) */
 	size_t dense_cap[3], dense_n[3];   /* capacity; entries in use */
@@ -53,11 +59,17 @@ void cg_names_id_put(struct cg_names *n, enum cg_space sp, uint64_t id, uint32_t
 
 /* Interns an object or file name; returns its index. */
 uint32_t cg_names_intern(struct cg_names *n, enum cg_space space, const char *s, size_t len);
-/* The hash that identifies the function (NAME, OBJ, FILE). */
-uint64_t cg_names_fn_key(const char *name, size_t len, uint32_t obj, uint32_t file);
-/* The index of the identity with KEY, added if new (*ADDED tells). */
-uint32_t cg_names_intern_fn(struct cg_names *n, uint64_t key, size_t len, uint32_t obj,
-			    uint32_t file, int *added);
+
+/* The fingerprint of function (NAME, OBJ, FILE): every byte of the name enters it, in two
+ * independent lanes of a rotate-xor (cheaper than a full hash's multiply per word), so
+ * that a redefinition with another name is told apart but for a chance of 2^-32. */
+uint32_t cg_names_fn_fp(const char *name, size_t len, uint32_t obj, uint32_t file);
+/* A new function index for a compressed definition with fingerprint FP and name length
+ * LEN. Returns the index. */
+uint32_t cg_names_add_fn(struct cg_names *n, uint32_t fp, size_t len);
+/* The index of the uncompressed function (NAME, OBJ, FILE), added if new (*ADDED tells). */
+uint32_t cg_names_intern_plain(struct cg_names *n, const char *name, size_t len, uint32_t obj,
+			       uint32_t file, int *added);
 static inline const struct cg_fn *cg_names_get_fn(const struct cg_names *n, uint32_t i)
 {
 	return &n->fns[i];

@@ -37,10 +37,13 @@ enum cg_header_key {
 enum cg_pos_kind { POS_INSTR, POS_BB, POS_LINE };
 
 /* A function defined by a name line (fn=, cfn=, jfn=) since the previous record, with its
- * name, which the reader does not keep: this is the one time it is handed out. */
+ * name, which the reader does not keep: this is the one time it is handed out, with the
+ * object and file that bind it (docs/formats.md 3.1). One (name, object, file) defined
+ * under two ids is two definitions with two indices (callgrind_names.h). */
 struct cg_def {
 	uint32_t fn;
-	const char *name;
+	uint32_t obj, file;         /* cg_names indices of its object and file */
+	const char *name;           /* NUL-terminated */
 	size_t len;
 };
 

@@ -39,9 +39,10 @@ void cgw_layout(struct cgw *w, unsigned npos, const enum cg_pos_kind *kinds, uns
 uint32_t cgw_obj(struct cgw *w, const char *name, size_t len);
 uint32_t cgw_file(struct cgw *w, const char *name, size_t len);
 uint32_t cgw_fn(struct cgw *w, const char *name, size_t len, uint32_t obj, uint32_t file);
-/* A function identity known to be distinct from every other one asked for (an input
- * identity kept as it is): not interned, and NAME is borrowed, not copied; it must stay
- * valid until the next cgw_settle(). Saves a copy and a hash of every long name. */
+/* A new function identity for an input definition kept as it is: not interned (a name
+ * the input defines under two ids gets two, which readers key as one function), and
+ * NAME is borrowed, not copied; it must stay valid until the next cgw_settle(). Saves a
+ * copy and a hash of every long name. */
 uint32_t cgw_fn_borrowed(struct cgw *w, const char *name, size_t len, uint32_t obj, uint32_t file);
 const struct cgw_fn *cgw_fn_get(const struct cgw *w, uint32_t fn);
 /* Called after each input record: the names of identities made since the last call

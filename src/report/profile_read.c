@@ -87,14 +87,15 @@ static int part_events(struct cg_load *L, struct cg_reader *r, struct diag *d)
 	return same ? 0 : -1;
 }
 
+/* Two indices defined with one (name, object, file) become one profile function: the
+ * builder keys functions by name. */
 static void take_defs(struct cg_load *L, const struct cg_reader *r, const struct cg_record *rec)
 {
 	const struct cg_names *n = cg_reader_names(r);
 	for (unsigned i = 0; i < rec->ndefs; i++) {
 		const struct cg_def *def = &rec->defs[i];
-		const struct cg_fn *fn = cg_names_get_fn(n, def->fn);
-		const struct strtab_entry *ob = cg_names_get(n, SP_OBJ, fn->obj);
-		const struct strtab_entry *fl = cg_names_get(n, SP_FILE, fn->file);
+		const struct strtab_entry *ob = cg_names_get(n, SP_OBJ, def->obj);
+		const struct strtab_entry *fl = cg_names_get(n, SP_FILE, def->file);
 		XGROW(L->map, L->map_cap, (size_t)def->fn + 1);
 		struct prof_fn_key k = { ob->str, ob->len, fl->str, fl->len, def->name, def->len };
 		L->map[def->fn] = profile_builder_fn(L->b, &k);

@@ -52,17 +52,16 @@ static void check_record(const struct cg_reader *r, const struct cg_record *rec)
 		break;
 	}
 	for (unsigned i = 0; i < rec->ndefs; i++) {
-		/* each name is handed out once, where it is defined, NUL-terminated */
-		FUZZ_CHECK(rec->defs[i].fn < cg_names_count(n, SP_FN));
-		FUZZ_CHECK(rec->defs[i].name[rec->defs[i].len] == '\0');
-		FUZZ_CHECK(cg_names_get_fn(n, rec->defs[i].fn)->len == rec->defs[i].len);
-		fuzz_touch(rec->defs[i].name, rec->defs[i].len);
-	}
-	if (rec->kind == CG_FN || rec->kind == CG_COST || rec->kind == CG_CALL) {
-		const struct cg_fn *f = cg_names_get_fn(n, rec->fn);
-		FUZZ_CHECK(f->obj < cg_names_count(n, SP_OBJ));
-		FUZZ_CHECK(f->file < cg_names_count(n, SP_FILE));
-		const struct strtab_entry *o = cg_names_get(n, SP_OBJ, f->obj);
+		/* each name is handed out once, where it is defined, NUL-terminated, with the
+		 * object and file that bind it */
+		const struct cg_def *def = &rec->defs[i];
+		FUZZ_CHECK(def->fn < cg_names_count(n, SP_FN));
+		FUZZ_CHECK(def->name[def->len] == '\0');
+		FUZZ_CHECK(cg_names_get_fn(n, def->fn)->len == def->len);
+		FUZZ_CHECK(def->obj < cg_names_count(n, SP_OBJ));
+		FUZZ_CHECK(def->file < cg_names_count(n, SP_FILE));
+		fuzz_touch(def->name, def->len);
+		const struct strtab_entry *o = cg_names_get(n, SP_OBJ, def->obj);
 		fuzz_touch(o->str, o->len);
 	}
 }

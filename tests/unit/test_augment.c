@@ -248,6 +248,30 @@ static void test_augment__dropped_return_not_in_synthetic_call(void **state)
 	free(s);
 }
 
+/* One name defined under two ids (callgrind's --separate-callers can do that): the
+ * reader hands it out twice. A JIT name is still one identity, defined once (rule 3); a
+ * name that is not JIT code keeps the input's two ids, which kcachegrind and
+ * callgrind_annotate key by name as one function. */
+static void test_augment__one_name_two_ids(void **state)
+{
+	(void)state;
+	char *s = augment(HDR "positions: line\nevents: Ir\nsummary: 15\n"
+			  "ob=(1) /bin/prog\nfl=(1) prog.c\nfn=(1) main\n0 1\n"
+			  "cob=(2) ???\ncfi=(2) ???\ncfn=(2) 0x0000000010000000'main\ncalls=1 0\n0 2\n"
+			  "cob=(2)\ncfi=(2)\ncfn=(3) 0x0000000010000000'main\ncalls=1 0\n0 4\n"
+			  "fn=(4) memcpy'main\n0 1\nfn=(5) memcpy'main\n0 1\n"
+			  "ob=(2)\nfl=(2)\nfn=(2)\n0 2\nfn=(3)\n0 4\n"
+			  "fn=(6) 0x0000000020000000'main\n0 3\nfn=(7) 0x0000000020000000'main\n0 3\n"
+			  "totals: 15\n", map1, 0);
+	assert_int_equal(count(s, "jit_A(/src/a.raku:10)'main"), 1);
+	assert_int_equal(count(s, ") jit_A(/src/a.raku:10)'main\n"), 1);
+	assert_int_equal(count(s, "memcpy'main\n"), 2);
+	assert_int_equal(count(s, "0x0000000020000000'main\n"), 2);
+	assert_int_equal(rep.resolved, 2);     /* definitions, as the input gives them */
+	assert_int_equal(rep.events[0].jit, 6);
+	free(s);
+}
+
 static void test_augment__parts_define_ids_again(void **state)
 {
 	(void)state;
@@ -301,6 +325,7 @@ int main(void)
 		cmocka_unit_test(test_augment__return_recorded_as_call_dropped),
 		cmocka_unit_test(test_augment__interior_call_that_is_no_return_stays),
 		cmocka_unit_test(test_augment__dropped_return_not_in_synthetic_call),
+		cmocka_unit_test(test_augment__one_name_two_ids),
 		cmocka_unit_test(test_augment__parts_define_ids_again),
 		cmocka_unit_test(test_augment__default_output),
 	};

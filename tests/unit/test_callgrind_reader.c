@@ -16,6 +16,8 @@ struct fixture {
 	struct cg_reader *r;
 	struct diag d;
 	char *names[16];   /* function index -> name, from the records' definitions */
+	uint32_t objs[16], files[16];   /* ... and its object and file */
+	unsigned ndefs;    /* definitions handed out so far */
 };
 
 /* The reader hands out each function's name once, where it is defined. */
@@ -25,6 +27,9 @@ static void keep_defs(struct fixture *f, const struct cg_record *rec)
 		assert_true(rec->defs[i].fn < 16);
 		free(f->names[rec->defs[i].fn]);
 		f->names[rec->defs[i].fn] = strndup(rec->defs[i].name, rec->defs[i].len);
+		f->objs[rec->defs[i].fn] = rec->defs[i].obj;
+		f->files[rec->defs[i].fn] = rec->defs[i].file;
+		f->ndefs++;
 	}
 }
 
@@ -79,13 +84,15 @@ static const char *fn_name(struct fixture *f, uint32_t fn)
 static const char *obj_of(struct fixture *f, uint32_t fn)
 {
 	const struct cg_names *n = cg_reader_names(f->r);
-	return cg_names_get(n, SP_OBJ, cg_names_get_fn(n, fn)->obj)->str;
+	assert_true(fn < 16 && f->names[fn]);
+	return cg_names_get(n, SP_OBJ, f->objs[fn])->str;
 }
 
 static const char *file_of(struct fixture *f, uint32_t fn)
 {
 	const struct cg_names *n = cg_reader_names(f->r);
-	return cg_names_get(n, SP_FILE, cg_names_get_fn(n, fn)->file)->str;
+	assert_true(fn < 16 && f->names[fn]);
+	return cg_names_get(n, SP_FILE, f->files[fn])->str;
 }
 
 #define HDR "# callgrind format\nversion: 1\ncreator: callgrind-3.19.0\npid: 7\ncmd: x\npart: 1\n"
@@ -300,6 +307,76 @@ static void test_callgrind_reader__errors(void **state)
 	}
 }
 
+/* One name defined under two ids (callgrind's --separate-callers can do that): two
+ * indices, each handed out with its name, object and file, for the consumer to merge by
+ * name; an id defined again with its own name is that index, no new definition. */
+static void test_callgrind_reader__one_name_two_ids(void **state)
+{
+	(void)state;
+	struct fixture f;
+	open_text(&f, HDR "positions: line\nevents: Ir\nsummary: 3\n"
+		      "ob=(1) /a\nfl=(1) a.c\nfn=(1) f'g\n1 1\n"
+		      "fn=(2) f'g\n2 1\n"
+		      "fn=(1) f'g\n3 1\n"
+		      "cfn=(2) f'g\ncalls=1 2\n3 1\ntotals: 3\n");
+	struct cg_record rec;
+	next_of(&f, CG_FN, &rec);
+	uint32_t first = rec.fn;
+	next_of(&f, CG_FN, &rec);
+	uint32_t second = rec.fn;
+	assert_int_not_equal(first, second);
+	assert_string_equal(fn_name(&f, first), "f'g");
+	assert_string_equal(fn_name(&f, second), "f'g");
+	assert_string_equal(obj_of(&f, second), "/a");
+	assert_string_equal(file_of(&f, second), "a.c");
+	assert_int_equal(f.ndefs, 2);
+	next_of(&f, CG_FN, &rec);
+	assert_int_equal(rec.fn, first);     /* "(1) f'g" again: the same function */
+	assert_int_equal(rec.ndefs, 0);
+	next_of(&f, CG_CALL, &rec);
+	assert_int_equal(rec.callee, second);
+	assert_int_equal(f.ndefs, 2);
+	assert_int_equal(drain(&f), 0);
+	close_text(&f);
+}
+
+/* An id defined again with another name, or with its name in another object or file, is
+ * refused: kcachegrind and callgrind_annotate would disagree on what it means. */
+static void test_callgrind_reader__redefinition_refused(void **state)
+{
+	(void)state;
+	static const struct bad_case cases[] = {
+		{ HDR "events: Ir\nob=(1) x\nfl=(1) x\nfn=(2) f\n1 1\nfn=(2) g\n1 1\ntotals: 2\n",
+		  ":12: id (2) redefined as 'g', which is not the name (or the object and file) it was defined with" },
+		/* the same length, one byte apart, past the first sixteen */
+		{ HDR "events: Ir\nob=(1) x\nfl=(1) x\nfn=(2) 0123456789abcdefXYZ\n1 1\n"
+		  "fn=(2) 0123456789abcdefXyZ\n1 1\ntotals: 2\n",
+		  ":12: id (2) redefined as '0123456789abcdefXyZ', which is not the name" },
+		/* the same name in another object */
+		{ HDR "events: Ir\nob=(1) x\nfl=(1) x\nfn=(2) f\n1 1\nob=(3) y\nfn=(2) f\n1 1\ntotals: 2\n",
+		  ":13: id (2) redefined as 'f', which is not the name (or the object and file)" },
+		/* the same name in another file, at a call site */
+		{ HDR "events: Ir\nob=(1) x\nfl=(1) x\nfn=(2) f\n1 1\ncfi=(4) z.c\ncfn=(2) f\ncalls=1 1\n1 0\ntotals: 1\n",
+		  ":13: id (2) redefined as 'f'" },
+		/* the same name, object and file again: fine */
+		{ HDR "events: Ir\nob=(1) x\nfl=(1) x\nfn=(2) f\n1 1\ncfn=(2) f\ncalls=1 1\n1 0\nfn=(2) f\n1 1\ntotals: 2\n",
+		  NULL },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct fixture f;
+		open_text(&f, cases[i].text);
+		int rc = drain(&f);
+		if (!cases[i].msg) {
+			assert_int_equal(rc, 0);
+		} else {
+			assert_int_equal(rc, -1);
+			if (!strstr(f.d.msg, cases[i].msg))
+				fail_msg("case %zu: '%s' lacks '%s'", i, f.d.msg, cases[i].msg);
+		}
+		close_text(&f);
+	}
+}
+
 /* What the sink received, checked against what the test wrote. */
 struct sink_log {
 	char *text;             /* every line delivered (sink or record), in order, "\n" after each */
@@ -459,6 +536,8 @@ int main(void)
 		cmocka_unit_test(test_callgrind_reader__three_id_spaces),
 		cmocka_unit_test(test_callgrind_reader__binding_at_definition),
 		cmocka_unit_test(test_callgrind_reader__uncompressed_and_fi),
+		cmocka_unit_test(test_callgrind_reader__one_name_two_ids),
+		cmocka_unit_test(test_callgrind_reader__redefinition_refused),
 		cmocka_unit_test(test_callgrind_reader__parts_reset_ids),
 		cmocka_unit_test(test_callgrind_reader__jumps_and_crlf),
 		cmocka_unit_test(test_callgrind_reader__long_line_and_context_names),

@@ -183,6 +183,31 @@ static void test_profile__fold_self_calls(void **state)
 	free(path);
 }
 
+/* One name defined under two ids (callgrind's --separate-callers can do that) is two
+ * function indices in the reader and one function in the profile: costs and calls of both
+ * add up. */
+static void test_profile__one_name_two_ids(void **state)
+{
+	(void)state;
+	char *path = tmp_file("events: Ir\nob=(1) /x\nfl=(1) a.c\nfn=(1) main\n1 1\n"
+			      "cfn=(2) f'g\ncalls=2 1\n1 10\ncfn=(3) f'g\ncalls=1 1\n1 7\n"
+			      "fn=(2)\n1 6\nfn=(3) f'g\n1 4\ncfn=(4) h\ncalls=1 1\n1 3\n"
+			      "fn=(4)\n1 3\ntotals: 14\n");
+	struct profile p;
+	struct diag d = { 0 };
+	struct profile_opts o = { 0 };
+	assert_int_equal(profile_load(&p, path, &o, &d), 0);
+	assert_int_equal(p.nfns, 3);
+	const struct prof_fn *f = find(&p, "f'g");
+	assert_int_equal(f->self[0], 10);
+	assert_int_equal(f->incl[0], 17);
+	assert_int_equal(f->calls, 3);
+	assert_int_equal(find(&p, "main")->incl[0], 18);
+	profile_free(&p);
+	unlink(path);
+	free(path);
+}
+
 static void test_profile__cachegrind(void **state)
 {
 	(void)state;
@@ -704,6 +729,7 @@ int main(void)
 		cmocka_unit_test(test_profile__cycle_started_inside),
 		cmocka_unit_test(test_profile__parts_and_folding),
 		cmocka_unit_test(test_profile__fold_self_calls),
+		cmocka_unit_test(test_profile__one_name_two_ids),
 		cmocka_unit_test(test_profile__cachegrind),
 		cmocka_unit_test(test_profile__cachegrind_lenient),
 		cmocka_unit_test(test_profile__cost_units),

@@ -315,11 +315,10 @@ char *augment_default_output(const char *profile)
 	size_t dirlen = (size_t)(base - profile);
 	static const char stem[] = "callgrind.out.";
 	size_t k = sizeof(stem) - 1;
-	/* A compressed input still gives a plain output: callgrind_annotate and kcachegrind
-	 * read only plain text (zstd output only when -o says .zst). */
-	size_t blen = strlen(base);
-	if (blen > 4 && !strcmp(base + blen - 4, ".zst"))
-		blen -= 4;
+	/* A compressed input (zstd, gzip) still gives a plain output without its suffix:
+	 * callgrind_annotate and kcachegrind read only plain text (zstd output only when -o
+	 * says .zst). */
+	size_t blen = input_name_stem(base, strlen(base));
 	char *out = xmalloc(strlen(profile) + 16);
 	memcpy(out, profile, dirlen);
 	if (blen > k && strncmp(base, stem, k) == 0)

@@ -68,7 +68,7 @@ static int load_auditlog(struct loader *u, const char *path, struct input *in)
 	size_t first = symtab_count(u->st);
 	const char *base = strcmp(path, "-") ? path : "stdin";
 	size_t n = strlen(base);
-	n -= n >= 4 && !strcmp(base + n - 4, ".zst") ? 4 : 0;
+	n = input_name_stem(base, n);
 	int named = n >= 9 && !strncmp(base + n - 9, ".auditlog", 9);
 	char *object = xmalloc(n + 10);
 	snprintf(object, n + 10, "%.*s%s", (int)n, base, named ? "" : ".auditlog");

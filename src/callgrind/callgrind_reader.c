@@ -157,6 +157,9 @@ static int at_end(struct cg_reader *r)
 		return diag_at(r->d, r->name, r->lr.lineno,
 			       "the file ends in a part header: expected 'events:' (file truncated?)");
 	case ST_BODY:
+		if (r->foreign && !r->by_callgrind && r->by_xdebug && !r->summary_seen)
+			return diag_at(r->d, r->name, r->lr.lineno, "the file ends inside part %u without "
+				       "'summary:', which Xdebug writes last (file truncated?)", r->parts);
 		if (r->foreign && !r->by_callgrind)   /* pprof's: the costs are added up */
 			return 0;
 		return diag_at(r->d, r->name, r->lr.lineno,

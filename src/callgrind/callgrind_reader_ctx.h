@@ -75,6 +75,9 @@ struct cg_reader {
 	int foreign;            /* cg_reader_accept_foreign(): other writers' files too */
 	int by_callgrind;       /* "# callgrind format" or creator: callgrind-...: valgrind's
 	                           callgrind wrote it, and a part without totals: is cut short */
+	int by_xdebug;          /* creator: xdebug ...: Xdebug writes summary: last, so a part
+	                           without one is cut short */
+	int summary_seen;       /* the part has had its summary: line (one per part) */
 	uint64_t summary[CG_MAX_EVENTS];   /* the part's summary: line (foreign mode) */
 };
 

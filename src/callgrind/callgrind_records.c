@@ -5,6 +5,7 @@
  * records point into the reader. */
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "callgrind/callgrind_reader_ctx.h"
 #include "core/diag.h"
@@ -17,6 +18,7 @@ static void new_part(struct cg_reader *r)
 	r->parts++;
 	r->state = ST_HEADER;
 	r->body_cost_seen = 0;
+	r->summary_seen = 0;
 	r->npos = 1;
 	r->pos_kind[0] = POS_LINE;   /* the default when positions: is absent */
 	r->instr = -1;
@@ -143,7 +145,7 @@ int cg_records_calls(struct cg_reader *r, struct cg_record *rec)
 	scan_blanks(&p, end);
 	/* Xdebug writes "calls=COUNT TARGET 0"; callgrind_annotate reads only the count and
 	 * kcachegrind stops after the target: both ignore the rest */
-	if (p != end && !r->foreign)
+	if (p != end && !(r->foreign && !r->by_callgrind))
 		return cg_reader_err(r, "unexpected text after the call target position");
 	if (next_body_line(r, what) < 0)
 		return -1;
@@ -265,6 +267,8 @@ process:
 	case HK_CREATOR:
 		if (end - v >= 9 && !memcmp(v, "callgrind", 9))
 			r->by_callgrind = 1;
+		if (end - v >= 6 && !strncasecmp(v, "xdebug", 6))
+			r->by_xdebug = 1;
 		break;
 	case HK_POSITIONS:
 		if (parse_positions(r, v, end) < 0)
@@ -278,6 +282,9 @@ process:
 	case HK_SUMMARY: {
 		if (r->state != ST_BODY)
 			return diag_at(d, r->name, r->lr.lineno, "'summary:' before 'events:'");
+		if (r->summary_seen)
+			return diag_at(d, r->name, r->lr.lineno, "a second 'summary:' line in part %u", r->parts);
+		r->summary_seen = 1;
 		int clean = 1;
 		if (r->foreign && cg_costs_list(r, v, end, r->summary, &clean) < 0)
 			return -1;

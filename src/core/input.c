@@ -107,6 +107,15 @@ const char *input_name(const struct input *in)
 	return in->name;
 }
 
+size_t input_name_stem(const char *name, size_t len)
+{
+	if (len > 4 && !memcmp(name + len - 4, ".zst", 4))
+		return len - 4;
+	if (len > 3 && !memcmp(name + len - 3, ".gz", 3))
+		return len - 3;
+	return len;
+}
+
 int input_position(const struct input *in, uint64_t *done, uint64_t *size)
 {
 	struct stat st;

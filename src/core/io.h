@@ -37,6 +37,10 @@ struct input *input_open_mem(const void *data, size_t n, const char *name);
  * (read error, or a zstd or gzip stream cut short / corrupt: "NAME: byte N: ..."). */
 ssize_t input_read(struct input *in, void *buf, size_t n, struct diag *d);
 const char *input_name(const struct input *in);
+/* The length of the first LEN bytes of NAME without a compression suffix (".zst", ".gz"):
+ * the stem of the names made from an input's (augment's output, ELF files), whose contents
+ * are not compressed. */
+size_t input_name_stem(const char *name, size_t len);
 /* 1 if the stream is zstd-compressed. */
 int input_is_zstd(const struct input *in);
 /* 1 if the stream is gzip-compressed (io_gzip.h: concatenated members read whole). */

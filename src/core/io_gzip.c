@@ -126,7 +126,9 @@ static ssize_t inflate_some(struct gzip_in *z, unsigned char *out, size_t n, str
 			z->in_member = 0;
 			continue;
 		}
-		if (ret == Z_NEED_DICT || ret == Z_DATA_ERROR || ret == Z_MEM_ERROR)
+		if (ret == Z_MEM_ERROR)
+			return diag_byte(d, z->name, at(z), "out of memory while decompressing gzip data");
+		if (ret == Z_NEED_DICT || ret == Z_DATA_ERROR)
 			return diag_byte(d, z->name, at(z), "corrupt gzip data (member at byte %llu): %s",
 					 (unsigned long long)z->member_start,
 					 z->zs.msg ? z->zs.msg : zError(ret));
@@ -142,6 +144,8 @@ static ssize_t inflate_some(struct gzip_in *z, unsigned char *out, size_t n, str
 
 ssize_t gzip_in_read(struct gzip_in *z, void *buf, size_t n, struct diag *d)
 {
+	if (n == 0)   /* inflate_some() loops until it makes output */
+		return 0;
 	if (z->peek_pos < z->npeek) {
 		size_t k = z->npeek - z->peek_pos < n ? z->npeek - z->peek_pos : n;
 		memcpy(buf, z->peek + z->peek_pos, k);

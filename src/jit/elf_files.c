@@ -60,7 +60,7 @@ void elf_files_take(struct elf_files *ef, struct output **v)
 	ef->taken = 1;
 }
 
-/* The ELF file for generation GEN of DUMP's code: DIR/<dump name without .zst>.elf, with
+/* The ELF file for generation GEN of DUMP's code: DIR/<dump name without .zst or .gz>.elf, with
  * ".gN" before ".elf" for the N-th reuse of addresses; DIR made absolute, because
  * kcachegrind looks for the ob= path as written. */
 static int elf_path(const struct elf_files *ef, const char *dump, uint32_t gen, char *out, size_t n,
@@ -88,8 +88,7 @@ static int elf_path(const struct elf_files *ef, const char *dump, uint32_t gen, 
 	const char *base = strrchr(dump, '/');
 	base = base ? base + 1 : dump;
 	size_t len = strlen(base);
-	if (len > 4 && !strcmp(base + len - 4, ".zst"))
-		len -= 4;
+	len = input_name_stem(base, len);
 	int k = gen ? snprintf(out, n, "%s/%.*s.g%u.elf", dir, (int)len, base, gen)
 		    : snprintf(out, n, "%s/%.*s.elf", dir, (int)len, base);
 	if (k < 0 || (size_t)k >= n)
@@ -160,9 +159,7 @@ int elf_files_write(struct elf_files *ef, struct symtab *st, const char *dump, s
 	}
 	if (ngen == 0)
 		return 0;
-	size_t len = strlen(dump);
-	if (len > 4 && !strcmp(dump + len - 4, ".zst"))
-		len -= 4;
+	size_t len = input_name_stem(dump, strlen(dump));
 	char stem[4096];
 	char (*path)[4096] = xmalloc(ngen * sizeof(*path));
 	for (unsigned k = 1, clash = 1; clash; k++) {

@@ -186,8 +186,11 @@ static double unit_ns(const char *u)
 		mult = strtod(u, &end);
 		u = end;
 	}
+	/* microseconds also as Xdebug 3.0 writes them (Time_(µs)): the micro sign and the Greek
+	 * mu, in UTF-8 */
 	static const struct { const char *name; double ns; } times[] = {
-		{ "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 },
+		{ "ns", 1 }, { "us", 1e3 }, { "\xc2\xb5s", 1e3 }, { "\xce\xbcs", 1e3 }, { "ms", 1e6 },
+		{ "s", 1e9 },
 	};
 	for (size_t i = 0; i < sizeof(times) / sizeof(times[0]); i++)
 		if (!strcmp(u, times[i].name))

@@ -156,10 +156,11 @@ static void totals_notes(const struct profile *p, json_t *notes)
 		json_array_append_new(notes, json_string(PROF_REPORT_NOTE_CALCULATED));
 	if (summary_differs(p))
 		json_array_append_new(notes, json_string(
-			"the file's summary: line gives more than its cost lines add up to (Xdebug's "
-			"counts what ran outside every function it timed): callgrind_annotate shows "
-			"the summary as PROGRAM TOTALS and its percentages are of it; the totals and "
-			"shares here are of the cost lines, whose self costs add up to 100%"));
+			"the file's summary: line differs from what its cost lines add up to (Xdebug's "
+			"time counts what ran outside every function it timed; its memory is the peak, "
+			"not the sum of each function's growth): callgrind_annotate shows the summary "
+			"as PROGRAM TOTALS and its percentages are of it; the totals and shares here "
+			"are of the cost lines, whose self costs add up to 100%"));
 	if (p->negative)
 		json_array_append_new(notes, json_string(
 			"the file has negative counts (cg_diff's output: the differences between two "

@@ -161,7 +161,7 @@ static int is_jit_object(const char *obj)
 	if (!strncmp(base, "perf-", 5) && n > 9 && !strcmp(base + n - 4, ".map"))
 		return 1;
 	const char *al = strstr(base, ".auditlog");
-	if (al && (!strcmp(al, ".auditlog") || !strcmp(al, ".auditlog.zst") || !strcmp(al, ".auditlog.elf") ||
+	if (al && (!strcmp(al, ".auditlog") || !strcmp(al, ".auditlog.zst") || !strcmp(al, ".auditlog.gz") || !strcmp(al, ".auditlog.elf") ||
 		   (!strncmp(al, ".auditlog.g", 11) && n > 4 && !strcmp(base + n - 4, ".elf"))))
 		return 1;
 	return !strncmp(base, "jit-", 4) && strstr(base, ".dump") != NULL;

@@ -39,16 +39,21 @@ static void part_end(struct cg_load *L)
 	L->given = L->summarised = 0;
 }
 
-static void part_summary(struct cg_load *L, const struct cg_reader *r, const uint64_t *v)
+/* Adds a part's summary: to the profile's. Returns 0, or -1 with D set when the sum over
+ * the parts passes 2^64. */
+static int part_summary(struct cg_load *L, const struct cg_reader *r, const uint64_t *v, struct diag *d)
 {
 	struct profile *p = L->p;
 	if (!L->want || !L->b || !v)
-		return;
+		return 0;
 	if (!p->summary)
 		p->summary = xcalloc(cg_reader_nevents(r), sizeof(*p->summary));
 	for (unsigned e = 0; e < cg_reader_nevents(r) && e < p->nevents; e++)
-		p->summary[e] += v[e];   /* bounded as totals are: each part's by 2^64 */
+		if (__builtin_add_overflow(p->summary[e], v[e], &p->summary[e]))
+			return diag_at(d, p->path, 0, "the parts' summary: lines add up past 2^64 for event %s",
+				       p->events[e]);
 	L->summarised = 1;
+	return 0;
 }
 
 static char *join_events(const struct cg_reader *r)
@@ -113,8 +118,10 @@ static int load_callgrind(struct cg_load *L, struct input *in, struct diag *d)
 		if (rec.kind == CG_TOTALS)
 			L->given = 1;
 		if (rec.kind == CG_HEADER) {
-			if (rec.key == HK_SUMMARY)
-				part_summary(L, r, rec.costs);
+			if (rec.key == HK_SUMMARY && part_summary(L, r, rec.costs, d) < 0) {
+				rc = -1;
+				break;
+			}
 			if (rec.new_part) {
 				if (L->part)
 					part_end(L);

@@ -41,12 +41,17 @@ expect 'diff -q <(tail -n +2 "$tmp/r.gz.txt") <(tail -n +2 "$tmp/r.plain.txt") >
 gzip -dc "$packed" | gzip -c | "$CGJIT" report -n 50 - >"$tmp/r.pipe.txt"
 expect '[ $? = 0 ] && diff -q <(tail -n +2 "$tmp/r.pipe.txt") <(tail -n +2 "$tmp/r.plain.txt") >/dev/null' "... and read from a pipe"
 "$CGJIT" report "$plain" >"$tmp/r.txt"
-expect 'grep -q "^summary   Time_(10ns) " "$tmp/r.txt" && grep -q "^note      the file.s summary: line gives more" "$tmp/r.txt" &&
+expect 'grep -q "^summary   Time_(10ns) " "$tmp/r.txt" && grep -q "^note      the file.s summary: line differs from what its cost lines add up to" "$tmp/r.txt" &&
 	! grep -q "(calculated)" "$tmp/r.txt" && grep -q "  {main}  \[???, " "$tmp/r.txt" && grep -q "  php::usort  \[???, php:internal\]" "$tmp/r.txt"' \
 	"report text: the summary line and its note, {main} and php:: functions, no (calculated)"
 "$CGJIT" report -f yaml "$plain" >"$tmp/r.yaml"
 expect 'grep -q "^totals_calculated: false$" "$tmp/r.yaml" && grep -qF "Time_(10ns): 10ns" "$tmp/r.yaml" && grep -qF "Memory_(bytes): bytes" "$tmp/r.yaml"' \
 	"report YAML: totals_calculated false, the units named (10ns, bytes)"
+n=$(wc -l <"$plain")
+head -n $((n / 2)) "$plain" >"$tmp/cut.xdebug"
+"$CGJIT" report "$tmp/cut.xdebug" >"$tmp/r.cut" 2>"$tmp/err"
+expect '[ $? = 1 ] && [ ! -s "$tmp/r.cut" ] && grep -q "cut.xdebug:$((n / 2)): the file ends inside part 1 without .summary:., which Xdebug writes last (file truncated?)" "$tmp/err"' \
+	"an Xdebug profile cut in half: exit 1, the line where it ends, no output (Xdebug writes summary: last)"
 "$CGJIT" augment -o "$tmp/aug.out" "$plain" 2>"$tmp/err"
 rc=$?
 expect '[ $rc = 1 ] && grep -q "this profile was written by Xdebug: .*nothing to augment" "$tmp/err" && [ ! -e "$tmp/aug.out" ]' \

@@ -155,6 +155,10 @@ fi
 
 echo "# issue 26: gzip input, sniffed by its magic (1f 8b) as zstd is, read once"
 gzip -c "$prof" >"$tmp/g.cg.gz"
+mkdir -p "$tmp/gzname" && gzip -c "$prof" >"$tmp/gzname/callgrind.out.4242.gz"
+(cd "$tmp/gzname" && timeout 10 "$CGJIT" augment -q callgrind.out.4242.gz "$bad/good.map" 2>"$tmp/err")
+expect '[ -f "$tmp/gzname/callgrind.out.jit.4242" ] && [ ! -e "$tmp/gzname/callgrind.out.jit.4242.gz" ] && cmp -s "$tmp/gzname/callgrind.out.jit.4242" "$tmp/plain.out"' \
+	"augment of callgrind.out.N.gz writes plain callgrind.out.jit.N, not a plain file named .gz"
 run "$tmp/o" "$tmp/g.cg.gz" "$bad/good.map"
 expect '[ $rc = 0 ] && cmp -s "$tmp/o" "$tmp/plain.out"' "a gzip profile: the same output as the plain one"
 gzip -c "$prof" >"$tmp/g-noext"

@@ -55,6 +55,10 @@ expect '[ -s "$tmp/out2" ] && [ "$(grep -c "^fn=.*TRACE_" "$tmp/out2")" = "$(gre
 "$CGJIT" augment -q -o "$tmp/out3" --elf "$tmp" "$tmp/in" "$tmp/t.auditlog.zst" 2>"$tmp/err"
 expect '[ -s "$tmp/out3" ] && [ -s "$tmp/t.auditlog.elf" ] && [ ! -e "$tmp/t.auditlog.auditlog.elf" ]' \
 	"a log named t.auditlog(.zst) gets t.auditlog.elf $(head -c 200 "$tmp/err")"
+gzip -c "$log" >"$tmp/t2.auditlog.gz"
+"$CGJIT" augment -q -o "$tmp/out3b" --elf "$tmp" "$tmp/in" "$tmp/t2.auditlog.gz" 2>"$tmp/err"
+expect '[ -s "$tmp/out3b" ] && [ -s "$tmp/t2.auditlog.elf" ] && cmp -s <(grep -c "^fn=.*TRACE_" "$tmp/out3b") <(grep -c "^fn=.*TRACE_" "$tmp/out")' \
+	"a gzip-compressed log named t2.auditlog.gz gets t2.auditlog.elf and the same traces $(head -c 200 "$tmp/err")"
 "$CGJIT" timeline "$tmp/t.auditlog.zst" >"$tmp/tl" 2>"$tmp/err"
 expect 'grep -q "RaptorJIT auditlog, 12 traces compiled (4,389 bytes of machine code), 4 aborted, 0 flushes" "$tmp/tl"' \
 	"timeline of the compressed log: 12 traces, 4 aborts $(head -c 200 "$tmp/err")"

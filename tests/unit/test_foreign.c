@@ -97,6 +97,14 @@ static void test_foreign__errors_stay(void **state)
 		/* callgrind's own file cut at a line's end: its totals: are missing, not calculated */
 		{ "creator: callgrind-3.19.0\nevents: Ir\nfn=(1) a\n1 2\n", "the file ends inside part 1: expected 'totals:'" },
 		{ "creator: callgrind-3.19.0\nevents: Ir\nfn=(1) a\n1 2\nsummary: 2\n", "'summary: 2' starts a new part" },
+		/* callgrind's own file: Xdebug's extra numbers after a call target are refused */
+		{ "creator: callgrind-3.19.0\nevents: Ir\nfn=(1) a\ncfn=(2) b\ncalls=1 0 0\n1 1\ntotals: 1\n",
+		  "unexpected text after the call target position" },
+		/* Xdebug writes summary: last: without it the file is cut short */
+		{ "creator: xdebug 3.2.0 (PHP 8.2.36)\nevents: Time_(10ns)\nfl=(1) a.php\nfn=(1) f\n1 5\n",
+		  ":6: the file ends inside part 1 without 'summary:', which Xdebug writes last (file truncated?)" },
+		/* one summary: per part */
+		{ "events: Ir\nfn=(1) a\n1 2\nsummary: 2\nsummary: 2\n", ":6: a second 'summary:' line in part 1" },
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		struct diag d = { 0 };

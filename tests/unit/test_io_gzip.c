@@ -82,6 +82,8 @@ static void test_io_gzip__round_trip_file_mem_pipe(void **state)
 		unsigned char m[4];
 		assert_int_equal(input_peek(ins[i], m, 4, &d), 4);
 		assert_memory_equal(m, text, 4);
+		char none;
+		assert_int_equal(input_read(ins[i], &none, 0, &d), 0);   /* nothing asked: nothing read */
 		memset(back, 0, n);
 		assert_int_equal(drain(ins[i], back, n, &d), (ssize_t)n);
 		assert_memory_equal(back, text, n);

@@ -712,6 +712,8 @@ static void test_profile__cost_units(void **state)
 	assert_string_equal(doc_cost(b, 1460, doc, "cpu(ms)"), "1.460 s");
 	assert_string_equal(doc_cost(b, 280, doc, "cpu(ms)"), "280.000 ms");
 	assert_string_equal(doc_cost(b, 1500, doc, "t(us)"), "1.500 ms");
+	json_object_set_new(json_object_get(doc, "units"), "Time_(\xc2\xb5s)", json_string("\xc2\xb5s"));
+	assert_string_equal(doc_cost(b, 2500, doc, "Time_(\xc2\xb5s)"), "2.500 ms");   /* Xdebug 3.0 */
 	assert_string_equal(doc_cost(b, 58016, doc, "Memory_(bytes)"), "58,016 B");
 	assert_string_equal(doc_cost(b, 1234567, doc, "odd(furlongs)"), "1,234,567");
 	assert_string_equal(doc_cost(b, 1234567, doc, "Ir"), "1,234,567");

@@ -25,15 +25,17 @@ static uint64_t scale(uint64_t c, uint64_t num, uint64_t den)
 #endif
 }
 
+/* the profile in every item, so that the comparator needs no context (qsort has none) */
 struct rank_item {
-	const char *name, *file, *obj;
+	const struct profile *p;
+	const char *file, *obj;
 	uint32_t fn;
 };
 
 static int cmp_rank(const void *x, const void *y)
 {
 	const struct rank_item *a = x, *b = y;
-	int c = strcmp(a->name, b->name);
+	int c = profile_name_cmp(a->p, a->fn, b->p, b->fn);
 	if (!c)
 		c = strcmp(a->file, b->file);
 	if (!c)
@@ -47,7 +49,7 @@ static uint32_t *name_ranks(const struct profile *p)
 {
 	struct rank_item *items = xmalloc((p->nfns + 1) * sizeof(*items));
 	for (size_t i = 0; i < p->nfns; i++)
-		items[i] = (struct rank_item){ p->fns[i].name, p->fns[i].file, p->fns[i].obj, (uint32_t)i };
+		items[i] = (struct rank_item){ p, p->fns[i].file, p->fns[i].obj, (uint32_t)i };
 	qsort(items, p->nfns, sizeof(*items), cmp_rank);
 	uint32_t *rank = xmalloc((p->nfns + 1) * sizeof(*rank));
 	for (size_t i = 0; i < p->nfns; i++)

@@ -94,18 +94,61 @@ static json_t *fn_entry(const struct profile *p, size_t i, unsigned ev)
 	return o;
 }
 
+/* The lowest cost among the TOP largest of V[0..N) (0 < TOP < N), by a min-heap of TOP costs. */
+static uint64_t top_threshold(const struct ranked *v, size_t n, size_t top)
+{
+	uint64_t *h = xmalloc(top * sizeof(*h));
+	for (size_t i = 0; i < n; i++) {
+		uint64_t c = v[i].cost;
+		size_t k;
+		if (i < top) {   /* sift up */
+			for (k = i; k && h[(k - 1) / 2] > c; k = (k - 1) / 2)
+				h[k] = h[(k - 1) / 2];
+		} else if (c > h[0]) {   /* replace the root, sift down */
+			for (k = 0;;) {
+				size_t m = 2 * k + 1;
+				if (m >= top)
+					break;
+				if (m + 1 < top && h[m + 1] < h[m])
+					m++;
+				if (h[m] >= c)
+					break;
+				h[k] = h[m];
+				k = m;
+			}
+		} else {
+			continue;
+		}
+		h[k] = c;
+	}
+	uint64_t t = h[0];
+	free(h);
+	return t;
+}
+
+/* The listed functions in cmp_cost's order, the first TOP of them. Only those that cost at
+ * least the TOP-th largest cost are sorted: ties are ordered by name, and comparing
+ * names (by their parts) for every function of a large profile, which repeats costs in
+ * each copy of a function, took seconds. */
 static json_t *top_list(const struct profile *p, unsigned ev, size_t top, int by_incl)
 {
 	struct ranked *v = xmalloc((p->nfns ? p->nfns : 1) * sizeof(*v));
+	size_t n = 0;
 	for (size_t i = 0; i < p->nfns; i++)
-		v[i] = (struct ranked){ rank_key(p, by_incl ? p->fns[i].incl[ev] : p->fns[i].self[ev]), p, i };
-	qsort(v, p->nfns, sizeof(*v), cmp_cost);
+		if (profile_listed(p, i))
+			v[n++] = (struct ranked){ rank_key(p, by_incl ? p->fns[i].incl[ev] : p->fns[i].self[ev]), p, i };
+	if (top && top < n) {
+		uint64_t t = top_threshold(v, n, top);
+		size_t m = 0;
+		for (size_t i = 0; i < n; i++)   /* in index order, as the full sort saw them */
+			if (v[i].cost >= t)
+				v[m++] = v[i];
+		n = m;
+	}
+	qsort(v, n, sizeof(*v), cmp_cost);
 	json_t *a = json_array();
-	for (size_t i = 0, n = 0; i < p->nfns && n < top; i++)
-		if (profile_listed(p, v[i].i)) {
-			json_array_append_new(a, fn_entry(p, v[i].i, ev));
-			n++;
-		}
+	for (size_t i = 0; i < n && i < top; i++)
+		json_array_append_new(a, fn_entry(p, v[i].i, ev));
 	free(v);
 	return a;
 }

@@ -126,6 +126,17 @@ size_t profile_name_len(const struct profile *p, size_t fn);
 /* strcmp()'s order of the names of function A of PA and function B of PB (the same
  * profile or two), without making them: <0, 0 or >0. */
 int profile_name_cmp(const struct profile *pa, size_t a, const struct profile *pb, size_t b);
+/* FN's name as profile_name_key_cmp() reads it: where its parts' indices are (4 bytes
+ * each, unaligned, in P's keys table, as long as P is not freed) and how many. A sort
+ * keeps it in its items so that a comparison reads no function table. */
+struct prof_name_key {
+	const char *parts;
+	size_t nparts;
+};
+struct prof_name_key profile_name_key(const struct profile *p, size_t fn);
+/* profile_name_cmp() on keys from profile_name_key(): A's from PA, B's from PB. */
+int profile_name_key_cmp(const struct profile *pa, const struct prof_name_key *a,
+			 const struct profile *pb, const struct prof_name_key *b);
 /* The parts of FN's name (the texts between its "'"s; at least one, maybe empty): how
  * many, and the index in P->name_parts of part I. Equal indices are equal texts in one
  * profile. */

@@ -16,20 +16,24 @@
 uint32_t profile_name_intern(struct profile *p, const char *name, size_t len, uint32_t obj,
 			     uint32_t file, int *added)
 {
-	size_t n = 1;
-	for (size_t i = 0; i < len; i++)
-		n += name[i] == '\'';
-	uint32_t stack[STACK_PARTS + 2];
-	uint32_t *key = n <= STACK_PARTS ? stack : xmalloc((n + 2) * sizeof(*key));
-	size_t k = 0, i = 0;
+	uint32_t stack[STACK_PARTS + 2], *key = stack;
+	size_t k = 0, cap = STACK_PARTS;
+	const char *s = name, *end = name + len;
 	for (;;) {   /* every "'" ends a part, so "a'" is "a" and "", and "" is one empty part */
-		size_t j = i;
-		while (j < len && name[j] != '\'')
-			j++;
-		key[k++] = strtab_intern(&p->name_parts, name + i, j - i, NULL);
-		if (j == len)
+		const char *q = s < end ? memchr(s, '\'', (size_t)(end - s)) : NULL;
+		const char *e = q ? q : end;
+		if (k == cap) {   /* a name of more parts than the stack holds */
+			uint32_t *more = xmalloc((2 * cap + 2) * sizeof(*more));
+			memcpy(more, key, k * sizeof(*key));
+			if (key != stack)
+				free(key);
+			key = more;
+			cap *= 2;
+		}
+		key[k++] = strtab_intern(&p->name_parts, s, (size_t)(e - s), NULL);
+		if (!q)
 			break;
-		i = j + 1;
+		s = q + 1;
 	}
 	key[k++] = obj;
 	key[k++] = file;
@@ -103,53 +107,54 @@ void prof_name_free(struct prof_name *buf)
 	memset(buf, 0, sizeof(*buf));
 }
 
-/* A name read as strcmp reads the text: its parts joined by "'", ended by a NUL. */
-struct name_cursor {
-	const struct profile *p;
-	const struct strtab_entry *key;
-	size_t nparts, part;
-};
-
-static const struct strtab_entry *cursor_text(const struct name_cursor *c)
+struct prof_name_key profile_name_key(const struct profile *p, size_t fn)
 {
-	return strtab_get(&c->p->name_parts, key_at(c->key, c->part));
+	const struct strtab_entry *k = strtab_get(&p->keys, (uint32_t)fn);
+	return (struct prof_name_key){ k->str, parts_of(k) };
 }
 
-/* The byte after the end of the cursor's current part: "'" or the name's end. */
-static unsigned char cursor_after(const struct name_cursor *c)
+static uint32_t part_id(const struct prof_name_key *k, size_t i)
 {
-	return c->part + 1 < c->nparts ? '\'' : 0;
+	uint32_t v;
+	memcpy(&v, k->parts + i * sizeof(v), sizeof(v));
+	return v;
 }
 
-/* Parts with one index are one text and are skipped whole; the first differing part
- * decides, where the shorter one's next byte is "'" or the end (no part holds "'"). A NUL
- * inside a part ends the comparison there, as it ends strcmp's. */
+/* The first differing part decides, where the shorter one's next byte is "'" or the name's
+ * end (no part holds "'"); strcmp's rule: unsigned bytes, a NUL ends the comparison. */
+static int cmp_parts(const struct strtab_entry *s, const struct strtab_entry *t, int s_more, int t_more)
+{
+	size_t m = s->len < t->len ? s->len : t->len;
+	const char *nul = memchr(s->str, 0, m);
+	int c = memcmp(s->str, t->str, nul ? (size_t)(nul - s->str) + 1 : m);
+	if (c || nul)
+		return c < 0 ? -1 : c > 0;
+	unsigned char u = s->len > m ? (unsigned char)s->str[m] : s_more ? '\'' : 0;
+	unsigned char v = t->len > m ? (unsigned char)t->str[m] : t_more ? '\'' : 0;
+	if (u != v)
+		return u < v ? -1 : 1;
+	return u ? 2 : 0;   /* 2: equal so far, both go on */
+}
+
+int profile_name_key_cmp(const struct profile *pa, const struct prof_name_key *a,
+			 const struct profile *pb, const struct prof_name_key *b)
+{
+	for (size_t i = 0;; i++) {
+		uint32_t x = part_id(a, i), y = part_id(b, i);
+		int a_more = i + 1 < a->nparts, b_more = i + 1 < b->nparts;
+		if (pa != pb || x != y) {   /* equal indices in one profile: one text */
+			int c = cmp_parts(strtab_get(&pa->name_parts, x), strtab_get(&pb->name_parts, y),
+					  a_more, b_more);
+			if (c != 2)
+				return c;
+		} else if (!a_more || !b_more) {
+			return a_more == b_more ? 0 : a_more ? 1 : -1;
+		}
+	}
+}
+
 int profile_name_cmp(const struct profile *pa, size_t a, const struct profile *pb, size_t b)
 {
-	struct name_cursor x = { pa, strtab_get(&pa->keys, (uint32_t)a), 0, 0 };
-	struct name_cursor y = { pb, strtab_get(&pb->keys, (uint32_t)b), 0, 0 };
-	x.nparts = parts_of(x.key);
-	y.nparts = parts_of(y.key);
-	for (;; x.part++, y.part++) {
-		if (pa != pb || key_at(x.key, x.part) != key_at(y.key, y.part)) {
-			const struct strtab_entry *s = cursor_text(&x), *t = cursor_text(&y);
-			size_t m = s->len < t->len ? s->len : t->len;
-			for (size_t i = 0; i < m; i++) {
-				unsigned char u = (unsigned char)s->str[i], v = (unsigned char)t->str[i];
-				if (u != v)
-					return u < v ? -1 : 1;
-				if (!u)
-					return 0;
-			}
-			unsigned char u = s->len > m ? (unsigned char)s->str[m] : cursor_after(&x);
-			unsigned char v = t->len > m ? (unsigned char)t->str[m] : cursor_after(&y);
-			if (u != v)
-				return u < v ? -1 : 1;
-			if (!u)
-				return 0;
-		}
-		int xend = x.part + 1 == x.nparts, yend = y.part + 1 == y.nparts;
-		if (xend || yend)
-			return xend == yend ? 0 : xend ? -1 : 1;
-	}
+	struct prof_name_key x = profile_name_key(pa, a), y = profile_name_key(pb, b);
+	return profile_name_key_cmp(pa, &x, pb, &y);
 }

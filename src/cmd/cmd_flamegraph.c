@@ -297,7 +297,7 @@ static int flamegraph_main(int argc, char **argv, struct pathmap **left)
 			goto done;
 		}
 		for (size_t i = 0; i < p.nfns; i++)
-			focus[i] = (unsigned char)prof_select_match(a.scope.focus, &p.fns[i]);
+			focus[i] = (unsigned char)prof_select_match(a.scope.focus, &p, i);
 		a.fopts.focus = focus;
 		struct diag d = { 0 };
 		if (a.base && prof_scope_make(&p, &o, ev, &now, &d) < 0) {

@@ -330,6 +330,7 @@ static void put_folded_name(struct flamegraph_sink *s, const char *name)
 struct folded {
 	struct flamegraph_sink sink;   /* large: the context is allocated */
 	const struct profile *p;
+	struct prof_name name;         /* the frame's name being written */
 };
 
 static int folded_visit(void *ctx, const struct flamegraph_frame *stack, unsigned depth, int leave)
@@ -345,7 +346,7 @@ static int folded_visit(void *ctx, const struct flamegraph_frame *stack, unsigne
 		if (stack[i].fn == FLAMEGRAPH_ELIDED)
 			flamegraph_sink_put(s, FLAMEGRAPH_ELIDED_NAME, sizeof(FLAMEGRAPH_ELIDED_NAME) - 1);
 		else
-			put_folded_name(s, f->p->fns[stack[i].fn].name);
+			put_folded_name(s, profile_name(f->p, stack[i].fn, &f->name));
 	}
 	flamegraph_sink_printf(s, " %llu\n", (unsigned long long)stack[depth].self);
 	return s->failed ? -1 : 0;
@@ -359,8 +360,10 @@ int flamegraph_write_folded(struct flamegraph *g, struct output *out, struct dia
 	c->sink.failed = 0;
 	c->sink.n = 0;
 	c->p = g->m.p;
+	c->name = (struct prof_name){ 0 };
 	flamegraph_walk(g, folded_visit, c);
 	int rc = flamegraph_sink_flush(&c->sink);
+	prof_name_free(&c->name);
 	free(c);
 	return rc;
 }

@@ -25,19 +25,23 @@ static uint64_t scale(uint64_t c, uint64_t num, uint64_t den)
 #endif
 }
 
+/* the profile in every item, so that the comparator needs no context (qsort has none);
+ * the name's parts too, so that comparing names reads no function table (24 bytes an item) */
 struct rank_item {
-	const char *name, *file, *obj;
-	uint32_t fn;
+	const struct profile *p;
+	const char *parts;
+	uint32_t nparts, fn;
 };
 
 static int cmp_rank(const void *x, const void *y)
 {
 	const struct rank_item *a = x, *b = y;
-	int c = strcmp(a->name, b->name);
+	struct prof_name_key ka = { a->parts, a->nparts }, kb = { b->parts, b->nparts };
+	int c = profile_name_key_cmp(a->p, &ka, b->p, &kb);
 	if (!c)
-		c = strcmp(a->file, b->file);
+		c = strcmp(a->p->fns[a->fn].file, b->p->fns[b->fn].file);
 	if (!c)
-		c = strcmp(a->obj, b->obj);
+		c = strcmp(a->p->fns[a->fn].obj, b->p->fns[b->fn].obj);
 	return c ? c : a->fn < b->fn ? -1 : a->fn > b->fn;
 }
 
@@ -46,8 +50,10 @@ static int cmp_rank(const void *x, const void *y)
 static uint32_t *name_ranks(const struct profile *p)
 {
 	struct rank_item *items = xmalloc((p->nfns + 1) * sizeof(*items));
-	for (size_t i = 0; i < p->nfns; i++)
-		items[i] = (struct rank_item){ p->fns[i].name, p->fns[i].file, p->fns[i].obj, (uint32_t)i };
+	for (size_t i = 0; i < p->nfns; i++) {
+		struct prof_name_key k = profile_name_key(p, i);
+		items[i] = (struct rank_item){ p, k.parts, (uint32_t)k.nparts, (uint32_t)i };
+	}
 	qsort(items, p->nfns, sizeof(*items), cmp_rank);
 	uint32_t *rank = xmalloc((p->nfns + 1) * sizeof(*rank));
 	for (size_t i = 0; i < p->nfns; i++)

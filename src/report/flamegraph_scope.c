@@ -340,8 +340,7 @@ struct profile *flamegraph_scope_jit(const struct profile *p, unsigned ev, const
 		if (!keep[f])
 			continue;
 		const struct prof_fn *fn = &p->fns[f];
-		struct prof_fn_key k = { fn->obj, strlen(fn->obj), fn->file, strlen(fn->file), fn->name, strlen(fn->name) };
-		idx[f] = profile_builder_fn(b, &k);
+		idx[f] = profile_builder_copy_fn(b, p, f);
 		profile_builder_self(b, idx[f], &fn->self[ev]);
 	}
 	struct prof_fn_key not_jit = { "", 0, "", 0, FLAMEGRAPH_NOT_JIT_NAME, sizeof(FLAMEGRAPH_NOT_JIT_NAME) - 1 };

@@ -42,6 +42,7 @@ struct svg {
 	unsigned now_ev;
 	double max_change;        /* --diff: the largest |self change| among the frames drawn */
 	double height;
+	struct prof_name name;    /* the name of the function being drawn (profile_name()) */
 };
 
 static const char script[] =
@@ -146,9 +147,10 @@ static void put_text(struct flamegraph_sink *k, const char *s, size_t max)
 }
 
 /* --jit-only's stand-in for the code JIT functions call that is not JIT (flamegraph.h). */
-static int is_not_jit(const struct prof_fn *f)
+static int is_not_jit(struct svg *v, size_t fn)
 {
-	return !*f->obj && !*f->file && !strcmp(f->name, FLAMEGRAPH_NOT_JIT_NAME);
+	const struct prof_fn *f = &v->p->fns[fn];
+	return !*f->obj && !*f->file && !strcmp(profile_name(v->p, fn, &v->name), FLAMEGRAPH_NOT_JIT_NAME);
 }
 
 /* A function's frame, not the root or an elision frame. */
@@ -198,7 +200,7 @@ static uint32_t name_hash(const char *s)
 /* By kind: JIT code green, code without a symbol grey, the rest warm (as flamegraph.pl);
  * the shade within a kind comes from the name. Elision frames are near white, with a
  * dashed outline (draw()), so that they read as no function's. */
-static void kind_colour(const struct svg *v, size_t fn, unsigned rgb[3])
+static void kind_colour(struct svg *v, size_t fn, unsigned rgb[3])
 {
 	if (fn == FLAMEGRAPH_ROOT) {
 		rgb[0] = rgb[1] = rgb[2] = 200;
@@ -209,8 +211,8 @@ static void kind_colour(const struct svg *v, size_t fn, unsigned rgb[3])
 		return;
 	}
 	const struct prof_fn *f = &v->p->fns[fn];
-	uint32_t h = name_hash(f->name);
-	if (is_not_jit(f)) {
+	uint32_t h = name_hash(profile_name(v->p, fn, &v->name));
+	if (is_not_jit(v, fn)) {
 		rgb[0] = rgb[1] = rgb[2] = 222;
 		return;
 	}
@@ -229,7 +231,7 @@ static void kind_colour(const struct svg *v, size_t fn, unsigned rgb[3])
 
 /* --diff: from light grey (no change) to red (the largest growth among the frames drawn)
  * or blue (the largest shrink), in proportion to the change of the function's self cost. */
-static void diff_colour(const struct svg *v, size_t fn, unsigned rgb[3])
+static void diff_colour(struct svg *v, size_t fn, unsigned rgb[3])
 {
 	static const double none[3] = { 232, 232, 232 }, more[3] = { 222, 36, 36 }, less[3] = { 40, 96, 232 };
 	double r = 0;
@@ -272,9 +274,9 @@ static int measure(void *ctx, const struct flamegraph_frame *stack, unsigned dep
 	return 0;
 }
 
-static const char *frame_name(const struct svg *v, size_t fn)
+static const char *frame_name(struct svg *v, size_t fn)
 {
-	return fn == FLAMEGRAPH_ROOT ? "all" : fn == FLAMEGRAPH_ELIDED ? FLAMEGRAPH_ELIDED_NAME : v->p->fns[fn].name;
+	return fn == FLAMEGRAPH_ROOT ? "all" : fn == FLAMEGRAPH_ELIDED ? FLAMEGRAPH_ELIDED_NAME : profile_name(v->p, fn, &v->name);
 }
 
 /* The tooltip: name, then the frame's cost and share, then where the function is from
@@ -290,7 +292,7 @@ static void put_title(struct svg *v, const struct flamegraph_frame *fr)
 			       v->p->events[v->ev], share(v, fr->width), doc_commas(b2, fr->self));
 	if (fr->fn == FLAMEGRAPH_ELIDED)
 		PUT(k, "\nframes cut here: narrower than the minimum width, or below --max-depth");
-	if (f && is_not_jit(f)) {
+	if (f && is_not_jit(v, fr->fn)) {
 		PUT(k, "\ncode that is not JIT, called from the JIT frame below (--jit-only)");
 		f = NULL;
 	}
@@ -419,6 +421,7 @@ int flamegraph_svg_write(struct flamegraph *g, const struct flamegraph_svg_opts 
 	int rc = flamegraph_sink_flush(&v->sink);
 	free(v->base_of);
 	free(v->now_of);
+	prof_name_free(&v->name);
 	free(v);
 	return rc;
 }

@@ -111,8 +111,10 @@ static int make_view(struct checker *c, struct view *v, const void *key, const s
 			profile_free(&v->sp);
 			v->p_missing = xstrndup(e.msg, strlen(e.msg));
 			size_t idx[3], n = prof_select_suggest(c->p, sel, idx, 3);
+			struct prof_name name = { 0 };
 			for (size_t i = 0; i < n; i++)
-				json_array_append_new(v->suggestions, doc_string(c->p->fns[idx[i]].name));
+				json_array_append_new(v->suggestions, doc_string(profile_name(c->p, idx[i], &name)));
+			prof_name_free(&name);
 		}
 		e.set = 0;
 		if (c->base && prof_scope_make(c->base, &o, 0, &v->sbase, &e) == 0) {
@@ -258,7 +260,7 @@ static json_t *result_head(const struct checker *c, const struct budget_limit *l
 static int fn_matches(const struct budget_limit *lim, const struct profile *p, size_t i)
 {
 	struct prof_select s = { lim->name, lim->glob, lim->object, lim->file };
-	return profile_listed(p, i) && prof_select_match(&s, &p->fns[i]);
+	return profile_listed(p, i) && prof_select_match(&s, p, i);
 }
 
 static uint64_t fn_cost(const struct prof_fn *fn, const struct budget_limit *lim, unsigned ev)
@@ -281,8 +283,10 @@ static void missing(struct checker *c, const struct budget_limit *lim, json_t *r
 	} else {
 		struct prof_select s = { lim->name, lim->glob, lim->object, lim->file };
 		size_t idx[3], n = prof_select_suggest(c->p, &s, idx, 3);
+		struct prof_name name = { 0 };
 		for (size_t i = 0; i < n; i++)
-			json_array_append_new(sugg, doc_string(c->p->fns[idx[i]].name));
+			json_array_append_new(sugg, doc_string(profile_name(c->p, idx[i], &name)));
+		prof_name_free(&name);
 		hint = prof_select_hint(c->p, &s);
 		char *clean = hint ? doc_clean_utf8(hint, strlen(hint)) : NULL;
 		json_object_set_new(r, "note", clean ? json_pack("s+", "matches no function; ", clean)

@@ -41,19 +41,49 @@ static size_t object_key(const char *base, char *out)
 	return k + strlen(rest);
 }
 
-/* FN's key (object key, file, name, NUL-separated) into *BUF, which grows and so may move:
- * read *BUF only after the call. Returns its length. */
-static size_t match_key(char **buf, size_t *cap, const struct prof_fn *fn)
+/* Names are compared by their parts (profile_name_parts()), as indices in the parts table
+ * of the profile matched against, B: the names' text is never made. TO_B[k] is the index in
+ * B of A's part k, or UINT32_MAX where no name of B has that part. Returns a malloc'd array. */
+static uint32_t *parts_in(const struct profile *A, const struct profile *B)
 {
-	const char *base = strrchr(fn->obj, '/');
-	base = base ? base + 1 : fn->obj;
-	size_t lo = strlen(base) + 3, lf = strlen(fn->file), ln = strlen(fn->name);
+	uint32_t *to_b = xmalloc((A->name_parts.count + 1) * sizeof(*to_b));
+	for (size_t k = 0; k < A->name_parts.count; k++) {
+		const struct strtab_entry *e = strtab_get(&A->name_parts, (uint32_t)k);
+		to_b[k] = strtab_find(&B->name_parts, e->str, e->len);
+	}
+	return to_b;
+}
+
+/* Function FN of P's name as B's part indices into BUF, P's own with TO_B
+ * NULL (the buffer holds 4 bytes a part). Returns 0, or -1 when a part is not in B: no function of B has that name. */
+static int name_in_b(const struct profile *P, size_t fn, const uint32_t *to_b, char *buf)
+{
+	size_t n = profile_name_parts(P, fn);
+	for (size_t i = 0; i < n; i++) {
+		uint32_t k = profile_name_part(P, fn, i);
+		if (to_b && (k = to_b[k]) == UINT32_MAX)
+			return -1;
+		memcpy(buf + i * sizeof(k), &k, sizeof(k));
+	}
+	return 0;
+}
+
+/* Function FN of P's key (object key, file, NUL-separated, then the name: name_in_b())
+ * into *BUF, which grows and so may move: read *BUF only after the call. Returns its
+ * length, or 0 when its name is none of B's. */
+static size_t match_key(char **buf, size_t *cap, const struct profile *P, size_t fn, const uint32_t *to_b)
+{
+	const struct prof_fn *f = &P->fns[fn];
+	const char *base = strrchr(f->obj, '/');
+	base = base ? base + 1 : f->obj;
+	size_t lo = strlen(base) + 3, lf = strlen(f->file), ln = profile_name_parts(P, fn) * sizeof(uint32_t);
 	XGROW(*buf, *cap, lo + lf + ln + 2);
 	lo = object_key(base, *buf);
 	(*buf)[lo] = '\0';
-	memcpy(*buf + lo + 1, fn->file, lf);
+	memcpy(*buf + lo + 1, f->file, lf);
 	(*buf)[lo + 1 + lf] = '\0';
-	memcpy(*buf + lo + lf + 2, fn->name, ln);
+	if (name_in_b(P, fn, to_b, *buf + lo + lf + 2) < 0)
+		return 0;
 	return lo + lf + ln + 2;
 }
 
@@ -128,18 +158,27 @@ static json_t *change_entry(const struct profile *A, const struct profile *B, co
 	return o;
 }
 
-/* Index in T of the JIT functions of P that are still unmatched (FREE[i]), by name:
+/* Index in T of the JIT functions of P that are still unmatched (FREE[i]), by name (as
+ * B's parts: name_in_b(); a name that is none of B's is left out, it matches nothing):
  * NAME_FN[k] is the function, or SIZE_MAX when the name occurs more than once. */
-static size_t *unique_jit_names(const struct profile *P, const char *free_fn, struct strtab *t)
+static size_t *unique_jit_names(const struct profile *P, const char *free_fn, const uint32_t *to_b,
+				struct strtab *t)
 {
 	size_t *name_fn = xmalloc((P->nfns + 1) * sizeof(*name_fn));
+	char *buf = NULL;
+	size_t cap = 0;
 	for (size_t i = 0; i < P->nfns; i++) {
 		if (!P->fns[i].jit || !free_fn[i])
 			continue;
+		size_t len = profile_name_parts(P, i) * sizeof(uint32_t);
+		XGROW(buf, cap, len);
+		if (name_in_b(P, i, to_b, buf) < 0)
+			continue;
 		int added;
-		uint32_t k = strtab_intern(t, P->fns[i].name, strlen(P->fns[i].name), &added);
+		uint32_t k = strtab_intern(t, buf, len, &added);
 		name_fn[k] = added ? i : SIZE_MAX;
 	}
+	free(buf);
 	return name_fn;
 }
 
@@ -147,7 +186,8 @@ static size_t *unique_jit_names(const struct profile *P, const char *free_fn, st
  * (the JVM's map and cgjit's JVMTI agent, node's two flags) has the same name but another
  * object (perf-PID.map, jit-PID.dump.elf) and file (??? and the source): JIT functions
  * left unmatched are matched by name where the name is unique among them on both sides. */
-static void match_jit_by_name(const struct profile *A, const struct profile *B, size_t *in_a)
+static void match_jit_by_name(const struct profile *A, const struct profile *B, const uint32_t *to_b,
+			      size_t *in_a)
 {
 	char *free_a = xmalloc(A->nfns + 1), *free_b = xmalloc(B->nfns + 1);
 	memset(free_a, 1, A->nfns + 1);
@@ -159,7 +199,7 @@ static void match_jit_by_name(const struct profile *A, const struct profile *B, 
 	struct strtab ta, tb;
 	strtab_init(&ta);
 	strtab_init(&tb);
-	size_t *fa = unique_jit_names(A, free_a, &ta), *fb = unique_jit_names(B, free_b, &tb);
+	size_t *fa = unique_jit_names(A, free_a, to_b, &ta), *fb = unique_jit_names(B, free_b, NULL, &tb);
 	for (uint32_t k = 0; k < (uint32_t)tb.count; k++) {
 		const struct strtab_entry *e = strtab_get(&tb, k);
 		uint32_t ka = strtab_find(&ta, e->str, e->len);
@@ -181,6 +221,7 @@ size_t *prof_diff_match(const struct profile *A, const struct profile *B)
 	char *buf = NULL;
 	size_t cap = 0;
 	size_t *in_a = xmalloc((B->nfns + 1) * sizeof(*in_a));
+	uint32_t *to_b = parts_in(A, B);
 	for (size_t j = 0; j < B->nfns; j++)
 		in_a[j] = SIZE_MAX;
 	/* B's keys first: their indices are B's function indices (keys are distinct there
@@ -191,14 +232,14 @@ size_t *prof_diff_match(const struct profile *A, const struct profile *B)
 	 * call that grew it, and passed a freed pointer or NULL) */
 	for (size_t j = 0; j < B->nfns; j++) {
 		int added;
-		size_t len = match_key(&buf, &cap, &B->fns[j]);
+		size_t len = match_key(&buf, &cap, B, j, NULL);
 		uint32_t k = strtab_intern(&keys, buf, len, &added);
 		if (added)
 			b_of_key[k] = (uint32_t)j;
 	}
 	for (size_t i = 0; i < A->nfns; i++) {
-		size_t len = match_key(&buf, &cap, &A->fns[i]);
-		uint32_t k = strtab_find(&keys, buf, len);
+		size_t len = match_key(&buf, &cap, A, i, to_b);
+		uint32_t k = len ? strtab_find(&keys, buf, len) : UINT32_MAX;
 		size_t j = k == UINT32_MAX ? SIZE_MAX : b_of_key[k];
 		if (j != SIZE_MAX && in_a[j] == SIZE_MAX)   /* else matched already (two objects with one file name) */
 			in_a[j] = i;
@@ -206,7 +247,8 @@ size_t *prof_diff_match(const struct profile *A, const struct profile *B)
 	free(buf);
 	free(b_of_key);
 	strtab_free(&keys);
-	match_jit_by_name(A, B, in_a);
+	match_jit_by_name(A, B, to_b, in_a);
+	free(to_b);
 	return in_a;
 }
 

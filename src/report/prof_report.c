@@ -42,7 +42,7 @@ static uint64_t rank_key(const struct profile *p, uint64_t v)
  * comparator needs no context */
 struct ranked {
 	uint64_t cost;
-	const struct prof_fn *fn;
+	const struct profile *p;
 	size_t i;
 };
 
@@ -51,8 +51,9 @@ static int cmp_cost(const void *x, const void *y)
 	const struct ranked *ra = x, *rb = y;
 	if (ra->cost != rb->cost)
 		return ra->cost < rb->cost ? 1 : -1;
-	const struct prof_fn *a = ra->fn, *b = rb->fn;
-	int c = strcmp(a->name, b->name);   /* ties in a stable, documented order */
+	const struct prof_fn *a = &ra->p->fns[ra->i], *b = &rb->p->fns[rb->i];
+	/* ties in a stable, documented order: strcmp()'s of the names */
+	int c = profile_name_cmp(ra->p, ra->i, rb->p, rb->i);
 	if (c)
 		return c;
 	c = strcmp(a->file, b->file);
@@ -63,7 +64,9 @@ json_t *prof_report_fn_ident(const struct profile *p, size_t i)
 {
 	const struct prof_fn *fn = &p->fns[i];
 	json_t *o = json_object();
-	json_object_set_new(o, "name", doc_string(fn->name));
+	struct prof_name name = { 0 };
+	json_object_set_new(o, "name", doc_string(profile_name(p, i, &name)));
+	prof_name_free(&name);
 	/* the object file's name without its directory, which diff matches and budgets'
 	 * object: patterns see: the directory of a JIT object is wherever augment wrote its
 	 * output, often a temporary one, so documents of two runs would differ by it */
@@ -91,18 +94,61 @@ static json_t *fn_entry(const struct profile *p, size_t i, unsigned ev)
 	return o;
 }
 
+/* The lowest cost among the TOP largest of V[0..N) (0 < TOP < N), by a min-heap of TOP costs. */
+static uint64_t top_threshold(const struct ranked *v, size_t n, size_t top)
+{
+	uint64_t *h = xmalloc(top * sizeof(*h));
+	for (size_t i = 0; i < n; i++) {
+		uint64_t c = v[i].cost;
+		size_t k;
+		if (i < top) {   /* sift up */
+			for (k = i; k && h[(k - 1) / 2] > c; k = (k - 1) / 2)
+				h[k] = h[(k - 1) / 2];
+		} else if (c > h[0]) {   /* replace the root, sift down */
+			for (k = 0;;) {
+				size_t m = 2 * k + 1;
+				if (m >= top)
+					break;
+				if (m + 1 < top && h[m + 1] < h[m])
+					m++;
+				if (h[m] >= c)
+					break;
+				h[k] = h[m];
+				k = m;
+			}
+		} else {
+			continue;
+		}
+		h[k] = c;
+	}
+	uint64_t t = h[0];
+	free(h);
+	return t;
+}
+
+/* The listed functions in cmp_cost's order, the first TOP of them. Only those that cost at
+ * least the TOP-th largest cost are sorted: ties are ordered by name, and comparing
+ * names (by their parts) for every function of a large profile, which repeats costs in
+ * each copy of a function, took seconds. */
 static json_t *top_list(const struct profile *p, unsigned ev, size_t top, int by_incl)
 {
 	struct ranked *v = xmalloc((p->nfns ? p->nfns : 1) * sizeof(*v));
+	size_t n = 0;
 	for (size_t i = 0; i < p->nfns; i++)
-		v[i] = (struct ranked){ rank_key(p, by_incl ? p->fns[i].incl[ev] : p->fns[i].self[ev]), &p->fns[i], i };
-	qsort(v, p->nfns, sizeof(*v), cmp_cost);
+		if (profile_listed(p, i))
+			v[n++] = (struct ranked){ rank_key(p, by_incl ? p->fns[i].incl[ev] : p->fns[i].self[ev]), p, i };
+	if (top && top < n) {
+		uint64_t t = top_threshold(v, n, top);
+		size_t m = 0;
+		for (size_t i = 0; i < n; i++)   /* in index order, as the full sort saw them */
+			if (v[i].cost >= t)
+				v[m++] = v[i];
+		n = m;
+	}
+	qsort(v, n, sizeof(*v), cmp_cost);
 	json_t *a = json_array();
-	for (size_t i = 0, n = 0; i < p->nfns && n < top; i++)
-		if (profile_listed(p, v[i].i)) {
-			json_array_append_new(a, fn_entry(p, v[i].i, ev));
-			n++;
-		}
+	for (size_t i = 0; i < n && i < top; i++)
+		json_array_append_new(a, fn_entry(p, v[i].i, ev));
 	free(v);
 	return a;
 }
@@ -252,7 +298,8 @@ static void trampoline_note(json_t *notes, const struct profile *p, unsigned ev)
 	if (top_fn == SIZE_MAX || share(self, p->totals[ev]) >= 0.01 || share(top, p->totals[ev]) < 0.10)
 		return;
 	char a[32], b[32];
-	const char *name = p->fns[top_fn].name;
+	struct prof_name buf = { 0 };
+	const char *name = profile_name(p, top_fn, &buf);
 	int cpython = !strncmp(name, "py::", 4);
 	doc_percent(a, share(self, p->totals[ev]));
 	doc_percent(b, share(top, p->totals[ev]));
@@ -265,6 +312,7 @@ static void trampoline_note(json_t *notes, const struct profile *p, unsigned ev)
 			: "this runtime's JIT code looks like trampolines into its interpreter, which run "
 			  "almost nothing themselves; read their inclusive cost"));
 	free(clean);
+	prof_name_free(&buf);
 }
 
 json_t *prof_report_build(const struct profile *p, unsigned ev, size_t top)

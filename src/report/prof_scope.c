@@ -15,20 +15,32 @@
 #include "report/prof_scope.h"
 #include "report/profile.h"
 
-int prof_select_match(const struct prof_select *s, const struct prof_fn *fn)
+/* Names up to this long are made on the stack: matching runs over every function. */
+#define MATCH_STACK 4096
+
+int prof_select_match(const struct prof_select *s, const struct profile *p, size_t i)
 {
+	const struct prof_fn *fn = &p->fns[i];
 	const char *base = strrchr(fn->obj, '/');
 	base = base ? base + 1 : fn->obj;
-	if (s->name ? strcmp(s->name, fn->name) : fnmatch(s->glob, fn->name, 0))
+	if ((s->object && fnmatch(s->object, base, 0)) || (s->file && fnmatch(s->file, fn->file, 0)))
 		return 0;
-	return (!s->object || !fnmatch(s->object, base, 0)) && (!s->file || !fnmatch(s->file, fn->file, 0));
+	char stack[MATCH_STACK];
+	struct prof_name name = { stack, 0, sizeof(stack) };
+	if (profile_name_len(p, i) >= sizeof(stack))
+		name = (struct prof_name){ 0 };
+	profile_name(p, i, &name);
+	int match = s->name ? !strcmp(s->name, name.s) : !fnmatch(s->glob, name.s, 0);
+	if (name.s != stack)
+		prof_name_free(&name);
+	return match;
 }
 
 size_t prof_select_count(const struct profile *p, const struct prof_select *s)
 {
 	size_t n = 0;
 	for (size_t i = 0; i < p->nfns; i++)
-		n += (size_t)prof_select_match(s, &p->fns[i]);
+		n += (size_t)prof_select_match(s, p, i);
 	return n;
 }
 
@@ -119,13 +131,15 @@ size_t prof_select_suggest(const struct profile *p, const struct prof_select *s,
 		return 0;
 	struct candidate *c = xmalloc((p->nfns + 1) * sizeof(*c));
 	size_t nc = 0, col[SUGGEST_NEEDLE + 1];
+	struct prof_name name = { 0 };
 	for (size_t i = 0; i < p->nfns; i++) {
 		const struct prof_fn *fn = &p->fns[i];
-		size_t n = strlen(fn->name);
-		size_t dist = part_distance(needle, m, fn->name, n < SUGGEST_HAY ? n : SUGGEST_HAY, col);
+		size_t n = strlen(profile_name(p, i, &name));
+		size_t dist = part_distance(needle, m, name.s, n < SUGGEST_HAY ? n : SUGGEST_HAY, col);
 		if (dist <= allowed)
 			c[nc++] = (struct candidate){ i, dist, fn->jit, p->nevents ? fn->self[0] : 0 };
 	}
+	prof_name_free(&name);
 	qsort(c, nc, sizeof(*c), cmp_candidate);
 	size_t k = 0;
 	for (; k < nc && k < max; k++)
@@ -140,12 +154,14 @@ char *prof_select_hint(const struct profile *p, const struct prof_select *s)
 	size_t n = prof_select_suggest(p, s, idx, 3), len = 32;
 	if (!n)
 		return NULL;
+	struct prof_name name = { 0 };
 	for (size_t i = 0; i < n; i++)
-		len += strlen(p->fns[idx[i]].name) + 8;
+		len += strlen(profile_name(p, idx[i], &name)) + 8;
 	char *h = xmalloc(len), *q = h;
 	q += sprintf(q, "did you mean ");
 	for (size_t i = 0; i < n; i++)
-		q += sprintf(q, "%s'%s'", i == 0 ? "" : i + 1 == n ? " or " : ", ", p->fns[idx[i]].name);
+		q += sprintf(q, "%s'%s'", i == 0 ? "" : i + 1 == n ? " or " : ", ", profile_name(p, idx[i], &name));
+	prof_name_free(&name);
 	strcpy(q, "?");
 	return h;
 }
@@ -176,7 +192,7 @@ static int find_focus(const struct profile *p, const struct prof_select *s, unsi
 {
 	*n = 0;
 	for (size_t i = 0; i < p->nfns; i++)
-		if (prof_select_match(s, &p->fns[i])) {
+		if (prof_select_match(s, p, i)) {
 			focus[i] = 1;
 			(*n)++;
 		}
@@ -247,8 +263,7 @@ int prof_scope_make(const struct profile *p, const struct prof_scope_opts *o, un
 		idx[f] = UINT32_MAX;
 		if (!keep)
 			continue;
-		struct prof_fn_key k = { fn->obj, strlen(fn->obj), fn->file, strlen(fn->file), fn->name, strlen(fn->name) };
-		idx[f] = profile_builder_fn(b, &k);
+		idx[f] = profile_builder_copy_fn(b, p, f);
 		for (unsigned e = 0; e < nev; e++)
 			costs[e] = focus ? sc[e].self[f] : fn->self[e];
 		profile_builder_self(b, idx[f], costs);

@@ -23,8 +23,8 @@ struct prof_select {
 	const char *file;     /* a pattern on the function's file */
 };
 
-/* 1 if FN is one of the functions S names, else 0. */
-int prof_select_match(const struct prof_select *s, const struct prof_fn *fn);
+/* 1 if function FN of P is one of the functions S names, else 0. */
+int prof_select_match(const struct prof_select *s, const struct profile *p, size_t fn);
 /* How many functions of P S names. */
 size_t prof_select_count(const struct profile *p, const struct prof_select *s);
 /* The names in P closest to S's name, or to the longest literal run of its pattern, for a

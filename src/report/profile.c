@@ -24,6 +24,7 @@ struct profile_builder {
 	size_t fold_cap;
 	const struct pathmap *paths;
 	struct pathmap_buf mapped_name, mapped_file;
+	struct prof_name copied;   /* profile_builder_copy_fn()'s name */
 };
 
 void profile_free(struct profile *p)
@@ -51,6 +52,7 @@ void profile_free(struct profile *p)
 	free(p->arcs);
 	free(p->arc_costs);
 	strtab_free(&p->keys);
+	strtab_free(&p->name_parts);
 	strtab_free(&p->objs);
 	strtab_free(&p->files);
 	memset(p, 0, sizeof(*p));
@@ -97,6 +99,7 @@ struct profile_builder *profile_builder_new(struct profile *p, unsigned nevents,
 		p->events[i] = xstrndup(events[i], strlen(events[i]));
 	p->totals = xcalloc(nevents ? nevents : 1, sizeof(*p->totals));
 	strtab_init(&p->keys);
+	strtab_init(&p->name_parts);
 	strtab_init(&p->objs);
 	strtab_init(&p->files);
 	idmap_init(&b->arc_index);
@@ -181,7 +184,7 @@ uint32_t profile_builder_fn(struct profile_builder *b, const struct prof_fn_key 
 	uint32_t o = strtab_intern(&p->objs, k->obj, k->olen, NULL);
 	uint32_t f = strtab_intern(&p->files, file, flen, NULL);
 	int added;
-	uint32_t i = strtab_intern_key(&p->keys, name, nlen, o, f, &added);
+	uint32_t i = profile_name_intern(p, name, nlen, o, f, &added);
 	if (!added)
 		return i;
 	XGROW(p->fns, b->fns_cap, p->nfns + 1);
@@ -193,6 +196,14 @@ uint32_t profile_builder_fn(struct profile_builder *b, const struct prof_fn_key 
 	XGROW(b->self, b->self_cap, p->nfns * b->nev);
 	memset(b->self + (p->nfns - 1) * b->nev, 0, b->nev * sizeof(*b->self));
 	return i;
+}
+
+uint32_t profile_builder_copy_fn(struct profile_builder *b, const struct profile *from, size_t fn)
+{
+	const struct prof_fn *f = &from->fns[fn];
+	profile_name(from, fn, &b->copied);
+	struct prof_fn_key k = { f->obj, strlen(f->obj), f->file, strlen(f->file), b->copied.s, b->copied.len };
+	return profile_builder_fn(b, &k);
 }
 
 void profile_builder_self(struct profile_builder *b, uint32_t fn, const uint64_t *costs)
@@ -392,12 +403,8 @@ void profile_builder_finish(struct profile_builder *b)
 	b->arc_costs = NULL;
 	for (size_t i = 0; i < n; i++) {
 		struct prof_fn *fn = &p->fns[i];
-		const struct strtab_entry *k = strtab_get(&p->keys, (uint32_t)i);
 		uint32_t o, f;
-		/* the key is "NAME\0" followed by the object and file indices */
-		memcpy(&o, k->str + k->len - 8, 4);
-		memcpy(&f, k->str + k->len - 4, 4);
-		fn->name = k->str;
+		profile_key_where(p, i, &o, &f);
 		fn->obj = strtab_get(&p->objs, o)->str;
 		fn->file = strtab_get(&p->files, f)->str;
 		fn->self = p->cost_pool + i * nev;
@@ -423,6 +430,7 @@ void profile_builder_abort(struct profile_builder *b)
 	free(b->fold_buf);
 	pathmap_buf_free(&b->mapped_name);
 	pathmap_buf_free(&b->mapped_file);
+	prof_name_free(&b->copied);
 	idmap_free(&b->arc_index);
 	free(b);
 }

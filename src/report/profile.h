@@ -33,8 +33,9 @@ enum prof_kind {
 	                       names no objects): code without symbols, e.g. a stripped library */
 };
 
+/* A function: its name is not here but in the profile's keys, by its parts
+ * (profile_name() and the functions next to it). */
 struct prof_fn {
-	const char *name;   /* NUL-terminated */
 	const char *obj;    /* "" when the profile names no object (cachegrind) */
 	const char *file;
 	uint64_t *self;     /* per event */
@@ -82,7 +83,10 @@ struct profile {
 	size_t nfns;
 	struct prof_fn *fns;
 	uint64_t *cost_pool;    /* self and incl of every function */
-	struct strtab keys, objs, files;
+	struct strtab keys;     /* per function (by index): its name's parts, object, file
+	                           (profile_name.c) */
+	struct strtab name_parts;   /* the names' parts: the texts between their "'"s */
+	struct strtab objs, files;
 	uint64_t narcs;         /* distinct call arcs between functions */
 	struct prof_arc *arcs;  /* narcs, in the order of their first call line; none for cachegrind */
 	uint64_t *arc_costs;    /* narcs * nevents: the inclusive cost of each arc's calls */
@@ -106,6 +110,45 @@ int profile_load(struct profile *p, const char *path, const struct profile_opts 
 int profile_load_input(struct profile *p, struct input *in, const struct profile_opts *o,
 		       struct diag *d);
 void profile_free(struct profile *p);
+
+/* A function's name as text, in storage the caller owns, so that no call of the
+ * profile's can move it: S is NUL-terminated, LEN bytes long, and changes only when the
+ * caller writes the same buffer again. Zero-initialise; free with prof_name_free(). */
+struct prof_name {
+	char *s;
+	size_t len, cap;
+};
+/* Writes function FN's name into BUF. Returns BUF->s. */
+const char *profile_name(const struct profile *p, size_t fn, struct prof_name *buf);
+void prof_name_free(struct prof_name *buf);
+/* The length of FN's name, without making it. */
+size_t profile_name_len(const struct profile *p, size_t fn);
+/* strcmp()'s order of the names of function A of PA and function B of PB (the same
+ * profile or two), without making them: <0, 0 or >0. */
+int profile_name_cmp(const struct profile *pa, size_t a, const struct profile *pb, size_t b);
+/* FN's name as profile_name_key_cmp() reads it: where its parts' indices are (4 bytes
+ * each, unaligned, in P's keys table, as long as P is not freed) and how many. A sort
+ * keeps it in its items so that a comparison reads no function table. */
+struct prof_name_key {
+	const char *parts;
+	size_t nparts;
+};
+struct prof_name_key profile_name_key(const struct profile *p, size_t fn);
+/* profile_name_cmp() on keys from profile_name_key(): A's from PA, B's from PB. */
+int profile_name_key_cmp(const struct profile *pa, const struct prof_name_key *a,
+			 const struct profile *pb, const struct prof_name_key *b);
+/* The parts of FN's name (the texts between its "'"s; at least one, maybe empty): how
+ * many, and the index in P->name_parts of part I. Equal indices are equal texts in one
+ * profile. */
+size_t profile_name_parts(const struct profile *p, size_t fn);
+uint32_t profile_name_part(const struct profile *p, size_t fn, size_t i);
+/* The indices in P->objs and P->files of FN's object and file. */
+void profile_key_where(const struct profile *p, size_t fn, uint32_t *obj, uint32_t *file);
+/* For the builder (profile.c): the index of the function named NAME (LEN bytes) with
+ * object OBJ and file FILE (indices in P->objs, P->files) in P->keys, its parts interned
+ * in P->name_parts; *ADDED tells whether it is new. */
+uint32_t profile_name_intern(struct profile *p, const char *name, size_t len, uint32_t obj,
+			     uint32_t file, int *added);
 
 /* The name of KIND as the documents write it: "native", "jit", "unnamed_jit", "no_symbol". */
 const char *profile_kind_name(enum prof_kind kind);
@@ -151,6 +194,9 @@ struct prof_fn_key {
 };
 /* The function K names, added if new (its strings copied); returns its index. */
 uint32_t profile_builder_fn(struct profile_builder *b, const struct prof_fn_key *k);
+/* The same for function FN of profile FROM (another than B's), by its name, object and
+ * file. */
+uint32_t profile_builder_copy_fn(struct profile_builder *b, const struct profile *from, size_t fn);
 void profile_builder_self(struct profile_builder *b, uint32_t fn, const uint64_t *costs);
 /* CALLER called CALLEE COUNT times, with inclusive cost COSTS. */
 void profile_builder_call(struct profile_builder *b, uint32_t caller, uint32_t callee,

@@ -77,15 +77,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct diag d = { 0 };
 	int rc = profile_load_input(&p, in, &o, &d);
 	FUZZ_CHECK(rc == 0 ? !d.set : rc == -1 && d.set);
+	struct prof_name name = { 0 };
 	for (unsigned e = 0; rc == 0 && e < p.nevents; e++) {
 		uint64_t sum = 0;
 		for (size_t i = 0; i < p.nfns; i++) {
 			sum += p.fns[i].self[e];
-			FUZZ_CHECK(p.fns[i].name && p.fns[i].obj && p.fns[i].file);
+			FUZZ_CHECK(profile_name(&p, i, &name) && name.len == profile_name_len(&p, i) &&
+				   p.fns[i].obj && p.fns[i].file);
 			FUZZ_CHECK(p.cachegrind ? p.fns[i].incl[e] == p.fns[i].self[e] : 1);
 		}
 		FUZZ_CHECK(sum == p.totals[e]);
 	}
+	prof_name_free(&name);
 	if (rc == 0 && p.nevents)
 		check_flame(&p);
 	profile_free(&p);

@@ -94,7 +94,11 @@ static void check_match(const struct profile *base, const struct profile *p)
 			continue;
 		/* both rules (the key, then unique JIT names) match equal names */
 		FUZZ_CHECK(i < base->nfns && !used[i]);
-		FUZZ_CHECK(!strcmp(base->fns[i].name, p->fns[j].name));
+		FUZZ_CHECK(profile_name_cmp(base, i, p, j) == 0);
+		struct prof_name x = { 0 }, y = { 0 };
+		FUZZ_CHECK(!strcmp(profile_name(base, i, &x), profile_name(p, j, &y)));
+		prof_name_free(&x);
+		prof_name_free(&y);
 		/* against itself, every match is the function itself */
 		FUZZ_CHECK(base != p || i == j);
 		used[i] = 1;
@@ -211,7 +215,8 @@ static void check_scope(const struct profile *p, unsigned ev, size_t top, size_t
 {
 	if (!p->nfns)
 		return;
-	struct prof_select sel = { .name = p->fns[0].name };
+	struct prof_name name = { 0 };
+	struct prof_select sel = { .name = profile_name(p, 0, &name) };
 	struct prof_scope_opts o = { size & 16 ? NULL : &sel, (int)(size >> 5) & 1 };
 	struct profile q;
 	struct diag d = { 0 };
@@ -230,12 +235,13 @@ static void check_scope(const struct profile *p, unsigned ev, size_t top, size_t
 		unsigned char *flags = calloc(p->nfns + 1, 1);
 		FUZZ_CHECK(flags != NULL);
 		for (size_t i = 0; i < p->nfns; i++)
-			flags[i] = (unsigned char)prof_select_match(&sel, &p->fns[i]);
+			flags[i] = (unsigned char)prof_select_match(&sel, p, i);
 		if (!p->cachegrind)
 			check_flamegraph(p, ev, size, o.focus ? flags : NULL, o.jit_only);
 		free(flags);
 	}
 	profile_free(&q);
+	prof_name_free(&name);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

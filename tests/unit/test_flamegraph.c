@@ -15,6 +15,7 @@
 #include "report/flamegraph.h"
 #include "report/flamegraph_svg.h"
 #include "helpers.h"
+#include "prof_names.h"
 #include "core/io.h"
 #include "report/profile.h"
 
@@ -614,7 +615,7 @@ static void test_flamegraph__focus(void **state)
 	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
 		memset(focus, 0, sizeof(focus));
 		for (size_t i = 0; i < p.nfns; i++)
-			focus[i] = strchr(cases[k].names, p.fns[i].name[0]) != NULL && p.fns[i].name[1] == '\0';
+			focus[i] = strchr(cases[k].names, fn_name(&p, i)[0]) != NULL && fn_name(&p, i)[1] == '\0';
 		char *got = render(&p, &o, 0, NULL);
 		assert_string_equal(got, cases[k].want);
 		free(got);
@@ -792,14 +793,15 @@ static void test_flamegraph__jit_only_random(void **state)
 		assert_int_equal(d->nfns, 7);   /* the 6 JIT functions and [not JIT] */
 		for (size_t i = 0; i < d->nfns; i++) {
 			if (!d->fns[i].jit) {
-				assert_string_equal(d->fns[i].name, FLAMEGRAPH_NOT_JIT_NAME);
+				assert_string_equal(fn_name(d, i), FLAMEGRAPH_NOT_JIT_NAME);
 				continue;
 			}
-			const char *name = d->fns[i].name;
+			char *name = strdup(fn_name(d, i));   /* fn_name()'s buffers are reused below */
 			uint64_t s = 0;
 			for (size_t k = 0; k < p.nfns; k++)
-				if (!strcmp(p.fns[k].name, name))
+				if (!strcmp(fn_name(&p, k), name))
 					s = p.fns[k].self[0];
+			free(name);
 			uint64_t dr = t.drawn[i];
 			assert_true((dr > s ? dr - s : s - dr) < t.frames[i] || dr == s);
 		}

@@ -15,6 +15,7 @@
 #include "core/diag.h"
 #include "core/io.h"
 #include "helpers.h"
+#include "prof_names.h"
 #include "report/prof_report.h"
 #include "report/profile.h"
 
@@ -190,7 +191,7 @@ static void test_foreign__profile_and_report(void **state)
 	json_decref(doc);
 	/* calls=0 (pprof knows no counts) is a call: its cost is main.main's inclusive, not self */
 	for (size_t i = 0; i < p.nfns; i++)
-		if (!strcmp(p.fns[i].name, "main.main")) {
+		if (!strcmp(fn_name(&p, i), "main.main")) {
 			assert_int_equal(p.fns[i].self[0], 0);
 			assert_int_equal(p.fns[i].incl[0], 50);
 		}

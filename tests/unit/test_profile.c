@@ -14,6 +14,7 @@
 #include "core/diag.h"
 #include "report/doc_out.h"
 #include "helpers.h"
+#include "prof_names.h"
 #include "jit/pathmap.h"
 #include "report/prof_diff.h"
 #include "report/prof_report.h"
@@ -22,7 +23,7 @@
 static const struct prof_fn *find(const struct profile *p, const char *name)
 {
 	for (size_t i = 0; i < p->nfns; i++)
-		if (!strcmp(p->fns[i].name, name))
+		if (!strcmp(fn_name(p, i), name))
 			return &p->fns[i];
 	fail_msg("no function '%s'", name);
 	return NULL;
@@ -260,7 +261,7 @@ static void test_profile__cachegrind_lenient(void **state)
 	assert_int_equal(u->self[1], 500);
 	uint64_t f_x = 0;
 	for (size_t i = 0; i < p.nfns; i++)
-		if (!strcmp(p.fns[i].name, "f") && !strcmp(p.fns[i].file, "x.rs"))
+		if (!strcmp(fn_name(&p, i), "f") && !strcmp(p.fns[i].file, "x.rs"))
 			f_x = p.fns[i].self[0] * 1000 + p.fns[i].self[1];
 	assert_int_equal(f_x, 207 * 1000 + 100);
 	profile_free(&p);
@@ -423,10 +424,10 @@ static void test_profile__diff_map_against_dump(void **state)
 	profile_builder_finish(bb);
 	size_t *m = prof_diff_match(&a, &b);
 	for (size_t j = 0; j < b.nfns; j++) {
-		const char *want = !strcmp(b.fns[j].name, "long A.total(int[])") ? "long A.total(int[])" : NULL;
+		const char *want = !strcmp(fn_name(&b, j), "long A.total(int[])") ? "long A.total(int[])" : NULL;
 		if (want) {
 			assert_true(m[j] != SIZE_MAX);
-			assert_string_equal(a.fns[m[j]].name, want);
+			assert_string_equal(fn_name(&a, m[j]), want);
 		} else {
 			assert_true(m[j] == SIZE_MAX);
 		}
@@ -477,7 +478,7 @@ static void test_profile__path_map(void **state)
 	size_t *m = prof_diff_match(&p[0], &p[1]);
 	for (size_t j = 0; j < p[1].nfns; j++) {
 		assert_true(m[j] != SIZE_MAX);
-		assert_string_equal(p[0].fns[m[j]].name, p[1].fns[j].name);
+		assert_string_equal(fn_name(&p[0], m[j]), fn_name(&p[1], j));
 	}
 	free(m);
 	json_t *doc = prof_diff_build(&p[0], &p[1], NULL, 100, 0, &d);

@@ -16,6 +16,7 @@
 #include "core/diag.h"
 #include "report/doc_out.h"
 #include "helpers.h"
+#include "prof_names.h"
 #include "report/prof_diff.h"
 #include "report/prof_report.h"
 #include "report/prof_scope.h"
@@ -24,7 +25,7 @@
 static const struct prof_fn *find(const struct profile *p, const char *name)
 {
 	for (size_t i = 0; i < p->nfns; i++)
-		if (!strcmp(p->fns[i].name, name))
+		if (!strcmp(fn_name(p, i), name))
 			return &p->fns[i];
 	return NULL;
 }
@@ -269,13 +270,13 @@ static void test_scope__no_match_suggests(void **state)
 	 * edits away) */
 	s.name = "BubleSort";
 	assert_int_equal(prof_select_suggest(&p, &s, idx, 3), 2);
-	assert_string_equal(p.fns[idx[0]].name, "JS:*bubbleSort /t/x.js:3:20");
-	assert_string_equal(p.fns[idx[1]].name, "bubble_sort_native");
+	assert_string_equal(fn_name(&p, idx[0]), "JS:*bubbleSort /t/x.js:3:20");
+	assert_string_equal(fn_name(&p, idx[1]), "bubble_sort_native");
 	/* a glob: its longest literal run, "bubblesort " */
 	s.name = NULL;
 	s.glob = "JS:*bubblesort *";
 	assert_int_equal(prof_select_suggest(&p, &s, idx, 3), 2);
-	assert_string_equal(p.fns[idx[0]].name, "JS:*bubbleSort /t/x.js:3:20");
+	assert_string_equal(fn_name(&p, idx[0]), "JS:*bubbleSort /t/x.js:3:20");
 	/* nothing like it */
 	s.glob = "quicksort";
 	assert_int_equal(prof_select_suggest(&p, &s, idx, 3), 0);

@@ -39,7 +39,7 @@ enum kind { KIND_MAP, KIND_JITDUMP, KIND_AUDITLOG };
  * that the reader then gets the stream from its first byte. */
 static int kind_of(struct input *in, struct diag *d)
 {
-	unsigned char m[16];
+	unsigned char m[INPUT_PEEK_MAX];   /* 4 bytes tell the three apart */
 	ssize_t got = input_peek(in, m, sizeof(m), d);
 	if (got < 0)
 		return -1;

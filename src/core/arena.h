@@ -12,7 +12,8 @@ struct arena {
 	size_t total;    /* bytes handed out since the last reset, for the report */
 };
 
-/* Copies LEN bytes of S and a terminating NUL into A. Returns the copy, valid until reset/free. */
+/* Copies LEN bytes of S and a terminating NUL into A, with no alignment (read anything
+ * stored in it by memcpy). Returns the copy, valid until reset/free. */
 char *arena_strndup(struct arena *a, const char *s, size_t len);
 /* Returns SIZE bytes aligned for any object, valid until reset/free. */
 void *arena_alloc(struct arena *a, size_t size);

@@ -24,13 +24,18 @@ static uint64_t run_seed(void)
 	return seed;
 }
 
-static size_t slot_of(uint64_t key, size_t mask)
+uint64_t idmap_mix(uint64_t key)
 {
 	key ^= run_seed();
 	key ^= key >> 33;
 	key *= 0xff51afd7ed558ccdULL;
 	key ^= key >> 33;
-	return (size_t)key & mask;
+	return key;
+}
+
+static size_t slot_of(uint64_t key, size_t mask)
+{
+	return (size_t)idmap_mix(key) & mask;
 }
 
 void idmap_init(struct idmap *m)

@@ -20,5 +20,8 @@ void idmap_clear(struct idmap *m);
 uint32_t idmap_get(const struct idmap *m, uint64_t key);
 /* Sets KEY to VAL (VAL must not be UINT32_MAX). */
 void idmap_put(struct idmap *m, uint64_t key, uint32_t val);
+/* KEY mixed with the run's random seed, as these maps place keys: for other tables whose
+ * keys an input chooses, so that no input can put them all in one slot. */
+uint64_t idmap_mix(uint64_t key);
 
 #endif

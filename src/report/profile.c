@@ -4,9 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/idmap.h"
 #include "core/xalloc.h"
 #include "jit/pathmap.h"
+#include "report/prof_arcs.h"
 #include "report/profile.h"
 
 struct profile_builder {
@@ -16,10 +16,7 @@ struct profile_builder {
 	size_t fns_cap;
 	uint64_t *self;          /* nfns * nev */
 	size_t self_cap;
-	struct prof_arc *arcs;
-	uint64_t *arc_costs;     /* narcs * nev */
-	size_t narcs, arcs_cap, arc_costs_cap;
-	struct idmap arc_index;  /* caller << 32 | callee -> arc */
+	struct prof_arc_table arcs;
 	char *fold_buf;
 	size_t fold_cap;
 	const struct pathmap *paths;
@@ -102,7 +99,7 @@ struct profile_builder *profile_builder_new(struct profile *p, unsigned nevents,
 	strtab_init(&p->name_parts);
 	strtab_init(&p->objs);
 	strtab_init(&p->files);
-	idmap_init(&b->arc_index);
+	prof_arc_table_init(&b->arcs, nevents);
 	return b;
 }
 
@@ -218,111 +215,17 @@ void profile_builder_self(struct profile_builder *b, uint32_t fn, const uint64_t
 void profile_builder_call(struct profile_builder *b, uint32_t caller, uint32_t callee,
 			  uint64_t count, const uint64_t *costs)
 {
-	uint64_t key = (uint64_t)caller << 32 | callee;
-	uint32_t a = idmap_get(&b->arc_index, key);
-	if (a == UINT32_MAX) {
-		a = (uint32_t)b->narcs++;
-		XGROW(b->arcs, b->arcs_cap, b->narcs);
-		XGROW(b->arc_costs, b->arc_costs_cap, b->narcs * b->nev);
-		b->arcs[a] = (struct prof_arc){ caller, callee, 0 };
-		memset(b->arc_costs + (size_t)a * b->nev, 0, b->nev * sizeof(*b->arc_costs));
-		idmap_put(&b->arc_index, key, a);
-	}
-	b->arcs[a].count += count;
-	uint64_t *c = b->arc_costs + (size_t)a * b->nev;
-	for (unsigned e = 0; e < b->nev; e++)
-		c[e] += costs[e];
-}
-
-static int cmp_arc_caller(const void *x, const void *y)
-{
-	const struct prof_arc *a = x, *b = y;
-	return a->caller < b->caller ? -1 : a->caller > b->caller;
-}
-
-/* Strongly connected components of the call graph (self-calls left out), by Tarjan's
- * algorithm without recursion: COMP[f] gets a component number, SIZE[c] its size (SIZE may
- * be NULL). Returns the number of components. */
-static uint32_t components(size_t n, const struct prof_arc *arcs, size_t narcs, uint32_t *comp,
-		       uint32_t *size)
-{
-	struct prof_arc *sorted = xmalloc((narcs ? narcs : 1) * sizeof(*sorted));
-	if (narcs)   /* ARCS is NULL then */
-		memcpy(sorted, arcs, narcs * sizeof(*sorted));
-	qsort(sorted, narcs, sizeof(*sorted), cmp_arc_caller);
-	size_t *first = xcalloc(n + 1, sizeof(*first));
-	for (size_t i = 0; i < narcs; i++)
-		first[sorted[i].caller + 1]++;
-	for (size_t i = 0; i < n; i++)
-		first[i + 1] += first[i];
-	uint32_t *index = xmalloc((n ? n : 1) * sizeof(*index)), *low = xmalloc((n ? n : 1) * sizeof(*low));
-	uint32_t *stack = xmalloc((n ? n : 1) * sizeof(*stack));
-	char *on_stack = xcalloc(n ? n : 1, 1);
-	struct frame { uint32_t v; size_t next; } *call = xmalloc((n ? n : 1) * sizeof(*call));
-	for (size_t i = 0; i < n; i++)
-		index[i] = UINT32_MAX;
-	uint32_t counter = 0, ncomp = 0;
-	size_t sp = 0;
-	for (size_t root = 0; root < n; root++) {
-		if (index[root] != UINT32_MAX)
-			continue;
-		size_t depth = 0;
-		call[depth++] = (struct frame){ (uint32_t)root, first[root] };
-		index[root] = low[root] = counter++;
-		stack[sp++] = (uint32_t)root;
-		on_stack[root] = 1;
-		while (depth) {
-			struct frame *fr = &call[depth - 1];
-			uint32_t v = fr->v;
-			if (fr->next < first[v + 1]) {
-				uint32_t w = sorted[fr->next++].callee;
-				if (w == v)
-					continue;
-				if (index[w] == UINT32_MAX) {
-					index[w] = low[w] = counter++;
-					stack[sp++] = w;
-					on_stack[w] = 1;
-					call[depth++] = (struct frame){ w, first[w] };
-				} else if (on_stack[w] && index[w] < low[v]) {
-					low[v] = index[w];
-				}
-				continue;
-			}
-			if (low[v] == index[v]) {
-				uint32_t w, k = 0;
-				do {
-					w = stack[--sp];
-					on_stack[w] = 0;
-					comp[w] = ncomp;
-					k++;
-				} while (w != v);
-				if (size)
-					size[ncomp] = k;
-				ncomp++;
-			}
-			depth--;
-			if (depth && low[v] < low[call[depth - 1].v])
-				low[call[depth - 1].v] = low[v];
-		}
-	}
-	free(sorted);
-	free(first);
-	free(index);
-	free(low);
-	free(stack);
-	free(on_stack);
-	free(call);
-	return ncomp;
+	prof_arc_table_add(&b->arcs, caller, callee, count, costs);
 }
 
 uint32_t profile_components(const struct profile *p, uint32_t *comp)
 {
-	return components(p->nfns, p->arcs, p->narcs, comp, NULL);
+	return prof_components(p->nfns, p->arcs, p->narcs, comp, NULL);
 }
 
 uint32_t profile_components_of(size_t n, const struct prof_arc *arcs, size_t narcs, uint32_t *comp)
 {
-	return components(n, arcs, narcs, comp, NULL);
+	return prof_components(n, arcs, narcs, comp, NULL);
 }
 
 /* Inclusive cost, as docs/reports.md explains: the calls into a function from other
@@ -336,20 +239,23 @@ uint32_t profile_components_of(size_t n, const struct prof_arc *arcs, size_t nar
 static void inclusive(struct profile_builder *b)
 {
 	struct profile *p = b->p;
+	const struct prof_arc_table *t = &b->arcs;
 	size_t n = p->nfns, nev = b->nev;
-	uint64_t *incl = p->cost_pool + n * nev;
-	uint64_t *in = xcalloc(n * nev + 1, sizeof(*in));
-	uint64_t *out = xcalloc(n * nev + 1, sizeof(*out));
-	char *has_in = xcalloc(n + 1, 1);
+	const uint64_t *self = p->cost_pool;
+	uint64_t *incl = p->cost_pool + n * nev;   /* first the arcs in, then the result */
+	/* the components first: their walk's memory is freed before the sums below take theirs */
 	uint32_t *comp = xmalloc((n + 1) * sizeof(*comp)), *size = xmalloc((n + 1) * sizeof(*size));
-	components(n, b->arcs, b->narcs, comp, size);
+	prof_components(n, t->arcs, t->n, comp, size);
+	uint64_t *out = xcalloc(n * nev + 1, sizeof(*out));
 	uint64_t *work = xcalloc(n * nev + 1, sizeof(*work));   /* per component */
+	unsigned char *has_in = xcalloc(n + 1, 1);
+	memset(incl, 0, n * nev * sizeof(*incl));
 	for (size_t f = 0; f < n; f++)
 		for (size_t e = 0; e < nev; e++)
-			work[comp[f] * nev + e] += p->cost_pool[f * nev + e];
-	for (size_t a = 0; a < b->narcs; a++) {
-		const struct prof_arc *r = &b->arcs[a];
-		const uint64_t *c = b->arc_costs + a * nev;
+			work[comp[f] * nev + e] += self[f * nev + e];
+	for (size_t a = 0; a < t->n; a++) {
+		const struct prof_arc *r = &t->arcs[a];
+		const uint64_t *c = t->costs + a * nev;
 		if (r->caller == r->callee) {
 			p->fns[r->caller].self_calls = 1;
 			continue;
@@ -357,7 +263,7 @@ static void inclusive(struct profile_builder *b)
 		has_in[r->callee] = 1;
 		p->fns[r->callee].calls += r->count;
 		for (size_t e = 0; e < nev; e++) {
-			in[r->callee * nev + e] += c[e];
+			incl[r->callee * nev + e] += c[e];
 			out[r->caller * nev + e] += c[e];
 		}
 		uint32_t k = comp[r->caller];
@@ -366,17 +272,16 @@ static void inclusive(struct profile_builder *b)
 				work[k * nev + e] += c[e];
 	}
 	for (size_t f = 0; f < n; f++) {
-		const uint64_t *self = p->cost_pool + f * nev;
 		uint32_t k = comp[f];
 		p->fns[f].in_cycle = size[k] > 1;
 		for (size_t e = 0; e < nev; e++) {
-			uint64_t v = has_in[f] ? in[f * nev + e] : self[e] + out[f * nev + e];
+			size_t i = f * nev + e;
+			uint64_t v = has_in[f] ? incl[i] : self[i] + out[i];
 			if (size[k] > 1 && v > work[k * nev + e])
 				v = work[k * nev + e];
-			incl[f * nev + e] = v > self[e] ? v : self[e];
+			incl[i] = v > self[i] ? v : self[i];
 		}
 	}
-	free(in);
 	free(out);
 	free(has_in);
 	free(comp);
@@ -388,19 +293,21 @@ void profile_builder_finish(struct profile_builder *b)
 {
 	struct profile *p = b->p;
 	size_t n = p->nfns, nev = b->nev;
-	p->cost_pool = xmalloc((2 * n * nev + 1) * sizeof(*p->cost_pool));
-	if (n && nev)   /* b->self is NULL without functions */
-		memcpy(p->cost_pool, b->self, n * nev * sizeof(*p->cost_pool));
+	/* nothing more is added: the arcs' index goes before the inclusive costs' memory comes */
+	prof_arc_table_drop_index(&b->arcs);
+	/* the self costs become the first half of the pool, without a second copy */
+	p->cost_pool = xrealloc(b->self, (2 * n * nev + 1) * sizeof(*p->cost_pool));
+	b->self = NULL;
 	if (p->cachegrind && n && nev)
-		memcpy(p->cost_pool + n * nev, b->self, n * nev * sizeof(*p->cost_pool));
+		memcpy(p->cost_pool + n * nev, p->cost_pool, n * nev * sizeof(*p->cost_pool));
 	else
 		inclusive(b);
-	p->narcs = b->narcs;
 	/* the arcs go to the profile for the flame graph (flamegraph_model.c); the builder is done with them */
-	p->arcs = b->arcs;
-	p->arc_costs = b->arc_costs;
-	b->arcs = NULL;
-	b->arc_costs = NULL;
+	p->narcs = b->arcs.n;
+	p->arcs = b->arcs.arcs;
+	p->arc_costs = b->arcs.costs;
+	b->arcs.arcs = NULL;
+	b->arcs.costs = NULL;
 	for (size_t i = 0; i < n; i++) {
 		struct prof_fn *fn = &p->fns[i];
 		uint32_t o, f;
@@ -425,12 +332,10 @@ void profile_builder_abort(struct profile_builder *b)
 	if (!b)
 		return;
 	free(b->self);
-	free(b->arcs);
-	free(b->arc_costs);
+	prof_arc_table_free(&b->arcs);
 	free(b->fold_buf);
 	pathmap_buf_free(&b->mapped_name);
 	pathmap_buf_free(&b->mapped_file);
 	prof_name_free(&b->copied);
-	idmap_free(&b->arc_index);
 	free(b);
 }

@@ -170,6 +170,10 @@ uint32_t profile_components(const struct profile *p, uint32_t *comp);
 /* The same for N functions and the arcs ARCS[0..NARCS) between them (a subset of a
  * profile's: the flame graph cuts the arcs into a focus). */
 uint32_t profile_components_of(size_t n, const struct prof_arc *arcs, size_t narcs, uint32_t *comp);
+/* The same, and SIZE[c] (NULL: not wanted), an array of nfns entries, gets the number of
+ * functions in component c (prof_components.c). */
+uint32_t prof_components(size_t n, const struct prof_arc *arcs, size_t narcs, uint32_t *comp,
+			 uint32_t *size);
 
 /* Builds the per-function sums from self costs and call arcs: used by the loaders and by
  * tests that construct profiles directly. */

@@ -253,6 +253,7 @@ static int report_main(int argc, char **argv, struct pathmap **left)
 		return rc;
 	if (argc - optind != 1)
 		return cmd_util_usage_error(report_usage, "%s", argc - optind ? "report takes one PROFILE" : "report needs a PROFILE");
+	c.popts.drop_arcs = !c.scope.focus;   /* only a focus reads the arcs */
 	struct profile p;
 	unsigned ev;
 	if (cmd_util_load(&p, argv[optind], &c.popts) < 0)
@@ -282,6 +283,7 @@ static int diff_main(int argc, char **argv, struct pathmap **left)
 		return rc;
 	if (argc - optind != 2)
 		return cmd_util_usage_error(diff_usage, "%s", "diff takes two profiles: BASE NEW");
+	c.popts.drop_arcs = !c.scope.focus;
 	struct profile a, b;
 	if (cmd_util_load(&a, argv[optind], &c.popts) < 0)
 		return 1;
@@ -332,6 +334,7 @@ static int check_main(int argc, char **argv, struct pathmap **left)
 		budget_free(&b);
 		return 2;
 	}
+	c.popts.drop_arcs = !c.scope.focus && !budget_has_focus(&b);
 	struct profile p, base;
 	if (cmd_util_load(&p, argv[optind], &c.popts) < 0) {
 		budget_free(&b);

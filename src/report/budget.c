@@ -540,3 +540,13 @@ void budget_free(struct budget *b)
 	arena_free(&b->arena);
 	*b = (struct budget){ 0 };
 }
+
+int budget_has_focus(const struct budget *b)
+{
+	if (b->focus)
+		return 1;
+	for (size_t i = 0; i < b->n; i++)
+		if (b->limits[i].focus)
+			return 1;
+	return 0;
+}

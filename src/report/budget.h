@@ -67,5 +67,7 @@ int budget_load(struct budget *b, const char *path, struct diag *d);
 int budget_parse(struct budget *b, const char *name, const char *text, size_t len,
 		 struct diag *d);
 void budget_free(struct budget *b);
+/* Whether a limit of B measures under a focus (its own or the file's). */
+int budget_has_focus(const struct budget *b);
 
 #endif

@@ -132,7 +132,7 @@ static void enter(struct flamegraph *g, unsigned depth, const struct child *c)
 	struct level *L = &g->levels[depth];
 	size_t fn = c->fn, node = fn == FLAMEGRAPH_ROOT ? m->n : fn;
 	uint64_t mass = c->mass;
-	uint64_t own = fn == FLAMEGRAPH_ROOT ? 0 : fn == FLAMEGRAPH_ELIDED ? mass : m->p->fns[fn].self[m->ev];
+	uint64_t own = fn == FLAMEGRAPH_ROOT ? 0 : fn == FLAMEGRAPH_ELIDED ? mass : profile_self(m->p, fn)[m->ev];
 	*L = (struct level){ c->a, c->b, mass, mass > own ? mass - own : 0, 0, 0, 0, fn == FLAMEGRAPH_ELIDED };
 	if (fn != FLAMEGRAPH_ELIDED) {
 		L->next = m->first[node];

@@ -3,6 +3,7 @@
  * entries, the edges in callee-name order and a spanning tree per component being drawn.
  * The walk (flamegraph.c) and the scopes (flamegraph_scope.c) read it. Owns every array of
  * struct flamegraph_model; never a tree of frames. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -39,9 +40,9 @@ static int cmp_rank(const void *x, const void *y)
 	struct prof_name_key ka = { a->parts, a->nparts }, kb = { b->parts, b->nparts };
 	int c = profile_name_key_cmp(a->p, &ka, b->p, &kb);
 	if (!c)
-		c = strcmp(a->p->fns[a->fn].file, b->p->fns[b->fn].file);
+		c = strcmp(profile_file(a->p, a->fn), profile_file(b->p, b->fn));
 	if (!c)
-		c = strcmp(a->p->fns[a->fn].obj, b->p->fns[b->fn].obj);
+		c = strcmp(profile_obj(a->p, a->fn), profile_obj(b->p, b->fn));
 	return c ? c : a->fn < b->fn ? -1 : a->fn > b->fn;
 }
 
@@ -142,7 +143,7 @@ static uint64_t *consistent_arcs(struct flamegraph_model *g, uint32_t ncomp,
 	const struct profile *p = g->p;
 	uint64_t *arcp = xcalloc(g->narcs + 1, sizeof(*arcp));
 	for (size_t f = 0; f < g->n; f++)
-		g->activity[g->comp[f]] += p->fns[f].self[g->ev];
+		g->activity[g->comp[f]] += profile_self(p, f)[g->ev];
 	for (uint32_t c = 0; c < ncomp; c++) {
 		uint64_t act = g->activity[c];
 		for (size_t i = ca->out_first[c]; i < ca->out_first[c + 1]; i++)
@@ -190,7 +191,7 @@ static uint64_t *entry_costs(struct flamegraph_model *g, uint32_t ncomp, const u
 	long double *wsum = xcalloc((size_t)ncomp + 1, sizeof(*wsum)), *wcum = xcalloc((size_t)ncomp + 1, sizeof(*wcum));
 	memcpy(left, g->activity, ncomp * sizeof(*left));
 	for (size_t f = 0; f < n; f++)
-		excess[f] = (long double)p->fns[f].self[g->ev];
+		excess[f] = (long double)profile_self(p, f)[g->ev];
 	for (size_t a = 0; a < g->narcs; a++) {
 		const struct prof_arc *r = &g->arcs[a];
 		uint32_t from = g->comp[r->caller], to = g->comp[r->callee];
@@ -298,7 +299,7 @@ void flamegraph_model_tree(struct flamegraph_model *g, uint32_t m)
 	g->parent[m] = NONE;
 	while (head < tail) {
 		uint32_t x = g->queue[head++];
-		g->sub[x] = g->p->fns[x].self[g->ev] + g->out[x];
+		g->sub[x] = profile_self(g->p, x)[g->ev] + g->out[x];
 		for (size_t i = g->first[x]; i < g->first[x + 1]; i++) {
 			const struct flamegraph_edge *e = &g->edges[i];
 			if (e->internal && g->seen[e->to] != g->epoch) {
@@ -329,6 +330,11 @@ static int cut_arc(const struct prof_arc *r, const unsigned char *focus, const u
 void flamegraph_model_init(struct flamegraph_model *g, const struct profile *p, unsigned ev,
 			   const unsigned char *focus, const unsigned char *cycle_cut)
 {
+	/* a loader told to drop them (profile_opts.drop_arcs) was told wrong: a caller's bug */
+	if (p->arcs_dropped) {
+		fputs("cgjit: internal error: a flame graph or focus of a profile read without its call arcs\n", stderr);
+		abort();
+	}
 	memset(g, 0, sizeof(*g));
 	g->p = p;
 	g->ev = ev;

@@ -69,7 +69,7 @@ static void scope_component(struct scope_pass *sp, uint32_t c)
 	long double r = sp->u[c] / (long double)act;
 	sp->rho[c] = r = r > 1 ? 1 : r;
 	for (size_t i = sp->mfirst[c]; i < sp->mfirst[c + 1]; i++)
-		sp->own[sp->members[i]] += r * (long double)g->p->fns[sp->members[i]].self[g->ev];
+		sp->own[sp->members[i]] += r * (long double)profile_self(g->p, sp->members[i])[g->ev];
 	/* each unit entering C leaves by its arcs out in the same proportions, wherever
 	 * it entered (docs/flamegraph.md 1.3) */
 	for (size_t i = sp->ca.out_first[c]; i < sp->ca.out_first[c + 1]; i++) {
@@ -245,10 +245,10 @@ static void jit_source(struct jit_pass *j, uint32_t x)
 			if (j->keep[z]) {
 				if (!(j->to[z] > 0))
 					j->touched[j->ntouched++] = z;
-				j->to[z] += m * ((long double)(p->fns[z].self[g->ev] + g->out[z]) / act);
+				j->to[z] += m * ((long double)(profile_self(p, z)[g->ev] + g->out[z]) / act);
 				continue;
 			}
-			j->not_jit += m * ((long double)p->fns[z].self[g->ev] / act);
+			j->not_jit += m * ((long double)profile_self(p, z)[g->ev] / act);
 		}
 		for (size_t i = j->ca.out_first[c]; i < j->ca.out_first[c + 1]; i++) {
 			size_t a = j->ca.out[i];
@@ -339,9 +339,8 @@ struct profile *flamegraph_scope_jit(const struct profile *p, unsigned ev, const
 	for (size_t f = 0; f < n; f++) {
 		if (!keep[f])
 			continue;
-		const struct prof_fn *fn = &p->fns[f];
 		idx[f] = profile_builder_copy_fn(b, p, f);
-		profile_builder_self(b, idx[f], &fn->self[ev]);
+		profile_builder_self(b, idx[f], &profile_self(p, f)[ev]);
 	}
 	struct prof_fn_key not_jit = { "", 0, "", 0, FLAMEGRAPH_NOT_JIT_NAME, sizeof(FLAMEGRAPH_NOT_JIT_NAME) - 1 };
 	uint32_t other = profile_builder_fn(b, &not_jit);

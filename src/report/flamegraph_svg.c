@@ -12,6 +12,7 @@
 #include "report/flamegraph.h"
 #include "report/flamegraph_svg.h"
 #include "report/prof_diff.h"
+#include "report/prof_match.h"
 #include "report/profile.h"
 
 /* Layout, in pixels. The font is monospaced so that the C side and the script cut labels
@@ -149,8 +150,7 @@ static void put_text(struct flamegraph_sink *k, const char *s, size_t max)
 /* --jit-only's stand-in for the code JIT functions call that is not JIT (flamegraph.h). */
 static int is_not_jit(struct svg *v, size_t fn)
 {
-	const struct prof_fn *f = &v->p->fns[fn];
-	return !*f->obj && !*f->file && !strcmp(profile_name(v->p, fn, &v->name), FLAMEGRAPH_NOT_JIT_NAME);
+	return !*profile_obj(v->p, fn) && !*profile_file(v->p, fn) && !strcmp(profile_name(v->p, fn, &v->name), FLAMEGRAPH_NOT_JIT_NAME);
 }
 
 /* A function's frame, not the root or an elision frame. */
@@ -168,7 +168,7 @@ static size_t now_index(const struct svg *v, size_t fn)
 static uint64_t self_now(const struct svg *v, size_t fn)
 {
 	size_t i = now_index(v, fn);
-	return i == SIZE_MAX ? 0 : v->now->fns[i].self[v->now_ev];
+	return i == SIZE_MAX ? 0 : profile_self(v->now, i)[v->now_ev];
 }
 
 /* FN's function in BASE, or SIZE_MAX. */
@@ -182,7 +182,7 @@ static int64_t self_change(const struct svg *v, size_t fn)
 {
 	uint64_t now = self_now(v, fn);
 	size_t b = base_index(v, fn);
-	uint64_t was = b == SIZE_MAX ? 0 : v->base->fns[b].self[v->base_ev];
+	uint64_t was = b == SIZE_MAX ? 0 : profile_self(v->base, b)[v->base_ev];
 	/* clamped as cgjit diff clamps: costs may pass 2^63, a difference in int64_t may not */
 	if (now >= was)
 		return now - was > INT64_MAX ? INT64_MAX : (int64_t)(now - was);
@@ -300,9 +300,10 @@ static void put_title(struct svg *v, const struct flamegraph_frame *fr)
 		PUT(k, "\n");
 		if (f->jit)
 			PUT(k, "JIT ");
-		put_text(k, *f->obj ? f->obj : "-", SIZE_MAX);
+		const char *obj = profile_obj(v->p, fr->fn);
+		put_text(k, *obj ? obj : "-", SIZE_MAX);
 		PUT(k, ", ");
-		put_text(k, f->file, SIZE_MAX);
+		put_text(k, profile_file(v->p, fr->fn), SIZE_MAX);
 	}
 	if (f && v->base_of) {
 		int64_t c = self_change(v, fr->fn);
@@ -310,7 +311,7 @@ static void put_title(struct svg *v, const struct flamegraph_frame *fr)
 		if (b == SIZE_MAX) {
 			flamegraph_sink_printf(k, "\nnot in the base profile (self %s)", doc_commas(b1, self_now(v, fr->fn)));
 		} else {
-			uint64_t was = v->base->fns[b].self[v->base_ev];
+			uint64_t was = profile_self(v->base, b)[v->base_ev];
 			flamegraph_sink_printf(k, "\nself %s -> %s (%s", doc_commas(b1, was),
 					       doc_commas(b2, self_now(v, fr->fn)), doc_commas_signed(b3, c));
 			if (was)
@@ -409,9 +410,9 @@ int flamegraph_svg_write(struct flamegraph *g, const struct flamegraph_svg_opts 
 	v->now = o->now ? o->now : v->p;
 	v->now_ev = o->now ? o->now_event : v->ev;
 	if (o->base && o->now)
-		v->now_of = prof_diff_match(o->now, v->p);
+		v->now_of = prof_match(o->now, v->p);
 	if (o->base)
-		v->base_of = prof_diff_match(o->base, v->now);
+		v->base_of = prof_match(o->base, v->now);
 	flamegraph_walk(g, measure, v);
 	v->height = TOP + (v->max_depth + 1) * FRAME_H + BOTTOM;
 	put_head(v, o);

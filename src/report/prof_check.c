@@ -11,6 +11,7 @@
 #include "report/doc_out.h"
 #include "report/prof_check.h"
 #include "report/prof_diff.h"
+#include "report/prof_match.h"
 #include "report/prof_report.h"
 #include "report/prof_scope.h"
 #include "report/profile.h"
@@ -127,7 +128,7 @@ static int make_view(struct checker *c, struct view *v, const void *key, const s
 		}
 	}
 	if (v->base && !v->p_missing)
-		v->base_of = prof_diff_match(v->base, v->p);
+		v->base_of = prof_match(v->base, v->p);
 	return 0;
 }
 
@@ -263,9 +264,9 @@ static int fn_matches(const struct budget_limit *lim, const struct profile *p, s
 	return profile_listed(p, i) && prof_select_match(&s, p, i);
 }
 
-static uint64_t fn_cost(const struct prof_fn *fn, const struct budget_limit *lim, unsigned ev)
+static uint64_t fn_cost(const struct profile *p, size_t fn, const struct budget_limit *lim, unsigned ev)
 {
-	return lim->cost == BUDGET_SELF ? fn->self[ev] : fn->incl[ev];
+	return lim->cost == BUDGET_SELF ? profile_self(p, fn)[ev] : profile_incl(p, fn)[ev];
 }
 
 /* A limit that matches no function, or whose focus matches none: it fails unless the
@@ -307,10 +308,10 @@ static void check_sum(struct checker *c, const struct budget_limit *lim, unsigne
 	size_t n = 0, bn = 0;
 	for (size_t i = 0; !c->v->p_missing && i < p->nfns; i++)
 		if (fn_matches(lim, p, i))
-			v += fn_cost(&p->fns[i], lim, ev), n++;
+			v += fn_cost(p, i, lim, ev), n++;
 	for (size_t j = 0; base && j < base->nfns; j++)
 		if (fn_matches(lim, base, j))
-			bv += fn_cost(&base->fns[j], lim, (unsigned)bev), bn++;
+			bv += fn_cost(base, j, lim, (unsigned)bev), bn++;
 	json_t *r = result_head(c, lim, c->p->events[ev]);
 	json_object_set_new(r, "functions", doc_u64(n));
 	if (!n) {
@@ -331,16 +332,14 @@ static void check_functions(struct checker *c, const struct budget_limit *lim, u
 	const struct profile *p = c->v->p;
 	size_t matched = 0;
 	for (size_t i = 0; !c->v->p_missing && i < p->nfns; i++) {
-		const struct prof_fn *fn = &p->fns[i];
 		if (!fn_matches(lim, p, i))
 			continue;
 		matched++;
 		json_t *r = result_head(c, lim, c->p->events[ev]);
 		json_object_set_new(r, "function", prof_report_fn_ident(p, i));
 		size_t j = base_match(c, i);
-		const struct prof_fn *bf = j != SIZE_MAX ? &c->v->base->fns[j] : NULL;
-		uint64_t bcost = bf ? fn_cost(bf, lim, (unsigned)bev) : 0;
-		judge(c, r, lim, fn_cost(fn, lim, ev), bf ? &bcost : NULL, no_base_note(c, "not in the baseline"));
+		uint64_t bcost = j != SIZE_MAX ? fn_cost(c->v->base, j, lim, (unsigned)bev) : 0;
+		judge(c, r, lim, fn_cost(p, i, lim, ev), j != SIZE_MAX ? &bcost : NULL, no_base_note(c, "not in the baseline"));
 		json_array_append_new(c->results, r);
 	}
 	if (!matched)

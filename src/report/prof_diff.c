@@ -1,5 +1,5 @@
-/* prof_diff.c - `cgjit diff`: matches the functions of two profiles by kcachegrind's key
- * (object file name, file, name), computes the change of self and inclusive cost of one
+/* prof_diff.c - `cgjit diff`: with the functions of two profiles matched (prof_match.c),
+ * computes the change of self and inclusive cost of one
  * event, warns when the profiles ran different commands, and renders the result as text
  * or Markdown (JSON and YAML: doc_out.c). */
 #include <stdint.h>
@@ -7,10 +7,10 @@
 #include <string.h>
 
 #include "core/diag.h"
-#include "core/strtab.h"
 #include "core/xalloc.h"
 #include "report/doc_out.h"
 #include "report/prof_diff.h"
+#include "report/prof_match.h"
 #include "report/prof_report.h"
 #include "report/profile.h"
 
@@ -19,73 +19,6 @@ struct change {
 	uint64_t sa, sb, ia, ib;  /* self and inclusive, BASE and NEW */
 	int sig;                  /* the costs are signed (a profile of cg_diff's: absdiff_as()) */
 };
-
-/* A JIT object's file name carries the pid of its run (perf-PID.map, jit-PID.dump.elf),
- * which changes every time: PID is left out of the key, so that runs can be compared. */
-static size_t object_key(const char *base, char *out)
-{
-	size_t n = strlen(base), k = 0;
-	const char *digits = !strncmp(base, "perf-", 5) ? base + 5 : !strncmp(base, "jit-", 4) ? base + 4 : NULL;
-	if (!digits || *digits < '0' || *digits > '9') {
-		memcpy(out, base, n);
-		return n;
-	}
-	const char *rest = digits;
-	while (*rest >= '0' && *rest <= '9')
-		rest++;
-	memcpy(out, base, (size_t)(digits - base));
-	k = (size_t)(digits - base);
-	memcpy(out + k, "PID", 3);
-	k += 3;
-	memcpy(out + k, rest, strlen(rest));
-	return k + strlen(rest);
-}
-
-/* Names are compared by their parts (profile_name_parts()), as indices in the parts table
- * of the profile matched against, B: the names' text is never made. TO_B[k] is the index in
- * B of A's part k, or UINT32_MAX where no name of B has that part. Returns a malloc'd array. */
-static uint32_t *parts_in(const struct profile *A, const struct profile *B)
-{
-	uint32_t *to_b = xmalloc((A->name_parts.count + 1) * sizeof(*to_b));
-	for (size_t k = 0; k < A->name_parts.count; k++) {
-		const struct strtab_entry *e = strtab_get(&A->name_parts, (uint32_t)k);
-		to_b[k] = strtab_find(&B->name_parts, e->str, e->len);
-	}
-	return to_b;
-}
-
-/* Function FN of P's name as B's part indices into BUF, P's own with TO_B
- * NULL (the buffer holds 4 bytes a part). Returns 0, or -1 when a part is not in B: no function of B has that name. */
-static int name_in_b(const struct profile *P, size_t fn, const uint32_t *to_b, char *buf)
-{
-	size_t n = profile_name_parts(P, fn);
-	for (size_t i = 0; i < n; i++) {
-		uint32_t k = profile_name_part(P, fn, i);
-		if (to_b && (k = to_b[k]) == UINT32_MAX)
-			return -1;
-		memcpy(buf + i * sizeof(k), &k, sizeof(k));
-	}
-	return 0;
-}
-
-/* Function FN of P's key (object key, file, NUL-separated, then the name: name_in_b())
- * into *BUF, which grows and so may move: read *BUF only after the call. Returns its
- * length, or 0 when its name is none of B's. */
-static size_t match_key(char **buf, size_t *cap, const struct profile *P, size_t fn, const uint32_t *to_b)
-{
-	const struct prof_fn *f = &P->fns[fn];
-	const char *base = strrchr(f->obj, '/');
-	base = base ? base + 1 : f->obj;
-	size_t lo = strlen(base) + 3, lf = strlen(f->file), ln = profile_name_parts(P, fn) * sizeof(uint32_t);
-	XGROW(*buf, *cap, lo + lf + ln + 2);
-	lo = object_key(base, *buf);
-	(*buf)[lo] = '\0';
-	memcpy(*buf + lo + 1, f->file, lf);
-	(*buf)[lo + 1 + lf] = '\0';
-	if (name_in_b(P, fn, to_b, *buf + lo + lf + 2) < 0)
-		return 0;
-	return lo + lf + ln + 2;
-}
 
 /* |Y - X|. Costs are unsigned up to 2^64 - 1, or signed in a profile with negative counts
  * (cg_diff's): SIGNED says which, and the difference is then taken in two's complement. */
@@ -158,124 +91,57 @@ static json_t *change_entry(const struct profile *A, const struct profile *B, co
 	return o;
 }
 
-/* Index in T of the JIT functions of P that are still unmatched (FREE[i]), by name (as
- * B's parts: name_in_b(); a name that is none of B's is left out, it matches nothing):
- * NAME_FN[k] is the function, or SIZE_MAX when the name occurs more than once. */
-static size_t *unique_jit_names(const struct profile *P, const char *free_fn, const uint32_t *to_b,
-				struct strtab *t)
+/* What the document counts of the functions (prof_diff_build()). */
+struct tally {
+	size_t added, removed, changed;
+	double limit;   /* a change below it in both self and inclusive cost is not listed */
+};
+
+/* Function A of BASE and B of NEW (either SIZE_MAX: only in the other) as a change, counted
+ * in T and appended to C (room for it is there) when it is to be listed. */
+static void take(struct tally *t, struct change *c, size_t *m, struct change x)
 {
-	size_t *name_fn = xmalloc((P->nfns + 1) * sizeof(*name_fn));
-	char *buf = NULL;
-	size_t cap = 0;
-	for (size_t i = 0; i < P->nfns; i++) {
-		if (!P->fns[i].jit || !free_fn[i])
-			continue;
-		size_t len = profile_name_parts(P, i) * sizeof(uint32_t);
-		XGROW(buf, cap, len);
-		if (name_in_b(P, i, to_b, buf) < 0)
-			continue;
-		int added;
-		uint32_t k = strtab_intern(t, buf, len, &added);
-		name_fn[k] = added ? i : SIZE_MAX;
-	}
-	free(buf);
-	return name_fn;
+	t->added += x.a == SIZE_MAX;
+	t->removed += x.b == SIZE_MAX;
+	uint64_t ds = absdiff_as(x.sig, x.sa, x.sb), di = absdiff_as(x.sig, x.ia, x.ib);
+	int both = x.a != SIZE_MAX && x.b != SIZE_MAX;
+	if (!ds && !di && both)
+		return;
+	t->changed += both;
+	if ((double)ds < t->limit && (double)di < t->limit && (ds || di))
+		return;
+	c[(*m)++] = x;
 }
 
-/* The same JIT code named from a perf map in one run and from a jitdump in the other
- * (the JVM's map and cgjit's JVMTI agent, node's two flags) has the same name but another
- * object (perf-PID.map, jit-PID.dump.elf) and file (??? and the source): JIT functions
- * left unmatched are matched by name where the name is unique among them on both sides. */
-static void match_jit_by_name(const struct profile *A, const struct profile *B, const uint32_t *to_b,
-			      size_t *in_a)
-{
-	char *free_a = xmalloc(A->nfns + 1), *free_b = xmalloc(B->nfns + 1);
-	memset(free_a, 1, A->nfns + 1);
-	for (size_t j = 0; j < B->nfns; j++) {
-		free_b[j] = in_a[j] == SIZE_MAX;
-		if (!free_b[j])
-			free_a[in_a[j]] = 0;
-	}
-	struct strtab ta, tb;
-	strtab_init(&ta);
-	strtab_init(&tb);
-	size_t *fa = unique_jit_names(A, free_a, to_b, &ta), *fb = unique_jit_names(B, free_b, NULL, &tb);
-	for (uint32_t k = 0; k < (uint32_t)tb.count; k++) {
-		const struct strtab_entry *e = strtab_get(&tb, k);
-		uint32_t ka = strtab_find(&ta, e->str, e->len);
-		if (fb[k] != SIZE_MAX && ka != UINT32_MAX && fa[ka] != SIZE_MAX)
-			in_a[fb[k]] = fa[ka];
-	}
-	free(fa);
-	free(fb);
-	strtab_free(&ta);
-	strtab_free(&tb);
-	free(free_a);
-	free(free_b);
-}
-
-size_t *prof_diff_match(const struct profile *A, const struct profile *B)
-{
-	struct strtab keys;
-	strtab_init(&keys);
-	char *buf = NULL;
-	size_t cap = 0;
-	size_t *in_a = xmalloc((B->nfns + 1) * sizeof(*in_a));
-	uint32_t *to_b = parts_in(A, B);
-	for (size_t j = 0; j < B->nfns; j++)
-		in_a[j] = SIZE_MAX;
-	/* B's keys first: their indices are B's function indices (keys are distinct there
-	 * unless two objects share a file name, and then the first one matches) */
-	uint32_t *b_of_key = xmalloc((B->nfns + 1) * sizeof(*b_of_key));
-	/* match_key() may move BUF: it is called on a line of its own, because the order in
-	 * which a call's arguments are evaluated is unspecified (clang read BUF before the
-	 * call that grew it, and passed a freed pointer or NULL) */
-	for (size_t j = 0; j < B->nfns; j++) {
-		int added;
-		size_t len = match_key(&buf, &cap, B, j, NULL);
-		uint32_t k = strtab_intern(&keys, buf, len, &added);
-		if (added)
-			b_of_key[k] = (uint32_t)j;
-	}
-	for (size_t i = 0; i < A->nfns; i++) {
-		size_t len = match_key(&buf, &cap, A, i, to_b);
-		uint32_t k = len ? strtab_find(&keys, buf, len) : UINT32_MAX;
-		size_t j = k == UINT32_MAX ? SIZE_MAX : b_of_key[k];
-		if (j != SIZE_MAX && in_a[j] == SIZE_MAX)   /* else matched already (two objects with one file name) */
-			in_a[j] = i;
-	}
-	free(buf);
-	free(b_of_key);
-	strtab_free(&keys);
-	match_jit_by_name(A, B, to_b, in_a);
-	free(to_b);
-	return in_a;
-}
-
-/* Every function of A and B once: A's in order, then those only in B. */
+/* Every function of A and B once, A's in order and then those only in B, counted in T;
+ * returns those to be listed (*N of them). Only they are kept: a diff of two large
+ * profiles that barely differ holds a few, not an entry per function. */
 static struct change *pair_up(const struct profile *A, const struct profile *B, unsigned ea,
-			      unsigned eb, size_t *n)
+			      unsigned eb, struct tally *t, size_t *n)
 {
-	size_t *in_a = prof_diff_match(A, B);
+	size_t *in_a = prof_match(A, B);
 	size_t *in_b = xmalloc((A->nfns + 1) * sizeof(*in_b));
 	for (size_t i = 0; i < A->nfns; i++)
 		in_b[i] = SIZE_MAX;
 	for (size_t j = 0; j < B->nfns; j++)
 		if (in_a[j] != SIZE_MAX)
 			in_b[in_a[j]] = j;
-	struct change *c = xmalloc((A->nfns + B->nfns + 1) * sizeof(*c));
-	size_t m = 0;
+	struct change *c = NULL;
+	size_t m = 0, cap = 0;
 	int sig = A->negative || B->negative;
 	for (size_t i = 0; i < A->nfns; i++) {
 		size_t j = in_b[i];
 		if (!profile_listed(A, i) || (j != SIZE_MAX && !profile_listed(B, j)))
 			continue;   /* --jit-only */
-		c[m++] = (struct change){ i, j, A->fns[i].self[ea], j != SIZE_MAX ? B->fns[j].self[eb] : 0,
-					  A->fns[i].incl[ea], j != SIZE_MAX ? B->fns[j].incl[eb] : 0, sig };
+		XGROW(c, cap, m + 1);
+		take(t, c, &m, (struct change){ i, j, profile_self(A, i)[ea], j != SIZE_MAX ? profile_self(B, j)[eb] : 0,
+						profile_incl(A, i)[ea], j != SIZE_MAX ? profile_incl(B, j)[eb] : 0, sig });
 	}
 	for (size_t j = 0; j < B->nfns; j++)
-		if (in_a[j] == SIZE_MAX && profile_listed(B, j))
-			c[m++] = (struct change){ SIZE_MAX, j, 0, B->fns[j].self[eb], 0, B->fns[j].incl[eb], sig };
+		if (in_a[j] == SIZE_MAX && profile_listed(B, j)) {
+			XGROW(c, cap, m + 1);
+			take(t, c, &m, (struct change){ SIZE_MAX, j, 0, profile_self(B, j)[eb], 0, profile_incl(B, j)[eb], sig });
+		}
 	free(in_a);
 	free(in_b);
 	*n = m;
@@ -300,7 +166,9 @@ json_t *prof_diff_build(const struct profile *A, const struct profile *B, const 
 	}
 	size_t n;
 	int sig = A->negative || B->negative;
-	struct change *c = pair_up(A, B, (unsigned)ea, (unsigned)eb, &n);
+	/* the threshold is a share of BASE's total, so that noise in tiny functions hides */
+	struct tally t = { 0, 0, 0, threshold / 100.0 * (double)absdiff_as(sig, 0, A->totals[ea]) };
+	struct change *c = pair_up(A, B, (unsigned)ea, (unsigned)eb, &t, &n);
 	qsort(c, n, sizeof(*c), cmp_change);
 	json_t *doc = json_object();
 	json_object_set_new(doc, "schema", json_string("cgjit.diff/2"));
@@ -330,28 +198,12 @@ json_t *prof_diff_build(const struct profile *A, const struct profile *B, const 
 	json_object_set_new(doc, "baseline_totals_calculated", json_boolean(A->totals_calculated));
 	json_object_set_new(doc, "units", prof_report_units(B));
 	json_object_set_new(doc, "threshold_percent", json_real(threshold));
-	/* the threshold is a share of BASE's total, so that noise in tiny functions hides */
-	double limit = threshold / 100.0 * (double)absdiff_as(sig, 0, A->totals[ea]);
-	size_t added = 0, removed = 0, changed = 0, shown = 0;
 	json_t *list = json_array();
-	for (size_t i = 0; i < n; i++) {
-		added += c[i].a == SIZE_MAX;
-		removed += c[i].b == SIZE_MAX;
-		uint64_t ds = absdiff_as(sig, c[i].sa, c[i].sb), di = absdiff_as(sig, c[i].ia, c[i].ib);
-		int both = c[i].a != SIZE_MAX && c[i].b != SIZE_MAX;
-		if (!ds && !di && both)
-			continue;
-		changed += both;
-		if ((double)ds < limit && (double)di < limit && (ds || di))
-			continue;
-		if (shown < top) {
-			json_array_append_new(list, change_entry(A, B, &c[i]));
-			shown++;
-		}
-	}
-	json_object_set_new(doc, "changed", doc_u64(changed));
-	json_object_set_new(doc, "added", doc_u64(added));
-	json_object_set_new(doc, "removed", doc_u64(removed));
+	for (size_t i = 0; i < n && i < top; i++)
+		json_array_append_new(list, change_entry(A, B, &c[i]));
+	json_object_set_new(doc, "changed", doc_u64(t.changed));
+	json_object_set_new(doc, "added", doc_u64(t.added));
+	json_object_set_new(doc, "removed", doc_u64(t.removed));
 	json_object_set_new(doc, "warnings", prof_diff_warnings(A, B));
 	json_object_set_new(doc, "functions", list);
 	free(c);

@@ -25,12 +25,4 @@ json_t *prof_diff_warnings(const struct profile *base, const struct profile *p);
 /* DOC's "warnings", one line each (MARKDOWN: a quoted paragraph each). */
 void prof_diff_render_warnings(const json_t *doc, FILE *f, int markdown);
 
-/* Matches the functions of NEW to those of BASE as prof_diff_build() does: by object file
- * name without its directory (a JIT object's pid left out), file and name; then JIT
- * functions left over by name alone, where the name is unique among them on both sides (a
- * run named from a perf map against one named from a jitdump). Each BASE function matches
- * at most one. Returns a malloc'd array of NEW->nfns entries: the index in
- * BASE, or SIZE_MAX for a function only in NEW. */
-size_t *prof_diff_match(const struct profile *base, const struct profile *new_);
-
 #endif

@@ -51,13 +51,12 @@ static int cmp_cost(const void *x, const void *y)
 	const struct ranked *ra = x, *rb = y;
 	if (ra->cost != rb->cost)
 		return ra->cost < rb->cost ? 1 : -1;
-	const struct prof_fn *a = &ra->p->fns[ra->i], *b = &rb->p->fns[rb->i];
 	/* ties in a stable, documented order: strcmp()'s of the names */
 	int c = profile_name_cmp(ra->p, ra->i, rb->p, rb->i);
 	if (c)
 		return c;
-	c = strcmp(a->file, b->file);
-	return c ? c : strcmp(a->obj, b->obj);
+	c = strcmp(profile_file(ra->p, ra->i), profile_file(rb->p, rb->i));
+	return c ? c : strcmp(profile_obj(ra->p, ra->i), profile_obj(rb->p, rb->i));
 }
 
 json_t *prof_report_fn_ident(const struct profile *p, size_t i)
@@ -70,9 +69,9 @@ json_t *prof_report_fn_ident(const struct profile *p, size_t i)
 	/* the object file's name without its directory, which diff matches and budgets'
 	 * object: patterns see: the directory of a JIT object is wherever augment wrote its
 	 * output, often a temporary one, so documents of two runs would differ by it */
-	const char *base = strrchr(fn->obj, '/');
-	json_object_set_new(o, "object", doc_string(base ? base + 1 : fn->obj));
-	json_object_set_new(o, "file", doc_string(fn->file));
+	const char *obj = profile_obj(p, i), *base = strrchr(obj, '/');
+	json_object_set_new(o, "object", doc_string(base ? base + 1 : obj));
+	json_object_set_new(o, "file", doc_string(profile_file(p, i)));
 	json_object_set_new(o, "kind", json_string(profile_kind_name((enum prof_kind)fn->kind)));
 	json_object_set_new(o, "jit", json_boolean(fn->jit));
 	return o;
@@ -82,12 +81,13 @@ static json_t *fn_entry(const struct profile *p, size_t i, unsigned ev)
 {
 	const struct prof_fn *fn = &p->fns[i];
 	json_t *o = prof_report_fn_ident(p, i);
-	json_object_set_new(o, "self", prof_report_cost(p, fn->self[ev]));
-	json_object_set_new(o, "self_share", json_real(cost_share(p, fn->self[ev], p->totals[ev])));
+	uint64_t self = profile_self(p, i)[ev], incl = profile_incl(p, i)[ev];
+	json_object_set_new(o, "self", prof_report_cost(p, self));
+	json_object_set_new(o, "self_share", json_real(cost_share(p, self, p->totals[ev])));
 	/* a cachegrind file has no calls: these keys are null there, never missing */
 	int cg = p->cachegrind;
-	json_object_set_new(o, "inclusive", cg ? json_null() : doc_u64(fn->incl[ev]));
-	json_object_set_new(o, "inclusive_share", cg ? json_null() : json_real(share(fn->incl[ev], p->totals[ev])));
+	json_object_set_new(o, "inclusive", cg ? json_null() : doc_u64(incl));
+	json_object_set_new(o, "inclusive_share", cg ? json_null() : json_real(share(incl, p->totals[ev])));
 	json_object_set_new(o, "calls", cg ? json_null() : doc_u64(fn->calls));
 	json_object_set_new(o, "self_calls", cg ? json_null() : json_boolean(fn->self_calls));
 	json_object_set_new(o, "in_cycle", cg ? json_null() : json_boolean(fn->in_cycle));
@@ -136,7 +136,7 @@ static json_t *top_list(const struct profile *p, unsigned ev, size_t top, int by
 	size_t n = 0;
 	for (size_t i = 0; i < p->nfns; i++)
 		if (profile_listed(p, i))
-			v[n++] = (struct ranked){ rank_key(p, by_incl ? p->fns[i].incl[ev] : p->fns[i].self[ev]), p, i };
+			v[n++] = (struct ranked){ rank_key(p, by_incl ? profile_incl(p, i)[ev] : profile_self(p, i)[ev]), p, i };
 	if (top && top < n) {
 		uint64_t t = top_threshold(v, n, top);
 		size_t m = 0;
@@ -264,7 +264,7 @@ static json_t *kinds(const struct profile *p, unsigned ev)
 	uint64_t n[4] = { 0 }, self[4] = { 0 };
 	for (size_t i = 0; i < p->nfns; i++) {
 		n[p->fns[i].kind]++;
-		self[p->fns[i].kind] += p->fns[i].self[ev];
+		self[p->fns[i].kind] += profile_self(p, i)[ev];
 	}
 	json_t *k = json_object();
 	static const enum prof_kind order[] = { PROF_JIT, PROF_UNNAMED_JIT, PROF_NO_SYMBOL, PROF_NATIVE };
@@ -289,9 +289,9 @@ static void trampoline_note(json_t *notes, const struct profile *p, unsigned ev)
 	for (size_t i = 0; i < p->nfns; i++) {
 		if (!p->fns[i].jit)
 			continue;
-		self += p->fns[i].self[ev];
-		if (!p->cachegrind && (top_fn == SIZE_MAX || p->fns[i].incl[ev] > top)) {
-			top = p->fns[i].incl[ev];
+		self += profile_self(p, i)[ev];
+		if (!p->cachegrind && (top_fn == SIZE_MAX || profile_incl(p, i)[ev] > top)) {
+			top = profile_incl(p, i)[ev];
 			top_fn = i;
 		}
 	}

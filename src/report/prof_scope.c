@@ -20,10 +20,9 @@
 
 int prof_select_match(const struct prof_select *s, const struct profile *p, size_t i)
 {
-	const struct prof_fn *fn = &p->fns[i];
-	const char *base = strrchr(fn->obj, '/');
-	base = base ? base + 1 : fn->obj;
-	if ((s->object && fnmatch(s->object, base, 0)) || (s->file && fnmatch(s->file, fn->file, 0)))
+	const char *obj = profile_obj(p, i), *base = strrchr(obj, '/');
+	base = base ? base + 1 : obj;
+	if ((s->object && fnmatch(s->object, base, 0)) || (s->file && fnmatch(s->file, profile_file(p, i), 0)))
 		return 0;
 	char stack[MATCH_STACK];
 	struct prof_name name = { stack, 0, sizeof(stack) };
@@ -137,7 +136,7 @@ size_t prof_select_suggest(const struct profile *p, const struct prof_select *s,
 		size_t n = strlen(profile_name(p, i, &name));
 		size_t dist = part_distance(needle, m, name.s, n < SUGGEST_HAY ? n : SUGGEST_HAY, col);
 		if (dist <= allowed)
-			c[nc++] = (struct candidate){ i, dist, fn->jit, p->nevents ? fn->self[0] : 0 };
+			c[nc++] = (struct candidate){ i, dist, fn->jit, p->nevents ? profile_self(p, i)[0] : 0 };
 	}
 	prof_name_free(&name);
 	qsort(c, nc, sizeof(*c), cmp_candidate);
@@ -256,7 +255,6 @@ int prof_scope_make(const struct profile *p, const struct prof_scope_opts *o, un
 	uint32_t *idx = xmalloc((p->nfns + 1) * sizeof(*idx));
 	uint64_t *costs = xmalloc((nev ? nev : 1) * sizeof(*costs));
 	for (size_t f = 0; f < p->nfns; f++) {
-		const struct prof_fn *fn = &p->fns[f];
 		int keep = !focus || focus[f];
 		for (unsigned e = 0; e < nev && !keep; e++)
 			keep = sc[e].self[f] || sc[e].incl[f];
@@ -265,7 +263,7 @@ int prof_scope_make(const struct profile *p, const struct prof_scope_opts *o, un
 			continue;
 		idx[f] = profile_builder_copy_fn(b, p, f);
 		for (unsigned e = 0; e < nev; e++)
-			costs[e] = focus ? sc[e].self[f] : fn->self[e];
+			costs[e] = focus ? sc[e].self[f] : profile_self(p, f)[e];
 		profile_builder_self(b, idx[f], costs);
 	}
 	out->cachegrind = p->cachegrind;
@@ -275,8 +273,9 @@ int prof_scope_make(const struct profile *p, const struct prof_scope_opts *o, un
 			continue;
 		const struct prof_fn *fn = &p->fns[f];
 		struct prof_fn *to = &out->fns[idx[f]];
+		uint64_t *incl = profile_incl_w(out, idx[f]);
 		for (unsigned e = 0; e < nev; e++)
-			to->incl[e] = focus ? sc[e].incl[f] : fn->incl[e];
+			incl[e] = focus ? sc[e].incl[f] : profile_incl(p, f)[e];
 		to->calls = focus ? sc[ev].calls[f] : fn->calls;
 		to->self_calls = fn->self_calls;
 		to->in_cycle = focus ? sc[ev].in_cycle[f] : fn->in_cycle;

@@ -55,6 +55,15 @@ void profile_free(struct profile *p)
 	memset(p, 0, sizeof(*p));
 }
 
+void profile_drop_arcs(struct profile *p)
+{
+	free(p->arcs);
+	free(p->arc_costs);
+	p->arcs = NULL;
+	p->arc_costs = NULL;
+	p->arcs_dropped = 1;
+}
+
 const char *profile_kind_name(enum prof_kind kind)
 {
 	static const char *const names[] = { "native", "jit", "unnamed_jit", "no_symbol" };
@@ -197,9 +206,9 @@ uint32_t profile_builder_fn(struct profile_builder *b, const struct prof_fn_key 
 
 uint32_t profile_builder_copy_fn(struct profile_builder *b, const struct profile *from, size_t fn)
 {
-	const struct prof_fn *f = &from->fns[fn];
 	profile_name(from, fn, &b->copied);
-	struct prof_fn_key k = { f->obj, strlen(f->obj), f->file, strlen(f->file), b->copied.s, b->copied.len };
+	const char *obj = profile_obj(from, fn), *file = profile_file(from, fn);
+	struct prof_fn_key k = { obj, strlen(obj), file, strlen(file), b->copied.s, b->copied.len };
 	return profile_builder_fn(b, &k);
 }
 
@@ -310,18 +319,13 @@ void profile_builder_finish(struct profile_builder *b)
 	b->arcs.costs = NULL;
 	for (size_t i = 0; i < n; i++) {
 		struct prof_fn *fn = &p->fns[i];
-		uint32_t o, f;
-		profile_key_where(p, i, &o, &f);
-		fn->obj = strtab_get(&p->objs, o)->str;
-		fn->file = strtab_get(&p->files, f)->str;
-		fn->self = p->cost_pool + i * nev;
-		fn->incl = p->cost_pool + (n + i) * nev;
-		fn->jit = (unsigned)is_jit_object(fn->obj);
+		const char *obj = profile_obj(p, i);
+		fn->jit = (unsigned)is_jit_object(obj);
 		/* callgrind's object ??? is memory that no ELF file maps: a 0x... name there is
 		 * JIT code no symbol names; in an ELF file it is code without symbols */
 		if (fn->jit)
 			fn->kind = PROF_JIT;
-		else if (fn->kind == PROF_NO_SYMBOL && !strcmp(fn->obj, "???"))
+		else if (fn->kind == PROF_NO_SYMBOL && !strcmp(obj, "???"))
 			fn->kind = PROF_UNNAMED_JIT;
 	}
 	profile_builder_abort(b);

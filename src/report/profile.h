@@ -33,13 +33,11 @@ enum prof_kind {
 	                       names no objects): code without symbols, e.g. a stripped library */
 };
 
-/* A function: its name is not here but in the profile's keys, by its parts
- * (profile_name() and the functions next to it). */
+/* A function, in 16 bytes: its name, object and file are in the profile's keys
+ * (profile_name(), profile_obj(), profile_file()), its costs in the cost pool
+ * (profile_self(), profile_incl()), since a report holds one per function of profiles with
+ * a million (docs/design.md, "Memory"). */
 struct prof_fn {
-	const char *obj;    /* "" when the profile names no object (cachegrind) */
-	const char *file;
-	uint64_t *self;     /* per event */
-	uint64_t *incl;     /* per event; equal to self for cachegrind (no calls there) */
 	uint64_t calls;     /* calls into it from other functions */
 	unsigned jit : 1;       /* kind == PROF_JIT */
 	unsigned kind : 2;      /* enum prof_kind */
@@ -90,6 +88,7 @@ struct profile {
 	uint64_t narcs;         /* distinct call arcs between functions */
 	struct prof_arc *arcs;  /* narcs, in the order of their first call line; none for cachegrind */
 	uint64_t *arc_costs;    /* narcs * nevents: the inclusive cost of each arc's calls */
+	int arcs_dropped;       /* profile_drop_arcs(): ARCS and ARC_COSTS are NULL */
 };
 
 struct profile_opts {
@@ -99,6 +98,9 @@ struct profile_opts {
 	                                  as they are read (pathmap.h), so that profiles from
 	                                  two checkouts match; NULL: as written */
 	size_t max_line;        /* 0: 64 MiB */
+	int drop_arcs;          /* free the call arcs once the inclusive costs are made: for a
+	                           document that reads no arcs (no focus, no flame graph), so
+	                           that a second profile is read beside less memory */
 };
 
 /* Reads PATH ("-" for stdin; plain or zstd) into P. Returns 0, or -1 with D set (the
@@ -110,6 +112,8 @@ int profile_load(struct profile *p, const char *path, const struct profile_opts 
 int profile_load_input(struct profile *p, struct input *in, const struct profile_opts *o,
 		       struct diag *d);
 void profile_free(struct profile *p);
+/* Frees P's call arcs (narcs stays what it was); nothing may read them after. */
+void profile_drop_arcs(struct profile *p);
 
 /* A function's name as text, in storage the caller owns, so that no call of the
  * profile's can move it: S is NUL-terminated, LEN bytes long, and changes only when the
@@ -142,6 +146,9 @@ int profile_name_key_cmp(const struct profile *pa, const struct prof_name_key *a
  * profile. */
 size_t profile_name_parts(const struct profile *p, size_t fn);
 uint32_t profile_name_part(const struct profile *p, size_t fn, size_t i);
+/* The indices of FN's parts, in order, into IDS (room for CAP of them). Returns how many
+ * parts the name has: with more than CAP, only the first CAP are written. */
+size_t profile_name_part_ids(const struct profile *p, size_t fn, uint32_t *ids, size_t cap);
 /* The indices in P->objs and P->files of FN's object and file. */
 void profile_key_where(const struct profile *p, size_t fn, uint32_t *obj, uint32_t *file);
 /* For the builder (profile.c): the index of the function named NAME (LEN bytes) with
@@ -149,6 +156,25 @@ void profile_key_where(const struct profile *p, size_t fn, uint32_t *obj, uint32
  * in P->name_parts; *ADDED tells whether it is new. */
 uint32_t profile_name_intern(struct profile *p, const char *name, size_t len, uint32_t obj,
 			     uint32_t file, int *added);
+
+/* Function FN's self and inclusive cost, per event (inclusive equals self for cachegrind:
+ * no calls there). */
+static inline const uint64_t *profile_self(const struct profile *p, size_t fn)
+{
+	return p->cost_pool + fn * p->nevents;
+}
+static inline const uint64_t *profile_incl(const struct profile *p, size_t fn)
+{
+	return p->cost_pool + (p->nfns + fn) * p->nevents;
+}
+/* The same to be written, for those who make a profile (prof_scope.c). */
+static inline uint64_t *profile_incl_w(struct profile *p, size_t fn)
+{
+	return p->cost_pool + (p->nfns + fn) * p->nevents;
+}
+/* Function FN's object ("" when the profile names none: cachegrind) and file. */
+const char *profile_obj(const struct profile *p, size_t fn);
+const char *profile_file(const struct profile *p, size_t fn);
 
 /* The name of KIND as the documents write it: "native", "jit", "unnamed_jit", "no_symbol". */
 const char *profile_kind_name(enum prof_kind kind);

@@ -64,6 +64,20 @@ void profile_key_where(const struct profile *p, size_t fn, uint32_t *obj, uint32
 	*file = key_at(k, n + 1);
 }
 
+const char *profile_obj(const struct profile *p, size_t fn)
+{
+	uint32_t o, f;
+	profile_key_where(p, fn, &o, &f);
+	return strtab_get(&p->objs, o)->str;
+}
+
+const char *profile_file(const struct profile *p, size_t fn)
+{
+	uint32_t o, f;
+	profile_key_where(p, fn, &o, &f);
+	return strtab_get(&p->files, f)->str;
+}
+
 size_t profile_name_parts(const struct profile *p, size_t fn)
 {
 	return parts_of(strtab_get(&p->keys, (uint32_t)fn));
@@ -72,6 +86,15 @@ size_t profile_name_parts(const struct profile *p, size_t fn)
 uint32_t profile_name_part(const struct profile *p, size_t fn, size_t i)
 {
 	return key_at(strtab_get(&p->keys, (uint32_t)fn), i);
+}
+
+size_t profile_name_part_ids(const struct profile *p, size_t fn, uint32_t *ids, size_t cap)
+{
+	const struct strtab_entry *k = strtab_get(&p->keys, (uint32_t)fn);
+	size_t n = parts_of(k);
+	for (size_t i = 0; i < n && i < cap; i++)
+		ids[i] = key_at(k, i);
+	return n;
 }
 
 size_t profile_name_len(const struct profile *p, size_t fn)

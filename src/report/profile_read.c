@@ -381,5 +381,7 @@ int profile_load_input(struct profile *p, struct input *in, const struct profile
 		return -1;
 	}
 	profile_builder_finish(L.b);
+	if (o->drop_arcs)
+		profile_drop_arcs(p);
 	return 0;
 }

@@ -54,7 +54,7 @@ static void check_flame(const struct profile *p)
 	if (p->negative)
 		return;   /* cg_diff's signed costs: cgjit flamegraph refuses them */
 	for (size_t i = 0; i < p->nfns; i++)
-		total += p->fns[i].self[0];
+		total += profile_self(p, i)[0];
 	if (total > UINT64_MAX)
 		return;   /* the totals wrapped: widths mean nothing, but must not crash */
 	struct flamegraph_opts fo = { 0, 0.0, 64, 2000, NULL, 0 };
@@ -63,7 +63,7 @@ static void check_flame(const struct profile *p)
 	FUZZ_CHECK(flamegraph_walk(g, flame_visit, &c) == 0);
 	FUZZ_CHECK(c.sum == p->totals[0]);
 	for (size_t i = 0; i < p->nfns; i++)
-		FUZZ_CHECK(c.drawn[i] <= p->fns[i].self[0] || c.drawn[i] - p->fns[i].self[0] < c.frames[i]);
+		FUZZ_CHECK(c.drawn[i] <= profile_self(p, i)[0] || c.drawn[i] - profile_self(p, i)[0] < c.frames[i]);
 	free(c.drawn);
 	free(c.frames);
 	flamegraph_free(g);
@@ -81,10 +81,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (unsigned e = 0; rc == 0 && e < p.nevents; e++) {
 		uint64_t sum = 0;
 		for (size_t i = 0; i < p.nfns; i++) {
-			sum += p.fns[i].self[e];
+			sum += profile_self(&p, i)[e];
 			FUZZ_CHECK(profile_name(&p, i, &name) && name.len == profile_name_len(&p, i) &&
-				   p.fns[i].obj && p.fns[i].file);
-			FUZZ_CHECK(p.cachegrind ? p.fns[i].incl[e] == p.fns[i].self[e] : 1);
+				   profile_obj(&p, i) && profile_file(&p, i));
+			FUZZ_CHECK(p.cachegrind ? profile_incl(&p, i)[e] == profile_self(&p, i)[e] : 1);
 		}
 		FUZZ_CHECK(sum == p.totals[e]);
 	}

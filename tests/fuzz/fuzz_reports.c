@@ -1,5 +1,5 @@
 /* fuzz_reports.c - libFuzzer target for the report commands past the loader: report,
- * diff (prof_diff_match() included), check and flamegraph on fuzzed profiles and budgets.
+ * diff (prof_match() included), check and flamegraph on fuzzed profiles and budgets.
  * The input is split at lines "%%": the first piece is the profile (NEW), a second one the
  * baseline (BASE; without it, or when it does not load, NEW is its own baseline), a
  * third one the budget file (without it, a budget with a glob on every function, so that
@@ -27,6 +27,7 @@
 #include "core/io.h"
 #include "report/prof_check.h"
 #include "report/prof_diff.h"
+#include "report/prof_match.h"
 #include "report/prof_report.h"
 #include "report/prof_scope.h"
 #include "report/profile.h"
@@ -85,7 +86,7 @@ static int load(struct profile *p, const uint8_t *data, size_t size, const char 
 
 static void check_match(const struct profile *base, const struct profile *p)
 {
-	size_t *in_base = prof_diff_match(base, p);
+	size_t *in_base = prof_match(base, p);
 	char *used = calloc(base->nfns + 1, 1);
 	FUZZ_CHECK(used != NULL);
 	for (size_t j = 0; j < p->nfns; j++) {
@@ -229,8 +230,7 @@ static void check_scope(const struct profile *p, unsigned ev, size_t top, size_t
 		render(doc, prof_report_render);
 		json_decref(doc);
 		if (o.focus && q.scope->nfocus == 1) {
-			const struct prof_fn *f = &q.fns[q.scope->focus[0]];
-			FUZZ_CHECK(f->incl[ev] == q.totals[ev]);
+			FUZZ_CHECK(profile_incl(&q, q.scope->focus[0])[ev] == q.totals[ev]);
 		}
 		unsigned char *flags = calloc(p->nfns + 1, 1);
 		FUZZ_CHECK(flags != NULL);

@@ -198,7 +198,7 @@ static void check_selfs(const struct profile *p, const struct flamegraph_opts *o
 	assert_int_equal(t.total, p->totals[0]);
 	assert_int_equal(t.elided, 0);
 	for (size_t f = 0; f < p->nfns; f++) {
-		uint64_t s = p->fns[f].self[0];
+		uint64_t s = profile_self(p, f)[0];
 		if (!slack) {
 			assert_int_equal(t.drawn[f], s);
 			continue;
@@ -450,7 +450,7 @@ static void test_flamegraph__random_graphs(void **state)
 		assert_int_equal(flamegraph_walk(g, tally_visit, &t), 0);
 		assert_int_equal(t.total, p.totals[0]);
 		for (size_t i = 0; i < p.nfns; i++) {
-			uint64_t s = p.fns[i].self[0], d = t.drawn[i];
+			uint64_t s = profile_self(&p, i)[0], d = t.drawn[i];
 			if (d > s)
 				assert_true(d - s < t.frames[i]);
 			else
@@ -800,7 +800,7 @@ static void test_flamegraph__jit_only_random(void **state)
 			uint64_t s = 0;
 			for (size_t k = 0; k < p.nfns; k++)
 				if (!strcmp(fn_name(&p, k), name))
-					s = p.fns[k].self[0];
+					s = profile_self(&p, k)[0];
 			free(name);
 			uint64_t dr = t.drawn[i];
 			assert_true((dr > s ? dr - s : s - dr) < t.frames[i] || dr == s);

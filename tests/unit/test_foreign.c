@@ -192,8 +192,8 @@ static void test_foreign__profile_and_report(void **state)
 	/* calls=0 (pprof knows no counts) is a call: its cost is main.main's inclusive, not self */
 	for (size_t i = 0; i < p.nfns; i++)
 		if (!strcmp(fn_name(&p, i), "main.main")) {
-			assert_int_equal(p.fns[i].self[0], 0);
-			assert_int_equal(p.fns[i].incl[0], 50);
+			assert_int_equal(profile_self(&p, i)[0], 0);
+			assert_int_equal(profile_incl(&p, i)[0], 50);
 		}
 	profile_free(&p);
 	unlink(path);

@@ -17,14 +17,15 @@
 #include "prof_names.h"
 #include "jit/pathmap.h"
 #include "report/prof_diff.h"
+#include "report/prof_match.h"
 #include "report/prof_report.h"
 #include "report/profile.h"
 
-static const struct prof_fn *find(const struct profile *p, const char *name)
+static const struct fn_view *find(const struct profile *p, const char *name)
 {
 	for (size_t i = 0; i < p->nfns; i++)
 		if (!strcmp(fn_name(p, i), name))
-			return &p->fns[i];
+			return fn_view(p, i);
 	fail_msg("no function '%s'", name);
 	return NULL;
 }
@@ -66,7 +67,7 @@ static void test_profile__inclusive(void **state)
 	build(&p);
 	assert_int_equal(p.nfns, 6);
 	assert_int_equal(p.totals[0], 175);
-	const struct prof_fn *m = find(&p, "main"), *a = find(&p, "a"), *c = find(&p, "c");
+	const struct fn_view *m = find(&p, "main"), *a = find(&p, "a"), *c = find(&p, "c");
 	assert_int_equal(m->incl[0], 160);      /* nobody calls it: self + calls out */
 	assert_int_equal(m->calls, 0);
 	assert_int_equal(a->incl[0], 100);      /* the self-call is not added again */
@@ -109,7 +110,7 @@ static void test_profile__cycle_started_inside(void **state)
 	assert_int_equal(find(&p, "d")->incl[0], 60);
 	assert_true(find(&p, "c")->in_cycle);
 	for (size_t i = 0; i < p.nfns; i++)
-		assert_true(p.fns[i].incl[0] >= p.fns[i].self[0] && p.fns[i].incl[0] <= 160);
+		assert_true(profile_incl(&p, i)[0] >= profile_self(&p, i)[0] && profile_incl(&p, i)[0] <= 160);
 	profile_free(&p);
 }
 
@@ -174,7 +175,7 @@ static void test_profile__fold_self_calls(void **state)
 	struct profile_opts o = { .fold_recursion = 1 };
 	assert_int_equal(profile_load(&p, path, &o, &d), 0);
 	assert_int_equal(p.nfns, 2);
-	const struct prof_fn *f = find(&p, "f");
+	const struct fn_view *f = find(&p, "f");
 	assert_int_equal(f->self[0], 17);
 	assert_int_equal(f->incl[0], 25);
 	assert_true(f->self_calls);
@@ -199,7 +200,7 @@ static void test_profile__one_name_two_ids(void **state)
 	struct profile_opts o = { 0 };
 	assert_int_equal(profile_load(&p, path, &o, &d), 0);
 	assert_int_equal(p.nfns, 3);
-	const struct prof_fn *f = find(&p, "f'g");
+	const struct fn_view *f = find(&p, "f'g");
 	assert_int_equal(f->self[0], 10);
 	assert_int_equal(f->incl[0], 17);
 	assert_int_equal(f->calls, 3);
@@ -254,15 +255,15 @@ static void test_profile__cachegrind_lenient(void **state)
 	assert_int_equal(profile_load(&p, path, &o, &d), 0);
 	assert_true(p.cachegrind);
 	assert_int_equal(p.nfns, 3);
-	const struct prof_fn *u = find(&p, "<unspecified>");
+	const struct fn_view *u = find(&p, "<unspecified>");
 	assert_non_null(u);
 	assert_string_equal(u->file, "x.rs");
 	assert_int_equal(u->self[0], 1000);
 	assert_int_equal(u->self[1], 500);
 	uint64_t f_x = 0;
 	for (size_t i = 0; i < p.nfns; i++)
-		if (!strcmp(fn_name(&p, i), "f") && !strcmp(p.fns[i].file, "x.rs"))
-			f_x = p.fns[i].self[0] * 1000 + p.fns[i].self[1];
+		if (!strcmp(fn_name(&p, i), "f") && !strcmp(profile_file(&p, i), "x.rs"))
+			f_x = profile_self(&p, i)[0] * 1000 + profile_self(&p, i)[1];
 	assert_int_equal(f_x, 207 * 1000 + 100);
 	profile_free(&p);
 	unlink(path);
@@ -422,7 +423,7 @@ static void test_profile__diff_map_against_dump(void **state)
 #undef ADD
 	profile_builder_finish(ba);
 	profile_builder_finish(bb);
-	size_t *m = prof_diff_match(&a, &b);
+	size_t *m = prof_match(&a, &b);
 	for (size_t j = 0; j < b.nfns; j++) {
 		const char *want = !strcmp(fn_name(&b, j), "long A.total(int[])") ? "long A.total(int[])" : NULL;
 		if (want) {
@@ -475,7 +476,7 @@ static void test_profile__path_map(void **state)
 	assert_string_equal(find(&p[0], "JS:^g a.js:4:1'JS:*f a.js:1:2")->file, "a.js");
 	assert_string_equal(find(&p[0], "main")->file, "src/main.c");
 	assert_string_equal(find(&p[0], "main")->obj, "/w/ci1/build/app");   /* objects as written */
-	size_t *m = prof_diff_match(&p[0], &p[1]);
+	size_t *m = prof_match(&p[0], &p[1]);
 	for (size_t j = 0; j < p[1].nfns; j++) {
 		assert_true(m[j] != SIZE_MAX);
 		assert_string_equal(fn_name(&p[0], m[j]), fn_name(&p[1], j));

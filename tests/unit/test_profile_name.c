@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "report/prof_diff.h"
+#include "report/prof_match.h"
 #include "report/prof_report.h"
 #include "report/profile.h"
 
@@ -116,13 +117,13 @@ static void test_profile_name__same_name_elsewhere(void **state)
 	assert_int_equal(d, 2);
 	assert_int_equal(e, 0);   /* NLEN bytes only */
 	assert_int_equal(p.name_parts.count, 2);
-	assert_string_equal(p.fns[1].file, "y.c");
-	assert_string_equal(p.fns[2].obj, "/bin/y");
+	assert_string_equal(profile_file(&p, 1), "y.c");
+	assert_string_equal(profile_obj(&p, 2), "/bin/y");
 	for (size_t i = 0; i < 3; i++) {
 		uint32_t o, f;
 		profile_key_where(&p, i, &o, &f);
-		assert_string_equal(strtab_get(&p.objs, o)->str, p.fns[i].obj);
-		assert_string_equal(strtab_get(&p.files, f)->str, p.fns[i].file);
+		assert_string_equal(strtab_get(&p.objs, o)->str, profile_obj(&p, i));
+		assert_string_equal(strtab_get(&p.files, f)->str, profile_file(&p, i));
 		assert_int_equal(profile_name_cmp(&p, 0, &p, i), 0);
 	}
 	profile_free(&p);
@@ -200,7 +201,7 @@ static void test_profile_name__diff_match(void **state)
 	struct profile a, b;
 	build(&a, base, 5);
 	build(&b, now, 6);
-	size_t *in_a = prof_diff_match(&a, &b);
+	size_t *in_a = prof_match(&a, &b);
 	static const size_t want[] = { SIZE_MAX, 4, 1, 3, SIZE_MAX, SIZE_MAX };
 	for (size_t j = 0; j < 6; j++)
 		assert_int_equal(in_a[j], want[j]);

@@ -22,11 +22,11 @@
 #include "report/prof_scope.h"
 #include "report/profile.h"
 
-static const struct prof_fn *find(const struct profile *p, const char *name)
+static const struct fn_view *find(const struct profile *p, const char *name)
 {
 	for (size_t i = 0; i < p->nfns; i++)
 		if (!strcmp(fn_name(p, i), name))
-			return &p->fns[i];
+			return fn_view(p, i);
 	return NULL;
 }
 
@@ -100,7 +100,7 @@ static void test_scope__shared_callee(void **state)
 	struct profile q = scoped(&p, &s, 0);
 	assert_int_equal(q.totals[0], 100);   /* F's self cost and calls out */
 	assert_null(find(&q, "main"));        /* nothing of main runs under F */
-	const struct prof_fn *F = find(&q, "F"), *g = find(&q, "g"), *h = find(&q, "h");
+	const struct fn_view *F = find(&q, "F"), *g = find(&q, "g"), *h = find(&q, "h");
 	assert_int_equal(F->self[0], 20);
 	assert_int_equal(F->incl[0], 100);
 	assert_int_equal(F->calls, 2);         /* the calls into the focus */

@@ -105,8 +105,7 @@ static inline const char *dec19(const char *p, uint64_t *v)
  * is; returns NULL on anything else, which cg_costs_line() then reads (and explains, if
  * it is wrong). Most of a profile's lines are such lines: this is written for speed. */
 static inline __attribute__((always_inline)) const char *
-parse_simple_cost_line(unsigned npos, unsigned nevents, const uint64_t *base, const char *p,
-		       uint64_t *pos, uint64_t *costs)
+parse_simple_pos(unsigned npos, const uint64_t *base, const char *p, uint64_t *pos)
 {
 	for (unsigned i = 0; i < npos; i++) {
 		if (i && *p++ != ' ')
@@ -141,6 +140,15 @@ parse_simple_cost_line(unsigned npos, unsigned nevents, const uint64_t *base, co
 		}
 		pos[i] = v;
 	}
+	return p;
+}
+
+static inline __attribute__((always_inline)) const char *
+parse_simple_cost_line(unsigned npos, unsigned nevents, const uint64_t *base, const char *p,
+		       uint64_t *pos, uint64_t *costs)
+{
+	if (!(p = parse_simple_pos(npos, base, p, pos)))
+		return NULL;
 	unsigned n = 0;
 	while (*p == ' ') {
 		if (n == nevents || !(p = dec19(p + 1, &costs[n])))
@@ -152,6 +160,19 @@ parse_simple_cost_line(unsigned npos, unsigned nevents, const uint64_t *base, co
 	for (; n < nevents; n++)
 		costs[n] = 0;
 	return p;
+}
+
+int cg_costs_target(struct cg_reader *r, const char **pp, const char *end, uint64_t *out,
+		    int *clean)
+{
+	/* most targets: "0xADDR LINE " as callgrind writes them (the buffer goes on past END
+	 * with the line's "\n", "\r" or NUL, so the fast parser stops there) */
+	const char *q = parse_simple_pos(r->npos, r->base, *pp, out);
+	if (q && (q == end || (*q == ' ' && (q + 1 == end || q[1] == ' ' || q[1] == '\t')))) {
+		*pp = q;
+		return 0;
+	}
+	return cg_costs_pos(r, pp, end, out, clean);
 }
 
 /* A cost line: positions then costs. Moves the base (as both readers do, also on a

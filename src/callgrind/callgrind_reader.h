@@ -52,7 +52,8 @@ struct cg_record {
 	const struct cg_def *defs;  /* valid until the next cg_reader_next() */
 	unsigned ndefs;
 	uint64_t line;              /* line number in the input (of the last line read) */
-	const char *text;           /* the line, without "\n"/"\r\n" (HEADER, COMMENT, COST) */
+	const char *text;           /* the line, without "\n"/"\r\n" (HEADER, COMMENT, COST; CALL:
+	                               its cost line; JUMP: its source line) */
 	size_t len;
 	enum cg_header_key key;     /* HEADER */
 	int new_part;               /* HEADER: the first header line of a new part */
@@ -61,7 +62,12 @@ struct cg_record {
 	const uint64_t *pos;        /* COST, CALL (source), JUMP (source): absolute positions */
 	const uint64_t *prev_pos;   /* the position base before this line */
 	int clean;                  /* COST: TEXT is canonical callgrind text (single spaces,
-	                               decimal costs) and may be copied when the bases agree */
+	                               decimal costs) and may be copied when the bases agree;
+	                               CALL, JUMP: so are TEXT and LINE_TEXT */
+	const char *line_text;      /* CALL, JUMP: the calls=/jump=/jcnd= line as read, kept by
+	                               the reader (its buffer moves on the next line), or NULL
+	                               when not CLEAN; relative to PREV_POS, like TEXT */
+	size_t line_len;
 	const uint64_t *costs;      /* COST: self; CALL: inclusive; HEADER summary: its values
 	                               in foreign mode (cg_reader_accept_foreign), else NULL.
 	                               nevents entries */

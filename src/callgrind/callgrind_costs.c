@@ -162,11 +162,11 @@ parse_simple_cost_line(unsigned npos, unsigned nevents, const uint64_t *base, co
 	return p;
 }
 
-int cg_costs_target(struct cg_reader *r, const char **pp, const char *end, uint64_t *out,
+int cg_costs_positions(struct cg_reader *r, const char **pp, const char *end, uint64_t *out,
 		    int *clean)
 {
-	/* most targets: "0xADDR LINE " as callgrind writes them (the buffer goes on past END
-	 * with the line's "\n", "\r" or NUL, so the fast parser stops there) */
+	/* most: "0xADDR LINE " or "+3 *" as callgrind writes them (the buffer goes on past
+	 * END with the line's "\n", "\r" or NUL, so the fast parser stops there) */
 	const char *q = parse_simple_pos(r->npos, r->base, *pp, out);
 	if (q && (q == end || (*q == ' ' && (q + 1 == end || q[1] == ' ' || q[1] == '\t')))) {
 		*pp = q;

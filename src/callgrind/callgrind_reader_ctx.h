@@ -96,9 +96,10 @@ int cg_reader_err(struct cg_reader *r, const char *what);
 int cg_costs_list(struct cg_reader *r, const char *p, const char *end, uint64_t *out, int *clean);
 /* The subpositions at *PP, relative to the base, into OUT; *PP moves past them. */
 int cg_costs_pos(struct cg_reader *r, const char **pp, const char *end, uint64_t *out, int *clean);
-/* The target of a calls=/jump=/jcnd= line, at *PP, as cg_costs_pos() reads it (the base
- * does not move); the canonical case on the fast parser's path. */
-int cg_costs_target(struct cg_reader *r, const char **pp, const char *end, uint64_t *out,
+/* The subpositions at *PP as cg_costs_pos() reads them (the base does not move), the
+ * canonical case on the fast parser's path: a calls=/jump= line's target, a jump's source
+ * line. */
+int cg_costs_positions(struct cg_reader *r, const char **pp, const char *end, uint64_t *out,
 		    int *clean);
 /* The current line as a cost line, into the base (PREV keeps the old one) and COSTS. */
 int cg_costs_line(struct cg_reader *r, int *clean);

@@ -164,7 +164,7 @@ int cg_records_calls(struct cg_reader *r, struct cg_record *rec)
 	const char *counts = p;
 	scan_blanks(&p, end);
 	/* The target is relative to the current base, which it does not move. */
-	if (cg_costs_target(r, &p, end, r->target, &clean) < 0)
+	if (cg_costs_positions(r, &p, end, r->target, &clean) < 0)
 		return -1;
 	const char *target = p;
 	scan_blanks(&p, end);
@@ -222,7 +222,7 @@ int cg_records_jump(struct cg_reader *r, enum cg_tag t, struct cg_record *rec)
 		return cg_reader_err(r, "expected a target position after the jump count");
 	const char *counts = p;
 	scan_blanks(&p, end);
-	if (cg_costs_target(r, &p, end, r->target, &clean) < 0)
+	if (cg_costs_positions(r, &p, end, r->target, &clean) < 0)
 		return -1;
 	const char *target = p;
 	scan_blanks(&p, end);
@@ -237,10 +237,11 @@ int cg_records_jump(struct cg_reader *r, enum cg_tag t, struct cg_record *rec)
 	const char *q = r->cur.text, *qend = r->cur.text + r->cur.len;
 	memcpy(r->prev, r->base, sizeof(r->base));
 	uint64_t pos[CG_MAX_POS];
-	if (cg_costs_pos(r, &q, qend, pos, &clean) < 0)
+	if (cg_costs_positions(r, &q, qend, pos, &clean) < 0)
 		return -1;
-	/* copied only as callgrind writes it: no blank at either end, no tab */
-	clean = clean && q == qend && *r->cur.text != ' ' && !memchr(r->cur.text, '\t', r->cur.len);
+	/* copied only as callgrind writes it: no tab, no blank before, at most one space after
+	 * (callgrind ends the line with one) */
+	clean = clean && qend - q <= 1 && *r->cur.text != ' ' && !memchr(r->cur.text, '\t', r->cur.len);
 	scan_blanks(&q, qend);
 	if (q != qend)
 		return cg_reader_err(r, "a jump's source line holds only a position, no costs");

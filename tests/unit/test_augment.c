@@ -237,8 +237,9 @@ static void test_augment__calls_still_reencoded(void **state)
 	free(s);
 }
 
-/* Jumps (--collect-jumps=yes) between code that stays are copied with their source line;
- * jfn= is the writer's. A jump into a JIT function is re-encoded. */
+/* Jumps (--collect-jumps=yes) between code that stays are copied with their source line
+ * (callgrind ends both with a space); jfn= is the writer's. A jump into a JIT function is
+ * re-encoded. */
 static void test_augment__plain_jumps_copied(void **state)
 {
 	(void)state;
@@ -246,13 +247,13 @@ static void test_augment__plain_jumps_copied(void **state)
 			  "ob=(1) /bin/prog\nfl=(1) prog.c\nfn=(5) main\n0x400 5 1\n"
 			  "jump=3 +8 *\n+2 *\n"
 			  "jcnd=1/4 0x420 6 \n+3 6\n"
-			  "jfn=(6) other\njump=2 0x600 9\n* *\n"
+			  "jfn=(6) other\njump=2 0x600 9 \n* * \n"
 			  "+1 * 1\n"
 			  "fn=(6)\n0x600 9 1\n"
 			  "ob=(2) ???\nfl=(2) ???\nfn=(7) 0x0000000010000000\n0x10000000 0 1\n"
 			  "jump=1 0x10000010 0\n+4 0\ntotals: 4\n", map1, 0);
 	assert_non_null(strstr(s, "fn=(1) main\n0x400 5 1\njump=3 +8 *\n+2 *\njcnd=1/4 0x420 6 \n+3 6\n"
-			       "jfn=(2) other\njump=2 0x600 9\n* *\n+1 * 1\n"));
+			       "jfn=(2) other\njump=2 0x600 9 \n* * \n+1 * 1\n"));
 	assert_non_null(strstr(s, "fn=(3) jit_A(/src/a.raku:10)\n0x10000000 10 1\njump=1 0x10000010 10\n+4 *\n"));
 	assert_int_equal(rep.jumps_dropped, 0);
 	free(s);

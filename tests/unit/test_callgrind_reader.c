@@ -251,47 +251,6 @@ static void test_callgrind_reader__jumps_and_crlf(void **state)
 	close_text(&f);
 }
 
-/* The calls= and jump lines kept for a copy (issue 24 step 2): canonical ones, with the
- * trailing space callgrind writes after a call's target and a CRLF dropped, are handed out
- * with their second line; hex counts, tabs, double spaces, hex line numbers are not. */
-static void test_callgrind_reader__canonical_lines_kept(void **state)
-{
-	(void)state;
-	struct fixture f;
-	open_text(&f, HDR "positions: instr line\nevents: Ir\nsummary: 1\n"
-		      "ob=(1) /bin/p\nfl=(1) p.c\nfn=(1) main\n0x400 5 1\n"
-		      "cfn=(2) f\ncalls=2 0x500 12 \n# between\n* 0 7\n"
-		      "cfn=(2)\ncalls=0x2 0x500 12\n* 0 7\n"
-		      "cfn=(2)\ncalls=2\t0x500 12\n* 0 7\n"
-		      "cfn=(2)\ncalls=2 0x500  12\n* 0 7\n"
-		      "cfn=(2)\ncalls=2 0x500 0xc\n* 0 7\n"
-		      "jcnd=1/4 +8 *\r\n+2 *\r\n"
-		      "jump=3 +8 *\n+2\t*\ntotals: 1\n");
-	struct cg_record rec;
-	next_of(&f, CG_CALL, &rec);
-	assert_true(rec.clean);
-	assert_int_equal(rec.line_len, 17);
-	assert_memory_equal(rec.line_text, "calls=2 0x500 12 ", 17);
-	assert_int_equal(rec.len, 5);
-	assert_memory_equal(rec.text, "* 0 7", 5);
-	for (int i = 0; i < 4; i++) {
-		next_of(&f, CG_CALL, &rec);
-		assert_false(rec.clean);
-		assert_int_equal(rec.count, 2);
-		assert_int_equal(rec.target[1], 12);
-	}
-	next_of(&f, CG_JUMP, &rec);
-	assert_true(rec.clean);
-	assert_int_equal(rec.line_len, 13);
-	assert_memory_equal(rec.line_text, "jcnd=1/4 +8 *", 13);
-	assert_int_equal(rec.len, 4);
-	assert_memory_equal(rec.text, "+2 *", 4);
-	next_of(&f, CG_JUMP, &rec);
-	assert_false(rec.clean);
-	assert_int_equal(drain(&f), 0);
-	close_text(&f);
-}
-
 static void test_callgrind_reader__long_line_and_context_names(void **state)
 {
 	(void)state;
@@ -581,7 +540,6 @@ int main(void)
 		cmocka_unit_test(test_callgrind_reader__redefinition_refused),
 		cmocka_unit_test(test_callgrind_reader__parts_reset_ids),
 		cmocka_unit_test(test_callgrind_reader__jumps_and_crlf),
-		cmocka_unit_test(test_callgrind_reader__canonical_lines_kept),
 		cmocka_unit_test(test_callgrind_reader__long_line_and_context_names),
 		cmocka_unit_test(test_callgrind_reader__errors),
 		cmocka_unit_test(test_callgrind_reader__sink_runs),

@@ -252,8 +252,8 @@ static inline const char *line_end(const char *p)
  * against BASE, which it does not move; so is the source line (docs/formats.md 1.3). Such a
  * jump carries no cost, and a block that stays copies it as it is (rewrite.c, plain_jump),
  * so it may stay in the run. */
-static inline const char *sink_jump(unsigned npos, const uint64_t *base, const char *p,
-				    uint64_t *pos)
+static __attribute__((noinline)) const char *sink_jump(unsigned npos, const uint64_t *base,
+							const char *p, uint64_t *pos)
 {
 	uint64_t v, target[CG_MAX_POS];
 	/* byte by byte: the NUL after the buffer stops it, where memcmp() might read on */
@@ -287,18 +287,18 @@ int cg_costs_sink_run(struct cg_reader *r)
 	for (;;) {
 		char c = *p;
 		const char *eol;
-		/* not first: the writer may re-encode a run's first line, a cost line */
-		if (c == 'j' && lines && jumps && (eol = sink_jump(npos, base, p, pos)) &&
-		    (size_t)(eol - p) <= lr->max_line) {
+		if (!((unsigned)(c - '0') <= 9 || c == '+' || c == '-' || c == '*') ||
+		    !(eol = parse_simple_cost_line(npos, nev, base, p, pos, costs)) ||
+		    (size_t)(eol - p) > lr->max_line || !add_sums(r->sums, costs, nev)) {
+			/* not first: the writer may re-encode a run's first line, a cost line */
+			if (c != 'j' || !lines || !jumps || !(eol = sink_jump(npos, base, p, pos)) ||
+			    (size_t)(eol - p) > lr->max_line)
+				break;
 			memcpy(base, pos, sizeof(pos));
 			jump_lines += 2;
 			p = eol + 1;
 			continue;
 		}
-		if (!((unsigned)(c - '0') <= 9 || c == '+' || c == '-' || c == '*') ||
-		    !(eol = parse_simple_cost_line(npos, nev, base, p, pos, costs)) ||
-		    (size_t)(eol - p) > lr->max_line || !add_sums(r->sums, costs, nev))
-			break;
 		for (unsigned i = 0; i < nev; i++)
 			run_sums[i] += costs[i];   /* at most the part's sum: no overflow */
 		if (lines++ == 0) {

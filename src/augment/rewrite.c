@@ -239,8 +239,33 @@ static void call_out(struct rewrite *rw, const struct cg_record *rec, const stru
 		move_piece(rw, MOVE_CALL, w, rec, at)->call = call;
 }
 
+/* A call that stays as the input wrote it: from a block whose lines never move (plain)
+ * to a function that is neither JIT code nor in ??? (so never a fragment, a moved
+ * identity, a held call or a return recorded as a call: README rules 5, 6). Its names go
+ * through the writer's id tables (cob=/cfi=/cfn= as the writer's context needs, the
+ * callee's output identity, renamed 'caller parts included); only its calls= and cost
+ * lines are copied, when canonical and read against the writer's base. Returns 0 for a
+ * call that takes the general path instead. */
+static int plain_call(struct rewrite *rw, const struct cg_record *rec)
+{
+	if (!rw->plain || rec->fn != rw->fn)
+		return 0;
+	const struct resolve_fn *c = resolve_get(rw->res, rec->callee);
+	/* the same output identity: folded unless it is the input's own self-call */
+	if (c->kind != RESOLVE_PLAIN || !c->elf || (c->out == rw->fn_res.out && rec->callee != rec->fn))
+		return 0;
+	cgw_call(rw->s->w, &(struct cgw_call){
+		.fn = rw->fn_res.out, .file = resolve_file(rw->res, rec->file), .pos = rec->pos,
+		.callee = c->out, .target = rec->target, .count = rec->count, .costs = rec->costs,
+		.raw_line = rec->clean ? rec->line_text : NULL, .raw_line_len = rec->line_len,
+		.raw = rec->clean ? rec->text : NULL, .raw_len = rec->len, .prev = rec->prev_pos });
+	return 1;
+}
+
 void rewrite_call(struct rewrite *rw, const struct cg_record *rec)
 {
+	if (plain_call(rw, rec))
+		return;
 	struct resolve_fn x = *resolve_get(rw->res, rec->fn);
 	struct owner w = owner_of(rw, &x, rec->fn, rec->pos, 1);
 	struct resolve_fn c = *resolve_get(rw->res, rec->callee);
@@ -261,8 +286,32 @@ void rewrite_call(struct rewrite *rw, const struct cg_record *rec)
 		stay_home(rw, &at);
 }
 
+/* A jump that stays as the input wrote it: within or out of a block whose lines never
+ * move, to a function whose lines never move either (owner_of() would keep both); jfi=/jfn=
+ * come from the writer's tables. Returns 0 for a jump that takes the general path. */
+static int plain_jump(struct rewrite *rw, const struct cg_record *rec)
+{
+	if (!rw->plain || rec->fn != rw->fn)
+		return 0;
+	const struct resolve_fn *t = resolve_get(rw->res, rec->callee);
+	if (t->kind != RESOLVE_PLAIN || t->lookup)
+		return 0;
+	struct cgw_jump j = {
+		.fn = rw->fn_res.out, .file = resolve_file(rw->res, rec->file), .pos = rec->pos,
+		.tfn = t->out, .tfile = resolve_file(rw->res, rec->callee_file), .target = rec->target,
+		.count = rec->count, .followed = rec->followed, .conditional = rec->conditional,
+		.raw_line = rec->clean ? rec->line_text : NULL, .raw_line_len = rec->line_len,
+		.raw = rec->clean ? rec->text : NULL, .raw_len = rec->len, .prev = rec->prev_pos,
+	};
+	if (cgw_jump(rw->s->w, &j) < 0)
+		rw->s->rep->jumps_dropped++;
+	return 1;
+}
+
 void rewrite_jump(struct rewrite *rw, const struct cg_record *rec)
 {
+	if (plain_jump(rw, rec))
+		return;
 	struct resolve_fn x = *resolve_get(rw->res, rec->fn);
 	struct owner w = owner_of(rw, &x, rec->fn, rec->pos, 0);
 	struct resolve_fn t = *resolve_get(rw->res, rec->callee);

@@ -105,8 +105,7 @@ static inline const char *dec19(const char *p, uint64_t *v)
  * is; returns NULL on anything else, which cg_costs_line() then reads (and explains, if
  * it is wrong). Most of a profile's lines are such lines: this is written for speed. */
 static inline __attribute__((always_inline)) const char *
-parse_simple_cost_line(unsigned npos, unsigned nevents, const uint64_t *base, const char *p,
-		       uint64_t *pos, uint64_t *costs)
+parse_simple_pos(unsigned npos, const uint64_t *base, const char *p, uint64_t *pos)
 {
 	for (unsigned i = 0; i < npos; i++) {
 		if (i && *p++ != ' ')
@@ -141,6 +140,15 @@ parse_simple_cost_line(unsigned npos, unsigned nevents, const uint64_t *base, co
 		}
 		pos[i] = v;
 	}
+	return p;
+}
+
+static inline __attribute__((always_inline)) const char *
+parse_simple_cost_line(unsigned npos, unsigned nevents, const uint64_t *base, const char *p,
+		       uint64_t *pos, uint64_t *costs)
+{
+	if (!(p = parse_simple_pos(npos, base, p, pos)))
+		return NULL;
 	unsigned n = 0;
 	while (*p == ' ') {
 		if (n == nevents || !(p = dec19(p + 1, &costs[n])))
@@ -152,6 +160,19 @@ parse_simple_cost_line(unsigned npos, unsigned nevents, const uint64_t *base, co
 	for (; n < nevents; n++)
 		costs[n] = 0;
 	return p;
+}
+
+int cg_costs_positions(struct cg_reader *r, const char **pp, const char *end, uint64_t *out,
+		    int *clean)
+{
+	/* most: "0xADDR LINE " or "+3 *" as callgrind writes them (the buffer goes on past
+	 * END with the line's "\n", "\r" or NUL, so the fast parser stops there) */
+	const char *q = parse_simple_pos(r->npos, r->base, *pp, out);
+	if (q && (q == end || (*q == ' ' && (q + 1 == end || q[1] == ' ' || q[1] == '\t')))) {
+		*pp = q;
+		return 0;
+	}
+	return cg_costs_pos(r, pp, end, out, clean);
 }
 
 /* A cost line: positions then costs. Moves the base (as both readers do, also on a
@@ -215,10 +236,40 @@ int cg_costs_sink_line(struct cg_reader *r, const char *line, size_t len)
 	return 1;
 }
 
+/* The end of the subpositions at P as callgrind ends a calls=/jump= line or a jump's
+ * source line: "\n", or one space and "\n". Returns where the "\n" is, or NULL. */
+static inline const char *line_end(const char *p)
+{
+	if (!p)
+		return NULL;
+	p += *p == ' ';
+	return *p == '\n' ? p : NULL;
+}
+
+/* A jump inside the sink's function at P ("jump=COUNT TARGET" or "jcnd=F/E TARGET", no
+ * jfi=/jfn= before it) and its source line, both as callgrind writes them: returns where
+ * the source line's "\n" is, with its position in POS, or NULL. The target is read
+ * against BASE, which it does not move; so is the source line (docs/formats.md 1.3). Such a
+ * jump carries no cost, and a block that stays copies it as it is (rewrite.c, plain_jump),
+ * so it may stay in the run. */
+static __attribute__((noinline)) const char *sink_jump(unsigned npos, const uint64_t *base,
+							const char *p, uint64_t *pos)
+{
+	uint64_t v, target[CG_MAX_POS];
+	/* byte by byte: the NUL after the buffer stops it, where memcmp() might read on */
+	int cnd = p[1] == 'c' && p[2] == 'n' && p[3] == 'd';
+	if (!(cnd || (p[1] == 'u' && p[2] == 'm' && p[3] == 'p')) || p[4] != '=' ||
+	    !(p = dec19(p + 5, &v)) ||
+	    (cnd && (*p != '/' || !(p = dec19(p + 1, &v)))) || *p != ' ' ||
+	    !(p = line_end(parse_simple_pos(npos, base, p + 1, target))))
+		return NULL;
+	return line_end(parse_simple_pos(npos, base, p + 1, pos));
+}
+
 /* The canonical cost lines of the sink's function that the buffer holds, whole, from the
- * next line on, handed to the sink as one run: the lines are parsed in one tight loop,
- * on locals, and copied with one memcpy. Returns 1, or 0 if the next line is not such a
- * line. */
+ * next line on, handed to the sink as one run with the jumps inside the function between
+ * them (sink_jump): the lines are parsed in one tight loop, on locals, and copied with one
+ * memcpy. Returns 1, or 0 if the next line is not such a line. */
 int cg_costs_sink_run(struct cg_reader *r)
 {
 	struct line_reader *lr = &r->lr;
@@ -227,8 +278,10 @@ int cg_costs_sink_run(struct cg_reader *r)
 	const int instr = r->instr;
 	uint64_t base[CG_MAX_POS], prev[CG_MAX_POS], first_pos[CG_MAX_POS], pos[CG_MAX_POS] = { 0 };
 	uint64_t costs[CG_MAX_EVENTS], first_costs[CG_MAX_EVENTS], run_sums[CG_MAX_EVENTS];
-	uint64_t lines = 0, lo = UINT64_MAX, hi = 0;
+	uint64_t lines = 0, jump_lines = 0, lo = UINT64_MAX, hi = 0;
 	size_t first_len = 0;
+	/* a jfi=/jfn= before the jump names another target: the general path reads it */
+	const int jumps = !r->have_jfi && !r->have_jfn;
 	memcpy(base, r->base, sizeof(base));
 	memset(run_sums, 0, nev * sizeof(*run_sums));
 	for (;;) {
@@ -236,8 +289,16 @@ int cg_costs_sink_run(struct cg_reader *r)
 		const char *eol;
 		if (!((unsigned)(c - '0') <= 9 || c == '+' || c == '-' || c == '*') ||
 		    !(eol = parse_simple_cost_line(npos, nev, base, p, pos, costs)) ||
-		    (size_t)(eol - p) > lr->max_line || !add_sums(r->sums, costs, nev))
-			break;
+		    (size_t)(eol - p) > lr->max_line || !add_sums(r->sums, costs, nev)) {
+			/* not first: the writer may re-encode a run's first line, a cost line */
+			if (c != 'j' || !lines || !jumps || !(eol = sink_jump(npos, base, p, pos)) ||
+			    (size_t)(eol - p) > lr->max_line)
+				break;
+			memcpy(base, pos, sizeof(pos));
+			jump_lines += 2;
+			p = eol + 1;
+			continue;
+		}
 		for (unsigned i = 0; i < nev; i++)
 			run_sums[i] += costs[i];   /* at most the part's sum: no overflow */
 		if (lines++ == 0) {
@@ -259,10 +320,10 @@ int cg_costs_sink_run(struct cg_reader *r)
 	memcpy(r->prev, prev, sizeof(prev));
 	memcpy(r->base, base, sizeof(base));
 	r->body_cost_seen = 1;
-	line_reader_skip(lr, (size_t)(p - text), lines);
+	line_reader_skip(lr, (size_t)(p - text), lines + jump_lines);
 	struct cg_cost_run run = {
 		.text = text, .len = (size_t)(p - text) - 1 /* without the last "\n" */,
-		.first_len = first_len, .lines = lines, .prev = prev, .first_pos = first_pos,
+		.first_len = first_len, .lines = lines + jump_lines, .prev = prev, .first_pos = first_pos,
 		.first_costs = first_costs, .last_pos = base, .sums = run_sums, .lo = lo, .hi = hi,
 	};
 	r->sink(r->sink_ctx, r->fn, r->file, &run);

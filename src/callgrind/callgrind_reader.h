@@ -52,7 +52,8 @@ struct cg_record {
 	const struct cg_def *defs;  /* valid until the next cg_reader_next() */
 	unsigned ndefs;
 	uint64_t line;              /* line number in the input (of the last line read) */
-	const char *text;           /* the line, without "\n"/"\r\n" (HEADER, COMMENT, COST) */
+	const char *text;           /* the line, without "\n"/"\r\n" (HEADER, COMMENT, COST; CALL:
+	                               its cost line; JUMP: its source line) */
 	size_t len;
 	enum cg_header_key key;     /* HEADER */
 	int new_part;               /* HEADER: the first header line of a new part */
@@ -61,7 +62,12 @@ struct cg_record {
 	const uint64_t *pos;        /* COST, CALL (source), JUMP (source): absolute positions */
 	const uint64_t *prev_pos;   /* the position base before this line */
 	int clean;                  /* COST: TEXT is canonical callgrind text (single spaces,
-	                               decimal costs) and may be copied when the bases agree */
+	                               decimal costs) and may be copied when the bases agree;
+	                               CALL, JUMP: so are TEXT and LINE_TEXT */
+	const char *line_text;      /* CALL, JUMP: the calls=/jump=/jcnd= line as read, kept by
+	                               the reader (its buffer moves on the next line), or NULL
+	                               when not CLEAN; relative to PREV_POS, like TEXT */
+	size_t line_len;
 	const uint64_t *costs;      /* COST: self; CALL: inclusive; HEADER summary: its values
 	                               in foreign mode (cg_reader_accept_foreign), else NULL.
 	                               nevents entries */
@@ -92,14 +98,16 @@ void cg_reader_accept_foreign(struct cg_reader *r);
  * file, self costs not adding up to totals:, NUL byte, cachegrind input. */
 int cg_reader_next(struct cg_reader *r, struct cg_record *rec, struct diag *d);
 
-/* Consecutive cost lines of one function in one file, handed over without records: their
- * text (each line canonical, as callgrind writes it) is copied as it is, except that the
- * first line may need its positions re-encoded when the consumer's base differs. */
+/* Consecutive cost lines of one function in one file, handed over without records, with
+ * the jumps inside the function between them (jump=/jcnd= without jfi=/jfn=, and the
+ * source line; never the first line): their text (each line canonical, as callgrind writes
+ * it) is copied as it is, except that the first line may need its positions re-encoded
+ * when the consumer's base differs. */
 struct cg_cost_run {
 	const char *text;           /* LINES lines joined by "\n", without the last one's */
 	size_t len;
 	size_t first_len;           /* bytes of the first line */
-	uint64_t lines;
+	uint64_t lines;             /* of text: cost lines, and two per jump */
 	const uint64_t *prev;       /* the position base before the first line */
 	const uint64_t *first_pos;  /* the first line's absolute positions and self costs */
 	const uint64_t *first_costs;
@@ -109,7 +117,8 @@ struct cg_cost_run {
 };
 typedef void cg_cost_sink(void *ctx, uint32_t fn, uint32_t file, const struct cg_cost_run *run);
 /* From now on, canonical cost lines of function FN go to SINK, in runs, instead of being
- * returned as records, until the next fn= line or part (SINK NULL: none). Most lines of a
+ * returned as records, until the next fn= line or part (SINK NULL: none); so do the jumps
+ * inside FN between them, which the consumer then writes as they are. Most lines of a
  * profile are such lines in blocks that stay as they are: this saves a record and a copy
  * per line. */
 void cg_reader_sink_costs(struct cg_reader *r, uint32_t fn, cg_cost_sink *sink, void *ctx);

@@ -14,6 +14,8 @@
 #include "callgrind/callgrind_reader.h"
 #include "core/linereader.h"
 
+enum { CG_LINE_COPY_MAX = 128 };
+
 enum cg_reader_state {
 	ST_START,      /* nothing read yet */
 	ST_HEADER,     /* in a part's header, before events: */
@@ -79,6 +81,10 @@ struct cg_reader {
 	                           without one is cut short */
 	int summary_seen;       /* the part has had its summary: line (one per part) */
 	uint64_t summary[CG_MAX_EVENTS];   /* the part's summary: line (foreign mode) */
+	/* The last calls=/jump=/jcnd= line, canonical (cg_record.line_text): copied here
+	 * because the line after it may move the line reader's buffer. Callgrind's are
+	 * short ("calls=COUNT 0xADDR LINE "); a longer one is re-encoded instead. */
+	char line_copy[CG_LINE_COPY_MAX];
 };
 
 /* Sets R's diag to "WHAT, got 'LINE'" for the current line. Returns -1. */
@@ -90,6 +96,11 @@ int cg_reader_err(struct cg_reader *r, const char *what);
 int cg_costs_list(struct cg_reader *r, const char *p, const char *end, uint64_t *out, int *clean);
 /* The subpositions at *PP, relative to the base, into OUT; *PP moves past them. */
 int cg_costs_pos(struct cg_reader *r, const char **pp, const char *end, uint64_t *out, int *clean);
+/* The subpositions at *PP as cg_costs_pos() reads them (the base does not move), the
+ * canonical case on the fast parser's path: a calls=/jump= line's target, a jump's source
+ * line. */
+int cg_costs_positions(struct cg_reader *r, const char **pp, const char *end, uint64_t *out,
+		    int *clean);
 /* The current line as a cost line, into the base (PREV keeps the old one) and COSTS. */
 int cg_costs_line(struct cg_reader *r, int *clean);
 /* LINE, a canonical cost line of the sink's function, handed to the sink: 1; 0 if it is

@@ -125,6 +125,29 @@ static void keep_start(char *what, size_t n, const char *line, size_t len)
 	what[k] = '\0';
 }
 
+/* The current line, a calls=/jump=/jcnd= line whose numbers read as canonical (CLEAN:
+ * decimal counts, subpositions as callgrind writes them, one blank between them), kept in
+ * the reader for a copy when the rest of it is canonical too: one space after the counts,
+ * at most one at the end (callgrind ends its calls= lines with one), no tab, and short.
+ * Returns the copy, or NULL (then the writer encodes the line anew). */
+static const char *keep_line(struct cg_reader *r, int clean, const char *after_counts,
+			     const char *after_target)
+{
+	const char *t = r->cur.text, *end = t + r->cur.len;
+	if (!clean || r->cur.len > sizeof(r->line_copy) || after_counts >= end ||
+	    *after_counts != ' ' || after_counts[1] == ' ' || end - after_target > 1 ||
+	    memchr(t, '\t', r->cur.len) || (unsigned)(*r->cur.val - '0') > 9)
+		return NULL;
+	memcpy(r->line_copy, t, r->cur.len);
+	return r->line_copy;
+}
+
+/* A count that scan_number() read from S to P: hexadecimal is not canonical. */
+static int is_dec(const char *s, const char *p)
+{
+	return !(p - s > 1 && s[1] == 'x');
+}
+
 int cg_records_calls(struct cg_reader *r, struct cg_record *rec)
 {
 	const char *v = r->cur.val, *end = r->cur.val_end;
@@ -137,16 +160,20 @@ int cg_records_calls(struct cg_reader *r, struct cg_record *rec)
 	const char *p = v;
 	if (scan_number(&p, end, &rec->count) < 0 || (p < end && *p != ' ' && *p != '\t'))
 		return cg_reader_err(r, "expected 'calls=COUNT TARGET-POSITION'");
+	int clean = is_dec(v, p);
+	const char *counts = p;
 	scan_blanks(&p, end);
-	int clean = 1;
 	/* The target is relative to the current base, which it does not move. */
-	if (cg_costs_pos(r, &p, end, r->target, &clean) < 0)
+	if (cg_costs_positions(r, &p, end, r->target, &clean) < 0)
 		return -1;
+	const char *target = p;
 	scan_blanks(&p, end);
 	/* Xdebug writes "calls=COUNT TARGET 0"; callgrind_annotate reads only the count and
 	 * kcachegrind stops after the target: both ignore the rest */
 	if (p != end && !(r->foreign && !r->by_callgrind))
 		return cg_reader_err(r, "unexpected text after the call target position");
+	rec->line_text = keep_line(r, clean && p == end, counts, target);
+	rec->line_len = r->cur.len;
 	if (next_body_line(r, what) < 0)
 		return -1;
 	char c = *r->cur.text;
@@ -154,6 +181,7 @@ int cg_records_calls(struct cg_reader *r, struct cg_record *rec)
 		return cg_reader_err(r, "expected the cost line of the call before it");
 	if (cg_costs_line(r, &clean) < 0)
 		return -1;
+	rec->clean = clean && rec->line_text;
 	rec->kind = CG_CALL;
 	rec->fn = r->fn;
 	rec->file = r->file;
@@ -179,24 +207,29 @@ int cg_records_jump(struct cg_reader *r, enum cg_tag t, struct cg_record *rec)
 	rec->followed = 0;
 	if (scan_number(&p, end, &rec->count) < 0)
 		return cg_reader_err(r, "expected a jump count");
+	int clean = is_dec(v, p);
 	if (t == T_JCND) {
 		/* The writer prints followed/executed (docs/formats.md 1.7). */
 		rec->followed = rec->count;
 		if (p >= end || *p != '/')
 			return cg_reader_err(r, "expected 'jcnd=FOLLOWED/EXECUTED TARGET'");
-		p++;
+		const char *s = ++p;
 		if (scan_number(&p, end, &rec->count) < 0)
 			return cg_reader_err(r, "expected 'jcnd=FOLLOWED/EXECUTED TARGET'");
+		clean = clean && is_dec(s, p);
 	}
 	if (p >= end || (*p != ' ' && *p != '\t'))
 		return cg_reader_err(r, "expected a target position after the jump count");
+	const char *counts = p;
 	scan_blanks(&p, end);
-	int clean = 1;
-	if (cg_costs_pos(r, &p, end, r->target, &clean) < 0)
+	if (cg_costs_positions(r, &p, end, r->target, &clean) < 0)
 		return -1;
+	const char *target = p;
 	scan_blanks(&p, end);
 	if (p != end)
 		return cg_reader_err(r, "unexpected text after the jump target position");
+	rec->line_text = keep_line(r, clean, counts, target);
+	rec->line_len = r->cur.len;
 	char what[41];
 	keep_start(what, sizeof(what), r->cur.text, r->cur.len);
 	if (next_body_line(r, what) < 0)
@@ -204,12 +237,18 @@ int cg_records_jump(struct cg_reader *r, enum cg_tag t, struct cg_record *rec)
 	const char *q = r->cur.text, *qend = r->cur.text + r->cur.len;
 	memcpy(r->prev, r->base, sizeof(r->base));
 	uint64_t pos[CG_MAX_POS];
-	if (cg_costs_pos(r, &q, qend, pos, &clean) < 0)
+	if (cg_costs_positions(r, &q, qend, pos, &clean) < 0)
 		return -1;
+	/* copied only as callgrind writes it: no tab, no blank before, at most one space after
+	 * (callgrind ends the line with one) */
+	clean = clean && qend - q <= 1 && *r->cur.text != ' ' && !memchr(r->cur.text, '\t', r->cur.len);
 	scan_blanks(&q, qend);
 	if (q != qend)
 		return cg_reader_err(r, "a jump's source line holds only a position, no costs");
 	memcpy(r->base, pos, sizeof(pos));
+	rec->clean = clean && rec->line_text;
+	rec->text = r->cur.text;
+	rec->len = r->cur.len;
 	rec->kind = CG_JUMP;
 	rec->fn = r->fn;
 	rec->file = r->file;

@@ -354,15 +354,24 @@ void cgw_raw(struct cgw *w, const char *text, size_t len)
 	cg_outbuf_maybe_flush(&w->buf);
 }
 
+/* Whether the input's text of a line read against base PREV can be copied: the writer's
+ * base is valid and equal to it, so every subposition, relative or not, reads the same. */
+static int same_base(const struct cgw *w, const uint64_t *prev)
+{
+	if (!w->base_valid)
+		return 0;
+	for (unsigned i = 0; i < w->npos; i++)
+		if (prev[i] != w->base[i])
+			return 0;
+	return 1;
+}
+
 void cgw_cost(struct cgw *w, const struct cgw_cost *c)
 {
 	cgw_enter(w, c->fn, c->file);
 	for (unsigned i = 0; i < w->nevents; i++)
 		w->sums[i] += c->costs[i];
-	int same = c->raw && w->base_valid;
-	for (unsigned i = 0; same && i < w->npos; i++)
-		same = c->prev[i] == w->base[i];
-	if (same) {
+	if (c->raw && same_base(w, c->prev)) {
 		char *o = cg_outbuf_reserve(&w->buf, c->raw_len + 1);
 		memcpy(o, c->raw, c->raw_len);
 		o[c->raw_len] = '\n';
@@ -379,9 +388,7 @@ void cgw_cost_run(struct cgw *w, uint32_t fn, uint32_t file, const struct cg_cos
 	cgw_enter(w, fn, file);
 	for (unsigned i = 0; i < w->nevents; i++)
 		w->sums[i] += run->sums[i];
-	int same = w->base_valid;
-	for (unsigned i = 0; same && i < w->npos; i++)
-		same = run->prev[i] == w->base[i];
+	int same = same_base(w, run->prev);
 	size_t from = 0;
 	if (!same) {
 		put_cost_line(w, run->first_pos, run->first_costs);
@@ -399,6 +406,20 @@ void cgw_cost_run(struct cgw *w, uint32_t fn, uint32_t file, const struct cg_cos
 	cg_outbuf_maybe_flush(&w->buf);
 }
 
+/* Copies the two input lines A (the calls=/jump= line) and B (its cost or source line),
+ * each then "\n", and takes B's position POS as the base, as every reader does. */
+static void copy_pair(struct cgw *w, const char *a, size_t alen, const char *b, size_t blen,
+		      const uint64_t *pos)
+{
+	char *o = cg_outbuf_reserve(&w->buf, alen + blen + 2);
+	memcpy(o, a, alen);
+	o[alen] = '\n';
+	memcpy(o + alen + 1, b, blen);
+	o[alen + 1 + blen] = '\n';
+	cg_outbuf_commit(&w->buf, alen + blen + 2);
+	memcpy(w->base, pos, w->npos * sizeof(*pos));
+}
+
 void cgw_call(struct cgw *w, const struct cgw_call *c)
 {
 	cgw_enter(w, c->fn, c->file);
@@ -413,6 +434,11 @@ void cgw_call(struct cgw *w, const struct cgw_call *c)
 	if (callee->file != w->file)
 		ref_file(w, "cfi=", callee->file);
 	ref_fn(w, "cfn=", c->callee);
+	if (c->raw_line && c->raw && same_base(w, c->prev)) {
+		copy_pair(w, c->raw_line, c->raw_line_len, c->raw, c->raw_len, c->pos);
+		cg_outbuf_maybe_flush(&w->buf);
+		return;
+	}
 	char *o = cg_outbuf_reserve(&w->buf, 40 + 20 * CG_MAX_POS), *s = o;
 	memcpy(o, "calls=", 6);
 	o += 6;
@@ -434,6 +460,11 @@ int cgw_jump(struct cgw *w, const struct cgw_jump *j)
 		ref_file(w, "jfi=", j->tfile);
 	if (j->tfn != j->fn)
 		ref_fn(w, "jfn=", j->tfn);
+	if (j->raw_line && j->raw && same_base(w, j->prev)) {
+		copy_pair(w, j->raw_line, j->raw_line_len, j->raw, j->raw_len, j->pos);
+		cg_outbuf_maybe_flush(&w->buf);
+		return 0;
+	}
 	char *o = cg_outbuf_reserve(&w->buf, 64 + 20 * CG_MAX_POS), *s = o;
 	if (j->conditional) {
 		memcpy(o, "jcnd=", 5);

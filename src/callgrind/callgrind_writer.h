@@ -66,7 +66,10 @@ struct cgw_cost {
 };
 
 /* A call from FN at POS (in FILE) to CALLEE entered at TARGET: COUNT calls, inclusive
- * COSTS. COMMENT, if not NULL, is written as a "# ..." line before the call. */
+ * COSTS. COMMENT, if not NULL, is written as a "# ..." line before the call. RAW_LINE and
+ * RAW, if not NULL, are the input's calls= line and cost line of the same call, canonical,
+ * read against the input base PREV: they are copied when PREV is the writer's base (the
+ * names before them are the writer's own, never the input's). */
 struct cgw_call {
 	uint32_t fn, file;
 	const uint64_t *pos;
@@ -75,10 +78,14 @@ struct cgw_call {
 	uint64_t count;
 	const uint64_t *costs;
 	const char *comment;
+	const char *raw_line, *raw;
+	size_t raw_line_len, raw_len;
+	const uint64_t *prev;
 };
 
 /* A jump (jcnd= if CONDITIONAL: FOLLOWED of COUNT executions) from FN at POS (in FILE) to
- * TARGET in function TFN, file TFILE. */
+ * TARGET in function TFN, file TFILE. RAW_LINE, RAW and PREV as for a call: the input's
+ * jump=/jcnd= line and source line, copied when PREV is the writer's base. */
 struct cgw_jump {
 	uint32_t fn, file;
 	const uint64_t *pos;
@@ -86,6 +93,9 @@ struct cgw_jump {
 	const uint64_t *target;
 	uint64_t count, followed;
 	int conditional;
+	const char *raw_line, *raw;
+	size_t raw_line_len, raw_len;
+	const uint64_t *prev;
 };
 
 /* A line as it is (header, comment): TEXT then "\n". */

@@ -190,6 +190,75 @@ static void test_augment__same_name_merges_or_keeps_addresses(void **state)
 	free(s);
 }
 
+/* Issue 24 step 2: a call from a block that stays to a function that is neither JIT code
+ * nor in ??? keeps its calls= and cost lines as the input wrote them (callgrind's trailing
+ * space, "0" for an unchanged line); its names are the writer's, with fresh ids. */
+static const char plain_calls[] = HDR "positions: instr line\nevents: Ir\nsummary: 12\n"
+	"ob=(7) /bin/prog\nfl=(9) prog.c\nfn=(615) main\n0x400 5 1\n"
+	"cfn=(700) helper'0x0000000010000004'main\ncalls=2 0x500 12 \n* 0 7\n"
+	"+4 6 1\n"
+	"cfn=(700)\ncalls=1 0x500 12 \n* 0 3\n"
+	"fn=(700)\n0x500 12 10\ntotals: 12\n";
+
+static void test_augment__plain_calls_copied(void **state)
+{
+	(void)state;
+	char *s = augment(plain_calls, map1, 0);
+	/* the callee's 'caller part that is a JIT address is renamed; the writer's id (2), not
+	 * the input's (700), defined where first written and then used as (2) */
+	assert_non_null(strstr(s, "cfn=(2) helper'jit_A(/src/a.raku:10)'main\ncalls=2 0x500 12 \n* 0 7\n"));
+	assert_non_null(strstr(s, "+4 6 1\ncfn=(2)\ncalls=1 0x500 12 \n* 0 3\n"));
+	assert_int_equal(count(s, "(700)"), 0);
+	assert_int_equal(count(s, "(615)"), 0);
+	assert_int_equal(rep.renamed_callers, 1);
+	free(s);
+}
+
+/* The same calls, each in a form that must still be re-encoded: hex count, a tab, a call
+ * as the first line of its block (the writer's base starts anew there), a callee in ???
+ * (a pseudo-function no symbol covers), a JIT callee. */
+static void test_augment__calls_still_reencoded(void **state)
+{
+	(void)state;
+	char *s = augment(HDR "positions: instr line\nevents: Ir\nsummary: 5\n"
+			  "ob=(1) /bin/prog\nfl=(1) prog.c\nfn=(1) main\n0x400 5 1\n"
+			  "cfn=(2) f\ncalls=0x2 0x500 12\n* 5 7\n"
+			  "cfn=(2)\ncalls=2\t0x500 12\n* 5 7\n"
+			  "fn=(2)\ncfn=(1)\ncalls=1 0x400 5 \n0x504 12 9\n0x500 12 2\n"
+			  "fn=(1)\n0x408 5 1\n"
+			  "cob=(2) ???\ncfi=(2) ???\ncfn=(3) 0x0000000020000000\ncalls=1 0x20000000 0 \n* 5 4\n"
+			  "cob=(2)\ncfi=(2)\ncfn=(4) 0x0000000010000000\ncalls=1 0x10000000 0 \n+4 5 6\n"
+			  "ob=(2)\nfl=(2)\nfn=(3)\n0x20000000 0 1\ntotals: 5\n", map1, 0);
+	assert_int_equal(count(s, "calls=2 0x500 12\n* * 7\n"), 2);
+	assert_non_null(strstr(s, "cfn=(1)\ncalls=1 0x400 5\n0x504 12 9\n"));
+	assert_non_null(strstr(s, "cfn=(3) 0x0000000020000000\ncalls=1 0x20000000 0\n* * 4\n"));
+	assert_non_null(strstr(s, "calls=1 0x10000000 10\n"));   /* held, line from the name */
+	assert_int_equal(count(s, "calls="), 5);
+	free(s);
+}
+
+/* Jumps (--collect-jumps=yes) between code that stays are copied with their source line
+ * (callgrind ends both with a space); jfn= is the writer's. A jump into a JIT function is
+ * re-encoded. */
+static void test_augment__plain_jumps_copied(void **state)
+{
+	(void)state;
+	char *s = augment(HDR "positions: instr line\nevents: Ir\nsummary: 4\n"
+			  "ob=(1) /bin/prog\nfl=(1) prog.c\nfn=(5) main\n0x400 5 1\n"
+			  "jump=3 +8 *\n+2 *\n"
+			  "jcnd=1/4 0x420 6 \n+3 6\n"
+			  "jfn=(6) other\njump=2 0x600 9 \n* * \n"
+			  "+1 * 1\n"
+			  "fn=(6)\n0x600 9 1\n"
+			  "ob=(2) ???\nfl=(2) ???\nfn=(7) 0x0000000010000000\n0x10000000 0 1\n"
+			  "jump=1 0x10000010 0\n+4 0\ntotals: 4\n", map1, 0);
+	assert_non_null(strstr(s, "fn=(1) main\n0x400 5 1\njump=3 +8 *\n+2 *\njcnd=1/4 0x420 6 \n+3 6\n"
+			       "jfn=(2) other\njump=2 0x600 9 \n* * \n+1 * 1\n"));
+	assert_non_null(strstr(s, "fn=(3) jit_A(/src/a.raku:10)\n0x10000000 10 1\njump=1 0x10000010 10\n+4 *\n"));
+	assert_int_equal(rep.jumps_dropped, 0);
+	free(s);
+}
+
 /* V8 baseline code: F's entry (0x10000000) calls the prologue builtin P at +0xf, which
  * returns to +0x14 with a lower stack pointer: callgrind records P -> 0x10000014. */
 static const char baseline[] = HDR "positions: instr line\nevents: Ir\nsummary: 35\n"
@@ -326,6 +395,9 @@ int main(void)
 		cmocka_unit_test(test_augment__interior_call_that_is_no_return_stays),
 		cmocka_unit_test(test_augment__dropped_return_not_in_synthetic_call),
 		cmocka_unit_test(test_augment__one_name_two_ids),
+		cmocka_unit_test(test_augment__plain_calls_copied),
+		cmocka_unit_test(test_augment__calls_still_reencoded),
+		cmocka_unit_test(test_augment__plain_jumps_copied),
 		cmocka_unit_test(test_augment__parts_define_ids_again),
 		cmocka_unit_test(test_augment__default_output),
 	};

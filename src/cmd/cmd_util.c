@@ -8,6 +8,7 @@
 
 #include "cmd/cmd_util.h"
 #include "core/diag.h"
+#include "core/xalloc.h"
 #include "jit/pathmap.h"
 #include "report/prof_scope.h"
 #include "report/profile.h"
@@ -82,6 +83,7 @@ int cmd_util_load(struct profile *p, const char *path, const struct profile_opts
 		fprintf(stderr, "cgjit: %s\n", d.msg);
 		return -1;
 	}
+	xalloc_give_back();   /* the loader's tables, freed: not under the next profile's */
 	return 0;
 }
 

@@ -6,6 +6,10 @@
 
 #include "core/xalloc.h"
 
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
+
 static size_t limit;   /* xalloc_limit(); 0: none */
 
 void xalloc_limit(size_t max)
@@ -65,4 +69,11 @@ char *xstrndup(const char *s, size_t n)
 	memcpy(p, s, n);
 	p[n] = '\0';
 	return p;
+}
+
+void xalloc_give_back(void)
+{
+#ifdef __GLIBC__
+	malloc_trim(0);
+#endif
 }

@@ -25,5 +25,9 @@ char *xstrndup(const char *s, size_t n);
 /* Test hook: from now on every single allocation of more than MAX bytes is treated as out
  * of memory (0: no limit). Set by cgjit from $CGJIT_TEST_ALLOC_LIMIT and by unit tests. */
 void xalloc_limit(size_t max);
+/* Returns the free memory inside the heap to the system (glibc's malloc_trim(); nothing
+ * elsewhere): after a phase that freed much, so that the next one's peak does not stand on
+ * memory nobody uses (a report's first profile while the second is read). */
+void xalloc_give_back(void);
 
 #endif

@@ -27,17 +27,16 @@ static uint64_t scale(uint64_t c, uint64_t num, uint64_t den)
 }
 
 /* the profile in every item, so that the comparator needs no context (qsort has none);
- * the name's parts too, so that comparing names reads no function table (24 bytes an item) */
+ * the name's node too, so that comparing names reads no function table (16 bytes an item) */
 struct rank_item {
 	const struct profile *p;
-	const char *parts;
-	uint32_t nparts, fn;
+	uint32_t node, fn;
 };
 
 static int cmp_rank(const void *x, const void *y)
 {
 	const struct rank_item *a = x, *b = y;
-	struct prof_name_key ka = { a->parts, a->nparts }, kb = { b->parts, b->nparts };
+	struct prof_name_key ka = { a->node }, kb = { b->node };
 	int c = profile_name_key_cmp(a->p, &ka, b->p, &kb);
 	if (!c)
 		c = strcmp(profile_file(a->p, a->fn), profile_file(b->p, b->fn));
@@ -53,7 +52,7 @@ static uint32_t *name_ranks(const struct profile *p)
 	struct rank_item *items = xmalloc((p->nfns + 1) * sizeof(*items));
 	for (size_t i = 0; i < p->nfns; i++) {
 		struct prof_name_key k = profile_name_key(p, i);
-		items[i] = (struct rank_item){ p, k.parts, (uint32_t)k.nparts, (uint32_t)i };
+		items[i] = (struct rank_item){ p, k.node, (uint32_t)i };
 	}
 	qsort(items, p->nfns, sizeof(*items), cmp_rank);
 	uint32_t *rank = xmalloc((p->nfns + 1) * sizeof(*rank));

@@ -18,6 +18,7 @@ struct change {
 	size_t a, b;              /* function in BASE / NEW, or SIZE_MAX */
 	uint64_t sa, sb, ia, ib;  /* self and inclusive, BASE and NEW */
 	int sig;                  /* the costs are signed (a profile of cg_diff's: absdiff_as()) */
+	size_t seq;               /* its place in pair_up()'s order: the last tie-break */
 };
 
 /* |Y - X|. Costs are unsigned up to 2^64 - 1, or signed in a profile with negative counts
@@ -40,7 +41,7 @@ static int cmp_change(const void *x, const void *y)
 	db = absdiff_as(b->sig, b->ia, b->ib);
 	if (da != db)
 		return da < db ? 1 : -1;
-	return 0;
+	return a->seq < b->seq ? -1 : a->seq > b->seq;
 }
 
 static void event_list(char *buf, size_t n, const struct profile *p)
@@ -91,15 +92,47 @@ static json_t *change_entry(const struct profile *A, const struct profile *B, co
 	return o;
 }
 
-/* What the document counts of the functions (prof_diff_build()). */
+/* What the document counts of the functions, and the changes it lists: the TOP first in
+ * cmp_change()'s order, kept in a heap whose root is the last of them, so that a diff of
+ * two large profiles holds TOP entries, not one per function (prof_diff_build()). */
 struct tally {
 	size_t added, removed, changed;
 	double limit;   /* a change below it in both self and inclusive cost is not listed */
+	size_t top;     /* SIZE_MAX: all */
+	struct change *c;
+	size_t n, cap;
 };
 
-/* Function A of BASE and B of NEW (either SIZE_MAX: only in the other) as a change, counted
- * in T and appended to C (room for it is there) when it is to be listed. */
-static void take(struct tally *t, struct change *c, size_t *m, struct change x)
+static void sift_down(struct change *h, size_t n, size_t i)
+{
+	for (;;) {
+		size_t l = 2 * i + 1, m = i;
+		if (l < n && cmp_change(&h[l], &h[m]) > 0)
+			m = l;
+		if (l + 1 < n && cmp_change(&h[l + 1], &h[m]) > 0)
+			m = l + 1;
+		if (m == i)
+			return;
+		struct change x = h[i];
+		h[i] = h[m];
+		h[m] = x;
+		i = m;
+	}
+}
+
+static void sift_up(struct change *h, size_t i)
+{
+	while (i && cmp_change(&h[(i - 1) / 2], &h[i]) < 0) {
+		struct change x = h[i];
+		h[i] = h[(i - 1) / 2];
+		h[(i - 1) / 2] = x;
+		i = (i - 1) / 2;
+	}
+}
+
+/* Function A of BASE and B of NEW (either SIZE_MAX: only in the other) as a change: counted
+ * in T, and among its listed ones while it is one of the TOP. */
+static void take(struct tally *t, struct change x)
 {
 	t->added += x.a == SIZE_MAX;
 	t->removed += x.b == SIZE_MAX;
@@ -110,14 +143,21 @@ static void take(struct tally *t, struct change *c, size_t *m, struct change x)
 	t->changed += both;
 	if ((double)ds < t->limit && (double)di < t->limit && (ds || di))
 		return;
-	c[(*m)++] = x;
+	if (!t->top)
+		return;
+	if (t->n < t->top) {
+		XGROW(t->c, t->cap, t->n + 1);
+		t->c[t->n++] = x;
+		sift_up(t->c, t->n - 1);
+	} else if (cmp_change(&x, &t->c[0]) < 0) {
+		t->c[0] = x;
+		sift_down(t->c, t->n, 0);
+	}
 }
 
-/* Every function of A and B once, A's in order and then those only in B, counted in T;
- * returns those to be listed (*N of them). Only they are kept: a diff of two large
- * profiles that barely differ holds a few, not an entry per function. */
-static struct change *pair_up(const struct profile *A, const struct profile *B, unsigned ea,
-			      unsigned eb, struct tally *t, size_t *n)
+/* Every function of A and B once, A's in order and then those only in B, into T. */
+static void pair_up(const struct profile *A, const struct profile *B, unsigned ea, unsigned eb,
+		    struct tally *t)
 {
 	size_t *in_a = prof_match(A, B);
 	size_t *in_b = xmalloc((A->nfns + 1) * sizeof(*in_b));
@@ -126,26 +166,20 @@ static struct change *pair_up(const struct profile *A, const struct profile *B, 
 	for (size_t j = 0; j < B->nfns; j++)
 		if (in_a[j] != SIZE_MAX)
 			in_b[in_a[j]] = j;
-	struct change *c = NULL;
-	size_t m = 0, cap = 0;
 	int sig = A->negative || B->negative;
 	for (size_t i = 0; i < A->nfns; i++) {
 		size_t j = in_b[i];
 		if (!profile_listed(A, i) || (j != SIZE_MAX && !profile_listed(B, j)))
 			continue;   /* --jit-only */
-		XGROW(c, cap, m + 1);
-		take(t, c, &m, (struct change){ i, j, profile_self(A, i)[ea], j != SIZE_MAX ? profile_self(B, j)[eb] : 0,
-						profile_incl(A, i)[ea], j != SIZE_MAX ? profile_incl(B, j)[eb] : 0, sig });
+		uint64_t sb = j != SIZE_MAX ? profile_self(B, j)[eb] : 0, ib = j != SIZE_MAX ? profile_incl(B, j)[eb] : 0;
+		take(t, (struct change){ i, j, profile_self(A, i)[ea], sb, profile_incl(A, i)[ea], ib, sig, i });
 	}
 	for (size_t j = 0; j < B->nfns; j++)
-		if (in_a[j] == SIZE_MAX && profile_listed(B, j)) {
-			XGROW(c, cap, m + 1);
-			take(t, c, &m, (struct change){ SIZE_MAX, j, 0, profile_self(B, j)[eb], 0, profile_incl(B, j)[eb], sig });
-		}
+		if (in_a[j] == SIZE_MAX && profile_listed(B, j))
+			take(t, (struct change){ SIZE_MAX, j, 0, profile_self(B, j)[eb], 0, profile_incl(B, j)[eb],
+						 sig, A->nfns + j });
 	free(in_a);
 	free(in_b);
-	*n = m;
-	return c;
 }
 
 json_t *prof_diff_build(const struct profile *A, const struct profile *B, const char *event,
@@ -164,12 +198,12 @@ json_t *prof_diff_build(const struct profile *A, const struct profile *B, const 
 			"with --event");
 		return NULL;
 	}
-	size_t n;
 	int sig = A->negative || B->negative;
 	/* the threshold is a share of BASE's total, so that noise in tiny functions hides */
-	struct tally t = { 0, 0, 0, threshold / 100.0 * (double)absdiff_as(sig, 0, A->totals[ea]) };
-	struct change *c = pair_up(A, B, (unsigned)ea, (unsigned)eb, &t, &n);
-	qsort(c, n, sizeof(*c), cmp_change);
+	struct tally t = { 0, 0, 0, threshold / 100.0 * (double)absdiff_as(sig, 0, A->totals[ea]), top, NULL, 0, 0 };
+	pair_up(A, B, (unsigned)ea, (unsigned)eb, &t);
+	if (t.n)   /* t.c is NULL then, which qsort() may not be given */
+		qsort(t.c, t.n, sizeof(*t.c), cmp_change);
 	json_t *doc = json_object();
 	json_object_set_new(doc, "schema", json_string("cgjit.diff/2"));
 	json_object_set_new(doc, "profile", doc_string(B->path));
@@ -199,14 +233,14 @@ json_t *prof_diff_build(const struct profile *A, const struct profile *B, const 
 	json_object_set_new(doc, "units", prof_report_units(B));
 	json_object_set_new(doc, "threshold_percent", json_real(threshold));
 	json_t *list = json_array();
-	for (size_t i = 0; i < n && i < top; i++)
-		json_array_append_new(list, change_entry(A, B, &c[i]));
+	for (size_t i = 0; i < t.n; i++)
+		json_array_append_new(list, change_entry(A, B, &t.c[i]));
 	json_object_set_new(doc, "changed", doc_u64(t.changed));
 	json_object_set_new(doc, "added", doc_u64(t.added));
 	json_object_set_new(doc, "removed", doc_u64(t.removed));
 	json_object_set_new(doc, "warnings", prof_diff_warnings(A, B));
 	json_object_set_new(doc, "functions", list);
-	free(c);
+	free(t.c);
 	return doc;
 }
 

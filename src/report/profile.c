@@ -48,7 +48,7 @@ void profile_free(struct profile *p)
 	free(p->cost_pool);
 	free(p->arcs);
 	free(p->arc_costs);
-	strtab_free(&p->keys);
+	profile_names_free(p);
 	strtab_free(&p->name_parts);
 	strtab_free(&p->objs);
 	strtab_free(&p->files);
@@ -104,7 +104,7 @@ struct profile_builder *profile_builder_new(struct profile *p, unsigned nevents,
 	for (unsigned i = 0; i < nevents; i++)
 		p->events[i] = xstrndup(events[i], strlen(events[i]));
 	p->totals = xcalloc(nevents ? nevents : 1, sizeof(*p->totals));
-	strtab_init(&p->keys);
+	memset(&p->names, 0, sizeof(p->names));
 	strtab_init(&p->name_parts);
 	strtab_init(&p->objs);
 	strtab_init(&p->files);
@@ -304,6 +304,7 @@ void profile_builder_finish(struct profile_builder *b)
 	size_t n = p->nfns, nev = b->nev;
 	/* nothing more is added: the arcs' index goes before the inclusive costs' memory comes */
 	prof_arc_table_drop_index(&b->arcs);
+	profile_names_seal(p);
 	/* the self costs become the first half of the pool, without a second copy */
 	p->cost_pool = xrealloc(b->self, (2 * n * nev + 1) * sizeof(*p->cost_pool));
 	b->self = NULL;

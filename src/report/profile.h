@@ -58,6 +58,29 @@ struct profile_scope {
 	uint64_t *profile_totals;   /* per event: the whole profile's totals */
 };
 
+/* A node of the names' tree (profile_name.c): a part, under the node of the parts after it. */
+struct prof_name_node {
+	uint32_t parent;   /* node 0 is the root, which has no part */
+	uint32_t part;     /* its index in the profile's name_parts */
+};
+
+/* A function's identity: its name's node, its object and file (indices in objs, files). */
+struct prof_key {
+	uint32_t node, obj, file;
+};
+
+/* The functions' names as a tree of their parts, read from the last, so that the calling
+ * contexts callgrind's --separate-callers names repeat are kept once; the indices that
+ * find nodes and functions exist only while the profile is built. */
+struct prof_names {
+	struct prof_name_node *nodes;
+	size_t nnodes, nodes_cap;
+	struct prof_key *keys;         /* per function */
+	size_t keys_cap;
+	uint32_t *node_slots, *key_slots;   /* node or function + 1; 0: empty */
+	size_t node_nslots, key_nslots;
+};
+
 struct profile {
 	char *path;
 	char *cmd;              /* the command the profile ran (its cmd: line), or NULL */
@@ -81,8 +104,7 @@ struct profile {
 	size_t nfns;
 	struct prof_fn *fns;
 	uint64_t *cost_pool;    /* self and incl of every function */
-	struct strtab keys;     /* per function (by index): its name's parts, object, file
-	                           (profile_name.c) */
+	struct prof_names names;    /* per function: its name, object and file (profile_name.c) */
 	struct strtab name_parts;   /* the names' parts: the texts between their "'"s */
 	struct strtab objs, files;
 	uint64_t narcs;         /* distinct call arcs between functions */
@@ -130,20 +152,18 @@ size_t profile_name_len(const struct profile *p, size_t fn);
 /* strcmp()'s order of the names of function A of PA and function B of PB (the same
  * profile or two), without making them: <0, 0 or >0. */
 int profile_name_cmp(const struct profile *pa, size_t a, const struct profile *pb, size_t b);
-/* FN's name as profile_name_key_cmp() reads it: where its parts' indices are (4 bytes
- * each, unaligned, in P's keys table, as long as P is not freed) and how many. A sort
- * keeps it in its items so that a comparison reads no function table. */
+/* FN's name as profile_name_key_cmp() reads it: its node in P's names. A sort keeps it in
+ * its items so that a comparison reads no function table. */
 struct prof_name_key {
-	const char *parts;
-	size_t nparts;
+	uint32_t node;
 };
 struct prof_name_key profile_name_key(const struct profile *p, size_t fn);
 /* profile_name_cmp() on keys from profile_name_key(): A's from PA, B's from PB. */
 int profile_name_key_cmp(const struct profile *pa, const struct prof_name_key *a,
 			 const struct profile *pb, const struct prof_name_key *b);
 /* The parts of FN's name (the texts between its "'"s; at least one, maybe empty): how
- * many, and the index in P->name_parts of part I. Equal indices are equal texts in one
- * profile. */
+ * many, and the index in P->name_parts of part I (found in I steps). Equal indices are
+ * equal texts in one profile. */
 size_t profile_name_parts(const struct profile *p, size_t fn);
 uint32_t profile_name_part(const struct profile *p, size_t fn, size_t i);
 /* The indices of FN's parts, in order, into IDS (room for CAP of them). Returns how many
@@ -152,10 +172,14 @@ size_t profile_name_part_ids(const struct profile *p, size_t fn, uint32_t *ids, 
 /* The indices in P->objs and P->files of FN's object and file. */
 void profile_key_where(const struct profile *p, size_t fn, uint32_t *obj, uint32_t *file);
 /* For the builder (profile.c): the index of the function named NAME (LEN bytes) with
- * object OBJ and file FILE (indices in P->objs, P->files) in P->keys, its parts interned
- * in P->name_parts; *ADDED tells whether it is new. */
+ * object OBJ and file FILE (indices in P->objs, P->files), its parts interned in
+ * P->name_parts and its name in P->names; *ADDED tells whether it is new (then its index
+ * is P->nfns, which the caller counts). Not after profile_names_seal(). */
 uint32_t profile_name_intern(struct profile *p, const char *name, size_t len, uint32_t obj,
 			     uint32_t file, int *added);
+/* No more functions come: the indices that found names are freed. */
+void profile_names_seal(struct profile *p);
+void profile_names_free(struct profile *p);
 
 /* Function FN's self and inclusive cost, per event (inclusive equals self for cachegrind:
  * no calls there). */

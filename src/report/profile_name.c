@@ -1,123 +1,229 @@
-/* profile_name.c - function names in a profile by their parts: a name is split at every "'"
- * (callgrind's --separate-callers and --separate-recs contexts, "f'caller1'caller2") and
- * each part is interned once in the profile's parts table, so that a function costs 4
- * bytes per part, not a byte per character (docs/design.md, "Memory"). The text is made
- * only where it is shown or matched, into a buffer the caller owns. The function's key in
- * the profile's keys table is its part indices, then its object and file indices. */
+/* profile_name.c - function names in a profile as a tree of their parts. A name is split
+ * at every "'" (callgrind's --separate-callers and --separate-recs contexts,
+ * "f'caller1'caller2"); each part's text is interned once in the parts table, and the
+ * name is a node of a tree whose path from the root reads its parts from the last:
+ * caller2, caller1, f. Functions called from one context share that context's nodes, so a
+ * profile whose names repeat a few thousand parts in hundreds of megabytes of text keeps
+ * 8 bytes a node and 12 a function (docs/design.md, "Memory"). Walking up from a
+ * function's node reads its parts in order. The text is made only where it is shown or
+ * matched, into a buffer the caller owns. */
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/idmap.h"
 #include "core/xalloc.h"
 #include "report/profile.h"
 
-/* Ids on the stack for names of up to this many parts; longer ones take the heap. */
+/* Part ids on the stack for names of up to this many parts; longer ones take the heap. */
 #define STACK_PARTS 64
+
+/* Open addressing over numbers + 1 (0: empty), three quarters full at most: the slot of
+ * KEY, placed by the run's seeded mix (idmap_mix()), since the input chooses the names. */
+static size_t home(uint64_t key, size_t nslots)
+{
+	return (size_t)idmap_mix(key) & (nslots - 1);
+}
+
+static uint64_t node_key(uint32_t parent, uint32_t part)
+{
+	return (uint64_t)parent << 32 | part;
+}
+
+static uint64_t fn_key(const struct prof_key *k)
+{
+	return node_key(k->node, k->obj) ^ (uint64_t)k->file * 0x9e3779b97f4a7c15ULL;
+}
+
+static void grow_node_index(struct prof_names *t)
+{
+	size_t n = t->node_nslots ? t->node_nslots * 2 : 1024;
+	uint32_t *slots = xcalloc(n, sizeof(*slots));
+	for (size_t x = 1; x < t->nnodes; x++) {
+		size_t i = home(node_key(t->nodes[x].parent, t->nodes[x].part), n);
+		while (slots[i])
+			i = (i + 1) & (n - 1);
+		slots[i] = (uint32_t)x + 1;
+	}
+	free(t->node_slots);
+	t->node_slots = slots;
+	t->node_nslots = n;
+}
+
+/* The node under PARENT for part PART, added if new. */
+static uint32_t child(struct prof_names *t, uint32_t parent, uint32_t part)
+{
+	if ((t->nnodes + 1) * 4 > t->node_nslots * 3)
+		grow_node_index(t);
+	size_t mask = t->node_nslots - 1;
+	for (size_t i = home(node_key(parent, part), t->node_nslots);; i = (i + 1) & mask) {
+		uint32_t v = t->node_slots[i];
+		if (!v) {
+			XGROW(t->nodes, t->nodes_cap, t->nnodes + 1);
+			t->nodes[t->nnodes] = (struct prof_name_node){ parent, part };
+			t->node_slots[i] = (uint32_t)++t->nnodes;
+			return (uint32_t)t->nnodes - 1;
+		}
+		if (t->nodes[v - 1].parent == parent && t->nodes[v - 1].part == part)
+			return v - 1;
+	}
+}
+
+static void grow_key_index(struct prof_names *t, size_t nfns)
+{
+	size_t n = t->key_nslots ? t->key_nslots * 2 : 1024;
+	uint32_t *slots = xcalloc(n, sizeof(*slots));
+	for (size_t f = 0; f < nfns; f++) {
+		size_t i = home(fn_key(&t->keys[f]), n);
+		while (slots[i])
+			i = (i + 1) & (n - 1);
+		slots[i] = (uint32_t)f + 1;
+	}
+	free(t->key_slots);
+	t->key_slots = slots;
+	t->key_nslots = n;
+}
+
+/* The function with key K among P's NFNS, or a new one numbered NFNS. */
+static uint32_t function(struct prof_names *t, size_t nfns, const struct prof_key *k, int *added)
+{
+	if ((nfns + 1) * 4 > t->key_nslots * 3)
+		grow_key_index(t, nfns);
+	size_t mask = t->key_nslots - 1;
+	for (size_t i = home(fn_key(k), t->key_nslots);; i = (i + 1) & mask) {
+		uint32_t v = t->key_slots[i];
+		if (!v) {
+			XGROW(t->keys, t->keys_cap, nfns + 1);
+			t->keys[nfns] = *k;
+			t->key_slots[i] = (uint32_t)nfns + 1;
+			*added = 1;
+			return (uint32_t)nfns;
+		}
+		const struct prof_key *o = &t->keys[v - 1];
+		if (o->node == k->node && o->obj == k->obj && o->file == k->file) {
+			*added = 0;
+			return v - 1;
+		}
+	}
+}
 
 uint32_t profile_name_intern(struct profile *p, const char *name, size_t len, uint32_t obj,
 			     uint32_t file, int *added)
 {
-	uint32_t stack[STACK_PARTS + 2], *key = stack;
+	struct prof_names *t = &p->names;
+	if (!t->nnodes) {   /* the root: no part */
+		XGROW(t->nodes, t->nodes_cap, 1);
+		t->nodes[0] = (struct prof_name_node){ UINT32_MAX, UINT32_MAX };
+		t->nnodes = 1;
+	}
+	uint32_t stack[STACK_PARTS], *ids = stack;
 	size_t k = 0, cap = STACK_PARTS;
 	const char *s = name, *end = name + len;
 	for (;;) {   /* every "'" ends a part, so "a'" is "a" and "", and "" is one empty part */
 		const char *q = s < end ? memchr(s, '\'', (size_t)(end - s)) : NULL;
 		const char *e = q ? q : end;
 		if (k == cap) {   /* a name of more parts than the stack holds */
-			uint32_t *more = xmalloc((2 * cap + 2) * sizeof(*more));
-			memcpy(more, key, k * sizeof(*key));
-			if (key != stack)
-				free(key);
-			key = more;
+			uint32_t *more = xmalloc(2 * cap * sizeof(*more));
+			memcpy(more, ids, k * sizeof(*ids));
+			if (ids != stack)
+				free(ids);
+			ids = more;
 			cap *= 2;
 		}
-		key[k++] = strtab_intern(&p->name_parts, s, (size_t)(e - s), NULL);
+		ids[k++] = strtab_intern(&p->name_parts, s, (size_t)(e - s), NULL);
 		if (!q)
 			break;
 		s = q + 1;
 	}
-	key[k++] = obj;
-	key[k++] = file;
-	uint32_t r = strtab_intern(&p->keys, (const char *)key, k * sizeof(*key), added);
-	if (key != stack)
-		free(key);
-	return r;
+	uint32_t node = 0;
+	while (k)
+		node = child(t, node, ids[--k]);
+	if (ids != stack)
+		free(ids);
+	struct prof_key key = { node, obj, file };
+	int a;
+	uint32_t fn = function(t, p->nfns, &key, &a);
+	if (added)
+		*added = a;
+	return fn;
 }
 
-/* The key's bytes are not aligned for uint32_t (the table's arena packs them): read by copy. */
-static uint32_t key_at(const struct strtab_entry *k, size_t i)
+void profile_names_seal(struct profile *p)
 {
-	uint32_t v;
-	memcpy(&v, k->str + i * sizeof(v), sizeof(v));
-	return v;
+	struct prof_names *t = &p->names;
+	free(t->node_slots);
+	free(t->key_slots);
+	t->node_slots = t->key_slots = NULL;
+	t->node_nslots = t->key_nslots = 0;
 }
 
-static size_t parts_of(const struct strtab_entry *k)
+void profile_names_free(struct profile *p)
 {
-	return k->len / sizeof(uint32_t) - 2;
+	profile_names_seal(p);
+	free(p->names.nodes);
+	free(p->names.keys);
+	memset(&p->names, 0, sizeof(p->names));
 }
 
 void profile_key_where(const struct profile *p, size_t fn, uint32_t *obj, uint32_t *file)
 {
-	const struct strtab_entry *k = strtab_get(&p->keys, (uint32_t)fn);
-	size_t n = parts_of(k);
-	*obj = key_at(k, n);
-	*file = key_at(k, n + 1);
+	*obj = p->names.keys[fn].obj;
+	*file = p->names.keys[fn].file;
 }
 
 const char *profile_obj(const struct profile *p, size_t fn)
 {
-	uint32_t o, f;
-	profile_key_where(p, fn, &o, &f);
-	return strtab_get(&p->objs, o)->str;
+	return strtab_get(&p->objs, p->names.keys[fn].obj)->str;
 }
 
 const char *profile_file(const struct profile *p, size_t fn)
 {
-	uint32_t o, f;
-	profile_key_where(p, fn, &o, &f);
-	return strtab_get(&p->files, f)->str;
-}
-
-size_t profile_name_parts(const struct profile *p, size_t fn)
-{
-	return parts_of(strtab_get(&p->keys, (uint32_t)fn));
-}
-
-uint32_t profile_name_part(const struct profile *p, size_t fn, size_t i)
-{
-	return key_at(strtab_get(&p->keys, (uint32_t)fn), i);
+	return strtab_get(&p->files, p->names.keys[fn].file)->str;
 }
 
 size_t profile_name_part_ids(const struct profile *p, size_t fn, uint32_t *ids, size_t cap)
 {
-	const struct strtab_entry *k = strtab_get(&p->keys, (uint32_t)fn);
-	size_t n = parts_of(k);
-	for (size_t i = 0; i < n && i < cap; i++)
-		ids[i] = key_at(k, i);
+	const struct prof_name_node *nodes = p->names.nodes;
+	size_t n = 0;
+	for (uint32_t x = p->names.keys[fn].node; x; x = nodes[x].parent, n++)
+		if (n < cap)
+			ids[n] = nodes[x].part;
 	return n;
+}
+
+size_t profile_name_parts(const struct profile *p, size_t fn)
+{
+	return profile_name_part_ids(p, fn, NULL, 0);
+}
+
+uint32_t profile_name_part(const struct profile *p, size_t fn, size_t i)
+{
+	const struct prof_name_node *nodes = p->names.nodes;
+	uint32_t x = p->names.keys[fn].node;
+	while (i--)
+		x = nodes[x].parent;
+	return nodes[x].part;
 }
 
 size_t profile_name_len(const struct profile *p, size_t fn)
 {
-	const struct strtab_entry *k = strtab_get(&p->keys, (uint32_t)fn);
-	size_t n = parts_of(k), len = n - 1;
-	for (size_t i = 0; i < n; i++)
-		len += strtab_get(&p->name_parts, key_at(k, i))->len;
+	const struct prof_name_node *nodes = p->names.nodes;
+	size_t len = 0;
+	for (uint32_t x = p->names.keys[fn].node; x; x = nodes[x].parent)
+		len += strtab_get(&p->name_parts, nodes[x].part)->len + (nodes[x].parent != 0);
 	return len;
 }
 
 const char *profile_name(const struct profile *p, size_t fn, struct prof_name *buf)
 {
-	const struct strtab_entry *k = strtab_get(&p->keys, (uint32_t)fn);
-	size_t n = parts_of(k);
+	const struct prof_name_node *nodes = p->names.nodes;
 	XGROW(buf->s, buf->cap, profile_name_len(p, fn) + 1);
 	size_t len = 0;
-	for (size_t i = 0; i < n; i++) {
-		const struct strtab_entry *part = strtab_get(&p->name_parts, key_at(k, i));
-		if (i)
-			buf->s[len++] = '\'';
+	for (uint32_t x = p->names.keys[fn].node; x; x = nodes[x].parent) {
+		const struct strtab_entry *part = strtab_get(&p->name_parts, nodes[x].part);
 		memcpy(buf->s + len, part->str, part->len);
 		len += part->len;
+		if (nodes[x].parent)
+			buf->s[len++] = '\'';
 	}
 	buf->s[len] = '\0';
 	buf->len = len;
@@ -132,15 +238,7 @@ void prof_name_free(struct prof_name *buf)
 
 struct prof_name_key profile_name_key(const struct profile *p, size_t fn)
 {
-	const struct strtab_entry *k = strtab_get(&p->keys, (uint32_t)fn);
-	return (struct prof_name_key){ k->str, parts_of(k) };
-}
-
-static uint32_t part_id(const struct prof_name_key *k, size_t i)
-{
-	uint32_t v;
-	memcpy(&v, k->parts + i * sizeof(v), sizeof(v));
-	return v;
+	return (struct prof_name_key){ p->names.keys[fn].node };
 }
 
 /* The first differing part decides, where the shorter one's next byte is "'" or the name's
@@ -162,17 +260,19 @@ static int cmp_parts(const struct strtab_entry *s, const struct strtab_entry *t,
 int profile_name_key_cmp(const struct profile *pa, const struct prof_name_key *a,
 			 const struct profile *pb, const struct prof_name_key *b)
 {
-	for (size_t i = 0;; i++) {
-		uint32_t x = part_id(a, i), y = part_id(b, i);
-		int a_more = i + 1 < a->nparts, b_more = i + 1 < b->nparts;
-		if (pa != pb || x != y) {   /* equal indices in one profile: one text */
-			int c = cmp_parts(strtab_get(&pa->name_parts, x), strtab_get(&pb->name_parts, y),
-					  a_more, b_more);
-			if (c != 2)
-				return c;
-		} else if (!a_more || !b_more) {
-			return a_more == b_more ? 0 : a_more ? 1 : -1;
-		}
+	const struct prof_name_node *na = pa->names.nodes, *nb = pb->names.nodes;
+	uint32_t x = a->node, y = b->node;
+	for (;;) {
+		/* one node of one profile: the same parts from here to the end */
+		if (pa == pb && x == y)
+			return 0;
+		int a_more = na[x].parent != 0, b_more = nb[y].parent != 0;
+		int c = cmp_parts(strtab_get(&pa->name_parts, na[x].part), strtab_get(&pb->name_parts, nb[y].part),
+				  a_more, b_more);
+		if (c != 2)
+			return c;
+		x = na[x].parent;
+		y = nb[y].parent;
 	}
 }
 

@@ -11,7 +11,9 @@ bad=$top/tests/bad
 pass=0
 fail=0
 skipped=0
-tmp=$(mktemp -d)
+# without a scratch directory (a full disk) $tmp would be empty, and `cd "$tmp"` would stay
+# in the checkout and write there
+tmp=$(mktemp -d) && [ -d "$tmp" ] || { echo "harness: no scratch directory (mktemp -d failed)" >&2; exit 1; }
 trap 'rm -rf "$tmp"' EXIT
 
 ok() { pass=$((pass + 1)); echo "ok - $*"; }

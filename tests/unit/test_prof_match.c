@@ -1,15 +1,19 @@
 /* Unit tests for prof_match.c: which function of NEW is which of BASE. The cases the
  * documents rely on, then random profiles against a brute-force matcher that builds every
- * key as text (the way the index is meant to behave, written out the long way). */
+ * key as text (the way the index is meant to behave, written out the long way); and
+ * diff's list of the largest changes, kept TOP at a time. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/diag.h"
+#include "report/prof_diff.h"
 #include "report/prof_match.h"
 #include "report/profile.h"
 
@@ -187,12 +191,62 @@ static void test_match__random_against_text_keys(void **state)
 	}
 }
 
+/* diff keeps only the TOP changes it lists (a heap): for every TOP its list is the first TOP
+ * entries of the whole list, ties (equal changes) in the profiles' order, and the counts
+ * are the same. 400 functions with costs from a few values, so that ties are many. */
+static void test_match__diff_top_is_a_prefix(void **state)
+{
+	(void)state;
+	enum { N = 400 };
+	static const char *const ev[] = { "Ir" };
+	struct profile a, b;
+	memset(&a, 0, sizeof(a));
+	memset(&b, 0, sizeof(b));
+	struct profile_builder *ba = profile_builder_new(&a, 1, ev), *bb = profile_builder_new(&b, 1, ev);
+	uint64_t seed = 9;
+	for (int i = 0; i < N; i++) {
+		char name[16];
+		snprintf(name, sizeof(name), "f%d", i);
+		struct prof_fn_key k = { "/bin/x", 6, "x.c", 3, name, strlen(name) };
+		uint64_t x = next_random(&seed) % 4, y = next_random(&seed) % 4;
+		if (i % 10)   /* every tenth only in NEW */
+			profile_builder_self(ba, profile_builder_fn(ba, &k), &x);
+		if (i % 7)    /* every seventh only in BASE */
+			profile_builder_self(bb, profile_builder_fn(bb, &k), &y);
+	}
+	profile_builder_finish(ba);
+	profile_builder_finish(bb);
+	a.path = strdup("a.out");
+	b.path = strdup("b.out");
+	struct diag d = { 0 };
+	json_t *all = prof_diff_build(&a, &b, NULL, SIZE_MAX, 0, &d);
+	assert_non_null(all);
+	json_t *list = json_object_get(all, "functions");
+	assert_true(json_array_size(list) > 100);
+	static const size_t tops[] = { 0, 1, 2, 7, 50, 1000 };
+	for (size_t t = 0; t < sizeof(tops) / sizeof(tops[0]); t++) {
+		json_t *doc = prof_diff_build(&a, &b, NULL, tops[t], 0, &d);
+		json_t *l = json_object_get(doc, "functions");
+		size_t want = tops[t] < json_array_size(list) ? tops[t] : json_array_size(list);
+		assert_int_equal(json_array_size(l), want);
+		for (size_t i = 0; i < want; i++)
+			assert_true(json_equal(json_array_get(l, i), json_array_get(list, i)));
+		assert_true(json_equal(json_object_get(doc, "changed"), json_object_get(all, "changed")));
+		assert_true(json_equal(json_object_get(doc, "added"), json_object_get(all, "added")));
+		json_decref(doc);
+	}
+	json_decref(all);
+	profile_free(&a);
+	profile_free(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_match__key_rules),
 		cmocka_unit_test(test_match__jit_by_unique_name),
 		cmocka_unit_test(test_match__random_against_text_keys),
+		cmocka_unit_test(test_match__diff_top_is_a_prefix),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,12 +1,14 @@
-/* Unit tests for profile_name.c: function names kept as their "'" parts (parts interned
- * once, names made into the caller's buffer), strcmp's order without the text, the report's
- * ties in that order, and diff's matching by parts across two profiles. */
+/* Unit tests for profile_name.c: function names kept as a tree of their "'" parts (parts
+ * interned once, contexts shared, names made into the caller's buffer), strcmp's order
+ * without the text, the report's ties in that order, and diff's matching by parts across
+ * two profiles. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
 #include <jansson.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -210,6 +212,64 @@ static void test_profile_name__diff_match(void **state)
 	profile_free(&b);
 }
 
+/* 3,000 names from a few parts (callgrind's contexts: many functions under one chain of
+ * callers), in two objects, grown past the first index sizes: each reads back, names
+ * sharing their last parts share nodes (fewer than the parts written), and the order of
+ * any two is strcmp's, within one profile (equal nodes end the walk) and across two. */
+static void test_profile_name__tree(void **state)
+{
+	(void)state;
+	static const char *const parts[] = { "f", "g", "main", "", "0x1000", "h\xff", "g2" };
+	enum { N = 3000 };
+	char (*names)[96] = calloc(N, sizeof(*names));
+	uint64_t seed = 3;
+	size_t written = 0;
+	for (size_t i = 0; i < N; i++) {
+		size_t np = 1 + (seed = seed * 6364136223846793005ULL + 1442695040888963407ULL) % 7 % 6, len = 0;
+		for (size_t k = 0; k < np; k++) {
+			seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+			len += (size_t)snprintf(names[i] + len, sizeof(names[i]) - len, "%s%s", k ? "'" : "",
+						parts[(seed >> 33) % 7]);
+		}
+		written += np;
+	}
+	static const char *const ev[] = { "Ir" };
+	struct profile p, q;
+	memset(&p, 0, sizeof(p));
+	memset(&q, 0, sizeof(q));
+	struct profile_builder *b = profile_builder_new(&p, 1, ev), *c = profile_builder_new(&q, 1, ev);
+	uint32_t *fn = malloc(N * sizeof(*fn)), *gn = malloc(N * sizeof(*gn));
+	uint64_t one = 1;
+	for (size_t i = 0; i < N; i++) {
+		fn[i] = add(b, i % 2 ? "/bin/x" : "/bin/y", "x.c", names[i], strlen(names[i]));
+		profile_builder_self(b, fn[i], &one);
+		gn[i] = add(c, "/bin/x", "x.c", names[N - 1 - i], strlen(names[N - 1 - i]));
+		profile_builder_self(c, gn[i], &one);
+	}
+	profile_builder_finish(b);
+	profile_builder_finish(c);
+	assert_true(p.names.nnodes < written);
+	assert_null(p.names.node_slots);   /* sealed: the indices are gone */
+	struct prof_name buf = { 0 };
+	for (size_t i = 0; i < N; i++) {
+		assert_string_equal(profile_name(&p, fn[i], &buf), names[i]);
+		assert_int_equal(profile_name_len(&p, fn[i]), strlen(names[i]));
+		assert_string_equal(profile_obj(&p, fn[i]), i % 2 ? "/bin/x" : "/bin/y");
+	}
+	for (size_t i = 0; i < N; i += 7)
+		for (size_t j = 0; j < N; j += 5) {
+			int want = sign(strcmp(names[i], names[j]));
+			assert_int_equal(sign(profile_name_cmp(&p, fn[i], &p, fn[j])), want);
+			assert_int_equal(sign(profile_name_cmp(&p, fn[i], &q, gn[N - 1 - j])), want);
+		}
+	prof_name_free(&buf);
+	free(fn);
+	free(gn);
+	free(names);
+	profile_free(&p);
+	profile_free(&q);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -219,6 +279,7 @@ int main(void)
 		cmocka_unit_test(test_profile_name__strcmp_order),
 		cmocka_unit_test(test_profile_name__report_ties),
 		cmocka_unit_test(test_profile_name__diff_match),
+		cmocka_unit_test(test_profile_name__tree),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

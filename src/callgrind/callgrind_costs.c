@@ -17,7 +17,7 @@ int cg_costs_list(struct cg_reader *r, const char *p, const char *end, uint64_t 
 		const char *s = p;
 		if (scan_number(&p, end, &out[n]) < 0)
 			return cg_reader_err(r, "expected a decimal event count");
-		if (p - s > 1 && s[1] == 'x')
+		if (p - s > 1 && (s[1] | 0x20) == 'x')   /* 0x or 0X */
 			*clean = 0;
 		n++;
 		size_t b = scan_blanks(&p, end);
@@ -55,7 +55,7 @@ int cg_costs_pos(struct cg_reader *r, const char **pp, const char *end, uint64_t
 			uint64_t v, base = r->base[i];
 			if (scan_number(&p, end, &v) < 0)
 				return cg_reader_err(r, "expected a number after '+' or '-' in a position");
-			if (p - s > 1 && s[1] == 'x')
+			if (p - s > 1 && (s[1] | 0x20) == 'x')
 				*clean = 0;
 			if (c == '+') {
 				if (base > UINT64_MAX - v)
@@ -70,7 +70,8 @@ int cg_costs_pos(struct cg_reader *r, const char **pp, const char *end, uint64_t
 			const char *s = p;
 			if (scan_number(&p, end, &out[i]) < 0)
 				return cg_reader_err(r, "expected a position (number, +N, -N or *)");
-			if (i > 0 && p - s > 1 && s[1] == 'x')
+			/* hex only in the first position, and only as callgrind writes it: 0x */
+			if (p - s > 1 && (s[1] == 'X' || (i > 0 && s[1] == 'x')))
 				*clean = 0;
 		}
 		if (p < end && *p != ' ' && *p != '\t')

@@ -142,10 +142,10 @@ static const char *keep_line(struct cg_reader *r, int clean, const char *after_c
 	return r->line_copy;
 }
 
-/* A count that scan_number() read from S to P: hexadecimal is not canonical. */
+/* A count that scan_number() read from S to P: hexadecimal (0x or 0X) is not canonical. */
 static int is_dec(const char *s, const char *p)
 {
-	return !(p - s > 1 && s[1] == 'x');
+	return !(p - s > 1 && (s[1] | 0x20) == 'x');
 }
 
 int cg_records_calls(struct cg_reader *r, struct cg_record *rec)

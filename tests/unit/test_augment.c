@@ -237,6 +237,23 @@ static void test_augment__calls_still_reencoded(void **state)
 	free(s);
 }
 
+/* 0X is hexadecimal too (scan_number() reads it), which callgrind_annotate reads as 0 and
+ * kcachegrind does not read as a jump target: a count, a relative position or a jump target
+ * written so is re-encoded, never copied. */
+static void test_augment__uppercase_hex_reencoded(void **state)
+{
+	(void)state;
+	char *s = augment(HDR "positions: instr line\nevents: Ir\nsummary: 11\n"
+			  "ob=(1) /bin/prog\nfl=(1) prog.c\nfn=(1) main\n0x400 5 1\n"
+			  "cfn=(2) f\ncalls=0X2 0x500 12 \n* 5 7\n"
+			  "+0X4 6 1\n"
+			  "jump=1 +0X8 *\n+2 *\n"
+			  "fn=(2)\n0x500 12 9\ntotals: 11\n", map1, 0);
+	assert_non_null(strstr(s, "cfn=(2) f\ncalls=2 0x500 12\n* * 7\n+4 +1 1\njump=1 0x40c 6\n+2 *\n"));
+	assert_int_equal(count(s, "0X"), 0);
+	free(s);
+}
+
 /* Jumps (--collect-jumps=yes) between code that stays are copied with their source line
  * (callgrind ends both with a space); jfn= is the writer's. A jump into a JIT function is
  * re-encoded. */
@@ -397,6 +414,7 @@ int main(void)
 		cmocka_unit_test(test_augment__one_name_two_ids),
 		cmocka_unit_test(test_augment__plain_calls_copied),
 		cmocka_unit_test(test_augment__calls_still_reencoded),
+		cmocka_unit_test(test_augment__uppercase_hex_reencoded),
 		cmocka_unit_test(test_augment__plain_jumps_copied),
 		cmocka_unit_test(test_augment__parts_define_ids_again),
 		cmocka_unit_test(test_augment__default_output),

@@ -166,16 +166,17 @@ void symtab_stream_get(const struct symtab_stream *sm, size_t i, struct symtab_s
 		p = decode(p, &start, &line, e);
 }
 
-/* The index after the last space in S, or 0 when there is none; eight bytes at a time
- * from the end (every name of a map passes here). */
-static size_t after_last_space(const char *s, size_t len)
+/* The index after the last byte C in S, or 0 when there is none; eight bytes at a time
+ * from the end (every name of a map passes here: the last space of a V8 name, the last
+ * '(' of a MoarVM name). */
+static size_t after_last(const char *s, size_t len, unsigned char c)
 {
 	const uint64_t ones = 0x0101010101010101ULL, low7 = 0x7f7f7f7f7f7f7f7fULL;
 	size_t i = len;
 	for (; i >= 8; i -= 8) {
 		uint64_t x;
 		memcpy(&x, s + i - 8, 8);
-		x ^= 0x20 * ones;
+		x ^= c * ones;
 		/* 0x80 in each byte of X that is 0 (exact, no borrow between bytes) */
 		uint64_t m = ~(((x & low7) + low7) | x | low7);
 		if (m) {
@@ -186,7 +187,7 @@ static size_t after_last_space(const char *s, size_t len)
 #endif
 		}
 	}
-	while (i > 0 && s[i - 1] != ' ')
+	while (i > 0 && (unsigned char)s[i - 1] != c)
 		i--;
 	return i;
 }
@@ -212,9 +213,7 @@ static unsigned find_paren_loc(const char *name, size_t len, size_t *from, size_
 		v += (uint64_t)(name[d - 1] - '0') * scale;
 	if (d == len - 1 || d == 0 || name[d - 1] != ':' || !plain_decimal(name, d, len - 1))
 		return 0;
-	size_t q = d - 1, o = q;
-	while (o > 0 && name[o - 1] != '(')
-		o--;
+	size_t q = d - 1, o = after_last(name, q, '(');
 	if (o == 0 || q - o < LOC_MIN)
 		return 0;
 	*from = o;
@@ -232,7 +231,7 @@ static unsigned find_loc(const char *name, size_t len, size_t *from, size_t *to,
 	unsigned paren = find_paren_loc(name, len, from, to, num);
 	if (paren)
 		return paren;
-	size_t sp = after_last_space(name, len);
+	size_t sp = after_last(name, len, ' ');
 	if (sp == 0)
 		return 0;
 	size_t q = len, digits[2];

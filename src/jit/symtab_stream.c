@@ -4,7 +4,8 @@
  * mostly, kept once for all the names that share it) and the ":LINE:COL" (V8) or
  * ":LINE)" (MoarVM) as numbers. That is 27 bytes a line of a node map whose names average
  * 55, where a struct symbol and an interned name took some 200 (a map of a million lines:
- * README "Performance"). Owns the stream's bytes, its checkpoints and the location words. */
+ * README "Performance"), and 26 of the MoarVM map of scripts/bench (58 with its names
+ * whole). Owns the stream's bytes, its checkpoints and the location words. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -35,9 +36,11 @@ struct symtab_stream_ck {
 };
 
 /* How an entry's name is stored: whole; or as its head, a location word by number and
- * then the rest as text, as ":LINE", as ":LINE:COL" or as ":LINE)" (numbers as varints).
- * KIND_BITS of the head's length word. */
-enum { NAME_WHOLE, NAME_TEXT, NAME_LINE, NAME_LINE_COL, NAME_LINE_PAREN, KIND_BITS = 3 };
+ * then the rest as text, as ":LINE" or as ":LINE:COL" (numbers as varints), in the low
+ * KIND_BITS of the head's length word. NAME_LINE_PAREN, ":LINE)", is stored as NAME_LINE
+ * with the low bit of the line's number set (LINE < 2^63), so that the length words of
+ * node's heads of 16 to 31 bytes stay one byte. */
+enum { NAME_WHOLE, NAME_TEXT, NAME_LINE, NAME_LINE_COL, NAME_LINE_PAREN, KIND_BITS = 2 };
 
 /* How many numbers follow the location word of a name of KIND. */
 static unsigned kind_numbers(unsigned kind)
@@ -125,6 +128,10 @@ static const unsigned char *decode(const unsigned char *p, uint64_t *start, uint
 	}
 	for (unsigned k = 0; k < kind_numbers(e->kind); k++)
 		p = get_varint(p, &e->num[k]);
+	if (e->kind == NAME_LINE) {
+		e->kind = e->num[0] & 1 ? NAME_LINE_PAREN : NAME_LINE;
+		e->num[0] >>= 1;
+	}
 	return p;
 }
 
@@ -211,7 +218,8 @@ static unsigned find_paren_loc(const char *name, size_t len, size_t *from, size_
 	uint64_t v = 0, scale = 1;   /* wraps past 19 digits: plain_decimal() refuses those */
 	for (; d > 0 && (unsigned)(name[d - 1] - '0') <= 9; d--, scale *= 10)
 		v += (uint64_t)(name[d - 1] - '0') * scale;
-	if (d == len - 1 || d == 0 || name[d - 1] != ':' || !plain_decimal(name, d, len - 1))
+	if (d == len - 1 || d == 0 || name[d - 1] != ':' || !plain_decimal(name, d, len - 1) ||
+	    v >> 63)
 		return 0;
 	size_t q = d - 1, o = after_last(name, q, '(');
 	if (o == 0 || q - o < LOC_MIN)
@@ -258,6 +266,8 @@ static unsigned find_loc(const char *name, size_t len, size_t *from, size_t *to,
 			return NAME_TEXT;
 		num[n - 1 - k] = val[k];
 	}
+	if (n == 1 && num[0] >> 63)   /* too big to be doubled (NAME_LINE_PAREN) */
+		return NAME_TEXT;
 	return n == 0 ? NAME_TEXT : n == 1 ? NAME_LINE : NAME_LINE_COL;
 }
 
@@ -318,7 +328,10 @@ static void put_name(struct symtab_stream *sm, unsigned char *p, const char *nam
 		sm->len = (size_t)(p + len - sm->data);
 		return;
 	}
-	p = put_varint(p, (uint64_t)from << KIND_BITS | kind);
+	unsigned stored = kind == NAME_LINE_PAREN ? NAME_LINE : kind;
+	if (stored == NAME_LINE)
+		num[0] = num[0] << 1 | (kind == NAME_LINE_PAREN);
+	p = put_varint(p, (uint64_t)from << KIND_BITS | stored);
 	memcpy(p, name, from);
 	p = put_varint(p + from, loc);
 	if (kind == NAME_TEXT) {
@@ -326,7 +339,7 @@ static void put_name(struct symtab_stream *sm, unsigned char *p, const char *nam
 		memcpy(p, name + to, len - to);
 		p += len - to;
 	}
-	for (unsigned k = 0; k < kind_numbers(kind); k++)
+	for (unsigned k = 0; k < kind_numbers(stored); k++)
 		p = put_varint(p, num[k]);
 	sm->len = (size_t)(p - sm->data);
 }

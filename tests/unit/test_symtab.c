@@ -300,6 +300,12 @@ static void test_symtab__moarvm_names_read_back(void **state)
 		{ "n(node:internal/streams/x:9999999999999999999)", "node:internal/streams/x",
 		  9999999999999999999ULL },                              /* 19 digits */
 		{ "o(node:internal/streams/x:99999999999999999999)", NULL, 0 },   /* past 2^64 */
+		{ "o(node:internal/streams/x:9223372036854775807)", "node:internal/streams/x",
+		  9223372036854775807ULL },                              /* 2^63 - 1: kept as a number */
+		{ "o(node:internal/streams/x:9223372036854775808)", "node:internal/streams/x",
+		  9223372036854775808ULL },                              /* 2^63: kept whole */
+		{ "JS:~o /srv/app/lib/a.js:9223372036854775807", "/srv/app/lib/a.js", 9223372036854775807ULL },
+		{ "JS:~o /srv/app/lib/a.js:9223372036854775808", "/srv/app/lib/a.js", 9223372036854775808ULL },
 		{ "p(a(b)/moar/stage2/x.nqp:3)", "b)/moar/stage2/x.nqp", 3 },   /* the last '(' */
 		{ "q x(gen/moar/stage2/nqpmo.nqp:12)", "gen/moar/stage2/nqpmo.nqp", 12 },
 		{ "JS:~r /srv/app/lib/a.js:1:2", "/srv/app/lib/a.js", 1 },

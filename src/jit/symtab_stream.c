@@ -212,7 +212,7 @@ void symtab_stream_get(const struct symtab_stream *sm, size_t i, struct symtab_s
 /* The index after the last byte C in S, or 0 when there is none; eight bytes at a time
  * from the end (every name of a map passes here: the last space of a V8 name, the last
  * '(' of a MoarVM name). */
-static size_t after_last(const char *s, size_t len, unsigned char c)
+static inline size_t after_last(const char *s, size_t len, unsigned char c)
 {
 	const uint64_t ones = 0x0101010101010101ULL, low7 = 0x7f7f7f7f7f7f7f7fULL;
 	size_t i = len;

@@ -122,10 +122,8 @@ int perfmap_read_input(struct symtab *st, struct input *in, const char *object, 
 			rc = diag_at(d, path, lr.lineno, "NUL byte in a perf map line");
 			break;
 		}
-		/* a line that starts with a digit is not empty: only a blank needs the scan */
 		const char *p = line, *e = line + len;
-		if (len == 0 || *p == ' ' || *p == '\t')
-			scan_blanks(&p, e);
+		scan_blanks(&p, e);
 		if (p == e) {
 			stats->empty_lines++;
 			continue;

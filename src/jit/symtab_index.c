@@ -355,6 +355,10 @@ void symtab_index_build(struct symtab *st)
 				last = o.a[o.r + k].last;
 			k++;
 		}
+		if (k == 1 && o.qhead == o.qn) {   /* nothing waits: as seg_put(), in line */
+			o.a[o.w++] = o.a[o.r++];
+			continue;
+		}
 		if (k == 1) {
 			seg_put(&o, o.a[o.r++]);
 			seg_flush(&o);

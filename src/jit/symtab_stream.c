@@ -1,10 +1,11 @@
 /* symtab_stream.c - the symbol table's entries as one compact byte stream. An entry is
  * varints (start as a difference to the entry before, size, source line as a difference)
- * and the cleaned name: its head, then the number of its last word (a source path, mostly,
- * kept once for all the names that share it) and the ":LINE:COL" as numbers. That is 27
- * bytes a line of a node map whose names average 55, where a struct symbol and an interned
- * name took some 200 (a map of a million lines: README "Performance"). Owns the stream's bytes, its
- * checkpoints and the location words. */
+ * and the cleaned name: its head, then the number of its location word (a source path,
+ * mostly, kept once for all the names that share it) and the ":LINE:COL" (V8) or
+ * ":LINE)" (MoarVM) as numbers. That is 27 bytes a line of a node map whose names average
+ * 55, where a struct symbol and an interned name took some 200 (a map of a million lines:
+ * README "Performance"), and 26 of the MoarVM map of scripts/bench (58 with its names
+ * whole). Owns the stream's bytes, its checkpoints and the location words. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,9 +18,10 @@
 enum { STRIDE = 16, VARINT_MAX = 10 };
 
 /* The last word of a name, less its ":LINE:COL", is often a source path that thousands of
- * names share (V8: "JS:*f /app/lib/x.js:12:5"): such a word of LOC_MIN bytes or more is
- * kept once and named by its number, which halves the stream of a node map. At most
- * LOC_MAX of them, so that a map of a million distinct paths costs no more than inline. */
+ * names share (V8: "JS:*f /app/lib/x.js:12:5"; MoarVM: "f(gen/x.nqp:12)", the word in
+ * the last parentheses): such a word of LOC_MIN bytes or more is kept once and named by
+ * its number, which halves the stream of a node map. At most LOC_MAX of them, so that a
+ * map of a million distinct paths costs no more than inline. */
 enum { LOC_MIN = 8, LOC_MAX = 1 << 16, NO_LOC = UINT32_MAX };
 
 struct symtab_stream_loc {
@@ -34,8 +36,17 @@ struct symtab_stream_ck {
 };
 
 /* How an entry's name is stored: whole; or as its head, a location word by number and
- * then the rest as text, as ":LINE" or as ":LINE:COL" (numbers as varints). */
-enum { NAME_WHOLE, NAME_TEXT, NAME_LINE, NAME_LINE_COL };
+ * then the rest as text, as ":LINE" or as ":LINE:COL" (numbers as varints), in the low
+ * KIND_BITS of the head's length word. NAME_LINE_PAREN, ":LINE)", is stored as NAME_LINE
+ * with the low bit of the line's number set (LINE < 2^63), so that the length words of
+ * node's heads of 16 to 31 bytes stay one byte. */
+enum { NAME_WHOLE, NAME_TEXT, NAME_LINE, NAME_LINE_COL, NAME_LINE_PAREN, KIND_BITS = 2 };
+
+/* How many numbers follow the location word of a name of KIND. */
+static unsigned kind_numbers(unsigned kind)
+{
+	return kind == NAME_LINE_COL ? 2 : kind == NAME_LINE || kind == NAME_LINE_PAREN;
+}
 
 void symtab_stream_init(struct symtab_stream *sm)
 {
@@ -101,9 +112,9 @@ static const unsigned char *decode(const unsigned char *p, uint64_t *start, uint
 	p = get_varint(p, &v);
 	e->line = *line = unzigzag(v, *line);
 	p = get_varint(p, &v);
-	e->kind = (unsigned)(v & 3);
+	e->kind = (unsigned)(v & ((1u << KIND_BITS) - 1));
 	e->head = (const char *)p;
-	e->head_len = (size_t)(v >> 2);
+	e->head_len = (size_t)(v >> KIND_BITS);
 	p += e->head_len;
 	if (e->kind == NAME_WHOLE)
 		return p;
@@ -115,9 +126,47 @@ static const unsigned char *decode(const unsigned char *p, uint64_t *start, uint
 		e->tail_len = (size_t)v;
 		return p + e->tail_len;
 	}
-	p = get_varint(p, &e->num[0]);
-	if (e->kind == NAME_LINE_COL)
-		p = get_varint(p, &e->num[1]);
+	for (unsigned k = 0; k < kind_numbers(e->kind); k++)
+		p = get_varint(p, &e->num[k]);
+	if (e->kind == NAME_LINE) {
+		e->kind = e->num[0] & 1 ? NAME_LINE_PAREN : NAME_LINE;
+		e->num[0] >>= 1;
+	}
+	return p;
+}
+
+/* Past a varint at P. */
+static const unsigned char *skip_varint(const unsigned char *p)
+{
+	while (*p++ >= 0x80)
+		;
+	return p;
+}
+
+/* Past the entry at P, as decode() but keeping only the bases of the next one's
+ * differences: symtab_stream_get() walks up to STRIDE - 1 entries to the one it wants,
+ * for every member of an overlap cluster (symtab_index.c), and the shuffled 1M-entry
+ * MoarVM map has 19,000 clusters all over the stream. */
+static const unsigned char *skip(const unsigned char *p, uint64_t *start, uint64_t *line)
+{
+	uint64_t v;
+	p = get_varint(p, &v);
+	*start = unzigzag(v, *start);
+	p = skip_varint(p);
+	p = get_varint(p, &v);
+	*line = unzigzag(v, *line);
+	p = get_varint(p, &v);
+	unsigned kind = (unsigned)(v & ((1u << KIND_BITS) - 1));
+	p += v >> KIND_BITS;
+	if (kind == NAME_WHOLE)
+		return p;
+	p = skip_varint(p);
+	if (kind == NAME_TEXT) {
+		p = get_varint(p, &v);
+		return p + v;
+	}
+	for (unsigned k = 0; k < kind_numbers(kind); k++)
+		p = skip_varint(p);
 	return p;
 }
 
@@ -140,10 +189,12 @@ const char *symtab_stream_name(const struct symtab_stream *sm, const struct symt
 			memcpy(q, e->tail, e->tail_len);
 		q += e->tail_len;
 	}
-	for (unsigned k = 0; k < e->kind - NAME_TEXT; k++) {
+	for (unsigned k = 0; k < kind_numbers(e->kind); k++) {
 		*q++ = ':';
 		q += fmt_dec(q, e->num[k]);
 	}
+	if (e->kind == NAME_LINE_PAREN)
+		*q++ = ')';
 	*len = (size_t)(q - b->p);
 	return b->p;
 }
@@ -153,20 +204,22 @@ void symtab_stream_get(const struct symtab_stream *sm, size_t i, struct symtab_s
 	const struct symtab_stream_ck *c = &sm->ck[i / STRIDE];
 	const unsigned char *p = sm->data + c->off;
 	uint64_t start = c->start, line = c->line;
-	for (size_t k = i / STRIDE * STRIDE; k <= i; k++)
-		p = decode(p, &start, &line, e);
+	for (size_t k = i / STRIDE * STRIDE; k < i; k++)
+		p = skip(p, &start, &line);
+	decode(p, &start, &line, e);
 }
 
-/* The index after the last space in S, or 0 when there is none; eight bytes at a time
- * from the end (every name of a map passes here). */
-static size_t after_last_space(const char *s, size_t len)
+/* The index after the last byte C in S, or 0 when there is none; eight bytes at a time
+ * from the end (every name of a map passes here: the last space of a V8 name, the last
+ * '(' of a MoarVM name). */
+static inline size_t after_last(const char *s, size_t len, unsigned char c)
 {
 	const uint64_t ones = 0x0101010101010101ULL, low7 = 0x7f7f7f7f7f7f7f7fULL;
 	size_t i = len;
 	for (; i >= 8; i -= 8) {
 		uint64_t x;
 		memcpy(&x, s + i - 8, 8);
-		x ^= 0x20 * ones;
+		x ^= c * ones;
 		/* 0x80 in each byte of X that is 0 (exact, no borrow between bytes) */
 		uint64_t m = ~(((x & low7) + low7) | x | low7);
 		if (m) {
@@ -177,18 +230,52 @@ static size_t after_last_space(const char *s, size_t len)
 #endif
 		}
 	}
-	while (i > 0 && s[i - 1] != ' ')
+	while (i > 0 && (unsigned char)s[i - 1] != c)
 		i--;
 	return i;
 }
 
+/* Whether the decimal digits [D, E) of a name read back the same from their number
+ * (fmt_dec()): no leading zeros, at most 19 digits (the number has not wrapped). */
+static int plain_decimal(const char *name, size_t d, size_t e)
+{
+	return e - d <= 19 && (e - d == 1 || name[d] != '0');
+}
+
+/* MoarVM's "HEAD(FILE:LINE)": FILE (of LOC_MIN bytes or more, after the last '(') as
+ * *FROM, *TO and LINE in NUM[0]; returns NAME_LINE_PAREN, or 0 when NAME has not that
+ * form. */
+static unsigned find_paren_loc(const char *name, size_t len, size_t *from, size_t *to,
+			       uint64_t num[2])
+{
+	if (len < LOC_MIN + 4 || name[len - 1] != ')')
+		return 0;
+	size_t d = len - 1;
+	uint64_t v = 0, scale = 1;   /* wraps past 19 digits: plain_decimal() refuses those */
+	for (; d > 0 && (unsigned)(name[d - 1] - '0') <= 9; d--, scale *= 10)
+		v += (uint64_t)(name[d - 1] - '0') * scale;
+	if (d == len - 1 || d == 0 || name[d - 1] != ':' || !plain_decimal(name, d, len - 1) ||
+	    v >> 63)
+		return 0;
+	size_t q = d - 1, o = after_last(name, q, '(');
+	if (o == 0 || q - o < LOC_MIN)
+		return 0;
+	*from = o;
+	*to = q;
+	num[0] = v;
+	return NAME_LINE_PAREN;
+}
+
 /* NAME's location word (see LOC_MIN), [*FROM, *TO); returns 0 when it has none, else the
- * kind of the rest: NAME_LINE or NAME_LINE_COL with the numbers in NUM when it is
- * ":LINE" or ":LINE:COL" in plain decimal (no leading zeros: it must read back the
- * same), else NAME_TEXT. */
+ * kind of the rest: NAME_LINE_PAREN, NAME_LINE or NAME_LINE_COL with the numbers in NUM
+ * when it is ":LINE)" (find_paren_loc()), ":LINE" or ":LINE:COL" in plain decimal (no
+ * leading zeros: it must read back the same), else NAME_TEXT. */
 static unsigned find_loc(const char *name, size_t len, size_t *from, size_t *to, uint64_t num[2])
 {
-	size_t sp = after_last_space(name, len);
+	unsigned paren = find_paren_loc(name, len, from, to, num);
+	if (paren)
+		return paren;
+	size_t sp = after_last(name, len, ' ');
 	if (sp == 0)
 		return 0;
 	size_t q = len, digits[2];
@@ -211,10 +298,12 @@ static unsigned find_loc(const char *name, size_t len, size_t *from, size_t *to,
 	*to = q;
 	for (unsigned k = 0; k < n; k++) {
 		size_t d = digits[k], e = k ? digits[k - 1] - 1 : len;
-		if (e - d > 19 || (e - d > 1 && name[d] == '0'))
+		if (!plain_decimal(name, d, e))
 			return NAME_TEXT;
 		num[n - 1 - k] = val[k];
 	}
+	if (n == 1 && num[0] >> 63)   /* too big to be doubled (NAME_LINE_PAREN) */
+		return NAME_TEXT;
 	return n == 0 ? NAME_TEXT : n == 1 ? NAME_LINE : NAME_LINE_COL;
 }
 
@@ -270,12 +359,15 @@ static void put_name(struct symtab_stream *sm, unsigned char *p, const char *nam
 	if (kind != NAME_WHOLE)
 		loc = loc_number(sm, name + from, to - from);
 	if (loc == NO_LOC) {
-		p = put_varint(p, (uint64_t)len << 2 | NAME_WHOLE);
+		p = put_varint(p, (uint64_t)len << KIND_BITS | NAME_WHOLE);
 		memcpy(p, name, len);
 		sm->len = (size_t)(p + len - sm->data);
 		return;
 	}
-	p = put_varint(p, (uint64_t)from << 2 | kind);
+	unsigned stored = kind == NAME_LINE_PAREN ? NAME_LINE : kind;
+	if (stored == NAME_LINE)
+		num[0] = num[0] << 1 | (kind == NAME_LINE_PAREN);
+	p = put_varint(p, (uint64_t)from << KIND_BITS | stored);
 	memcpy(p, name, from);
 	p = put_varint(p + from, loc);
 	if (kind == NAME_TEXT) {
@@ -283,7 +375,7 @@ static void put_name(struct symtab_stream *sm, unsigned char *p, const char *nam
 		memcpy(p, name + to, len - to);
 		p += len - to;
 	}
-	for (unsigned k = 0; k < kind - NAME_TEXT; k++)
+	for (unsigned k = 0; k < kind_numbers(stored); k++)
 		p = put_varint(p, num[k]);
 	sm->len = (size_t)(p - sm->data);
 }

@@ -43,7 +43,7 @@ static void test_perfmap__producer_shapes(void **state)
 	parses("10  2\tname with  spaces  \r", 0x10, 2, "name with  spaces");
 	parses("0X10 0X2 (1)x", 0x10, 2, "(1)x");
 	parses("  10 2 x", 0x10, 2, "x");
-	/* hex is read eight digits at a time: every length, case, padding and the 64-bit edge */
+	/* every length, case, padding and the 64-bit edge */
 	parses("0123456789abcdef FEDCBA98 x", 0x0123456789abcdef, 0xfedcba98, "x");
 	parses("ffffffffffffffff 1 x", UINT64_MAX, 1, "x");
 	parses("00000000000000000000000000000001 0000000000000000000000000000000a x", 1, 10, "x");
@@ -69,6 +69,50 @@ static void test_perfmap__refused(void **state)
 	refuses("1234567812345678 12345678z x", "space after SIZE");
 	refuses("10 12345678", "symbol name");
 	refuses("0x 1 x", "START in hex");
+}
+
+/* The hex table (perfmap.c): each digit in both cases, the bytes next to the digit ranges
+ * refused, 0x/0X or not, leading zeros not counted against the 16 digits, overflow. */
+static void test_perfmap__hex_edges(void **state)
+{
+	(void)state;
+	static const char digits[] = "0123456789abcdef", upper[] = "0123456789ABCDEF";
+	for (unsigned v = 0; v < 16; v++) {
+		char line[32];
+		snprintf(line, sizeof(line), "%c0 %c x", digits[v], upper[v]);
+		parses(line, v * 16, v ? v : 0, "x");
+		snprintf(line, sizeof(line), "0x%c 0X%c x", upper[v], digits[v]);
+		parses(line, v, v, "x");
+	}
+	/* the neighbours of '0'-'9', 'A'-'F', 'a'-'f', and bytes with the high bit set */
+	static const char *near[] = { "/", ":", "@", "G", "`", "g", "\xb0", "\xc1", "\xff" };
+	for (size_t i = 0; i < sizeof(near) / sizeof(near[0]); i++) {
+		char line[32];
+		snprintf(line, sizeof(line), "%s1 1 x", near[i]);
+		refuses(line, "START in hex");
+		snprintf(line, sizeof(line), "1%s 1 x", near[i]);
+		refuses(line, "space after START");
+		snprintf(line, sizeof(line), "1 1%s x", near[i]);
+		refuses(line, "space after SIZE");
+	}
+	parses("0 0x0 x", 0, 0, "x");
+	parses("0x0 000 x", 0, 0, "x");
+	parses("0x1 0xF x", 1, 15, "x");
+	parses("0X0000000000000000000000000000000000000000000000000000000000000000000000000000000000000001 1 x",
+	       1, 1, "x");                                        /* any number of zeros */
+	parses("0x0000FEDCBA9876543210 00000000000000000000Ffffffffffffffff x",
+	       0xfedcba9876543210, UINT64_MAX, "x");             /* 16 digits after the zeros */
+	parses("8000000000000000 7fffffffffffffff x", 0x8000000000000000, INT64_MAX, "x");
+	refuses("0x10000000000000000 1 x", "START in hex");        /* 2^64 */
+	refuses("0x00010000000000000000 1 x", "START in hex");
+	refuses("1 10000000000000000 x", "SIZE in hex");
+	refuses("1 0X1ffffffffffffffff x", "SIZE in hex");
+	refuses("0x1 0x x", "SIZE in hex");                        /* a prefix, no digits */
+	refuses("0x1 0x", "space after SIZE");                     /* "0", then 'x' */
+	refuses("0xx 1 x", "START in hex");
+	refuses("0x 0x1 x", "START in hex");
+	refuses("-1 1 x", "START in hex");
+	refuses("+1 1 x", "START in hex");
 }
 
 static void test_perfmap__read_file(void **state)
@@ -182,6 +226,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_perfmap__producer_shapes),
 		cmocka_unit_test(test_perfmap__refused),
+		cmocka_unit_test(test_perfmap__hex_edges),
 		cmocka_unit_test(test_perfmap__read_file),
 		cmocka_unit_test(test_perfmap__errors_name_file_and_line),
 		cmocka_unit_test(test_perfmap__range_ending_at_2_64),

@@ -276,6 +276,64 @@ static void test_symtab__equal_names_with_shared_words(void **state)
 	assert_string_equal(symtab_symbol(st, 1)->object, "x");
 }
 
+/* MoarVM's "name(file:line)" is kept as its head, the file by number and the line as a
+ * number (symtab_stream.c): every form reads back byte for byte, and a symbol's file and
+ * line, parsed from its name only when it is built, are those of the name's convention;
+ * a name whose file:line is malformed or absent has none. */
+static void test_symtab__moarvm_names_read_back(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *name, *file;   /* FILE NULL: the name gives none */
+		uint64_t line;
+	} cases[] = {
+		{ "find_method(gen/moar/stage2/nqpmo.nqp:1391)", "gen/moar/stage2/nqpmo.nqp", 1391 },
+		{ "(gen/moar/stage2/NQPCORE.setting:770)", "gen/moar/stage2/NQPCORE.setting", 770 },
+		{ "f(gen/moar/stage2/nqpmo.nqp:0)", "gen/moar/stage2/nqpmo.nqp", 1 },   /* jitname.h: 0 is 1 */
+		{ "g(gen/moar/stage2/nqpmo.nqp:1)", "gen/moar/stage2/nqpmo.nqp", 1 },
+		{ "h(gen/moar/stage2/nqpmo.nqp:007)", "gen/moar/stage2/nqpmo.nqp", 7 },   /* kept whole */
+		{ "i(gen/moar/stage2/nqpmo.nqp:)", NULL, 0 },            /* no line */
+		{ "j(gen/moar/stage2/nqpmo.nqp)", NULL, 0 },             /* no line, no colon */
+		{ "k(gen/moar/stage2/nqpmo.nqp:12x)", NULL, 0 },
+		{ "l(gen/moar/stage2/nqpmo.nqp:12", NULL, 0 },           /* not closed */
+		{ "m(short:5)", "short", 5 },                            /* file too short to share */
+		{ "n(node:internal/streams/x:9999999999999999999)", "node:internal/streams/x",
+		  9999999999999999999ULL },                              /* 19 digits */
+		{ "o(node:internal/streams/x:99999999999999999999)", NULL, 0 },   /* past 2^64 */
+		{ "o(node:internal/streams/x:9223372036854775807)", "node:internal/streams/x",
+		  9223372036854775807ULL },                              /* 2^63 - 1: kept as a number */
+		{ "o(node:internal/streams/x:9223372036854775808)", "node:internal/streams/x",
+		  9223372036854775808ULL },                              /* 2^63: kept whole */
+		{ "JS:~o /srv/app/lib/a.js:9223372036854775807", "/srv/app/lib/a.js", 9223372036854775807ULL },
+		{ "JS:~o /srv/app/lib/a.js:9223372036854775808", "/srv/app/lib/a.js", 9223372036854775808ULL },
+		{ "p(a(b)/moar/stage2/x.nqp:3)", "b)/moar/stage2/x.nqp", 3 },   /* the last '(' */
+		{ "q x(gen/moar/stage2/nqpmo.nqp:12)", "gen/moar/stage2/nqpmo.nqp", 12 },
+		{ "JS:~r /srv/app/lib/a.js:1:2", "/srv/app/lib/a.js", 1 },
+		{ "s(gen/moar/stage2/nqpmo.nqp:12) ", NULL, 0 },         /* as added, untrimmed */
+	};
+	enum { N = sizeof(cases) / sizeof(cases[0]) };
+	for (int round = 0; round < 2; round++)   /* the second time, the files are shared */
+		for (int i = 0; i < N; i++)
+			add(0x1000 * (uint64_t)(1 + round * N + i), 0x10, cases[i].name);
+	symtab_finish(st);
+	for (int i = 0; i < 2 * N; i++) {
+		const struct symbol *s = symtab_symbol(st, (uint32_t)i);
+		int c = i % N;
+		assert_string_equal(s->name, cases[c].name);
+		assert_int_equal(s->name_len, strlen(cases[c].name));
+		assert_int_equal(s->line, cases[c].line);
+		if (!cases[c].file) {
+			assert_null(s->file);
+			continue;
+		}
+		assert_int_equal(s->file_len, strlen(cases[c].file));
+		assert_memory_equal(s->file, cases[c].file, s->file_len);
+	}
+	/* equal names are equal whichever way they were kept */
+	assert_int_equal(symtab_symbol(st, 0)->name_id, symtab_symbol(st, N)->name_id);
+	assert_true(symtab_symbol(st, 0)->name_id != symtab_symbol(st, 1)->name_id);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -289,6 +347,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_symtab__names_survive_growth, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_symtab__cluster_gives_more_segments, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_symtab__equal_names_with_shared_words, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_symtab__moarvm_names_read_back, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

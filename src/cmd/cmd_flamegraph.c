@@ -11,6 +11,7 @@
 #include "cmd/cmd_util.h"
 #include "core/diag.h"
 #include "core/io.h"
+#include "core/xalloc.h"
 #include "jit/pathmap.h"
 #include "report/doc_out.h"
 #include "report/flamegraph.h"
@@ -206,8 +207,7 @@ static const char *scope_line(char *buf, size_t n, const struct fg_args *a, cons
 /* What write_graph() draws. */
 struct fg_profiles {
 	const struct profile *p;      /* the graph's */
-	const struct profile *base;   /* --diff's, or NULL */
-	unsigned base_ev;             /* the event drawn, in BASE */
+	const struct flamegraph_base *base;   /* --diff's, or NULL */
 	const struct profile *now;    /* whose self costs --diff compares with BASE's, or NULL */
 };
 
@@ -216,15 +216,6 @@ static int write_graph(const struct fg_args *a, const struct fg_profiles *dr)
 {
 	const struct profile *p = dr->p;
 	const char *inputs[2] = { a->profile, a->base };
-	const struct profile *neg = p->negative ? p : dr->base && dr->base->negative ? dr->base : NULL;
-	if (neg) {
-		/* nothing is opened yet: no output is left behind */
-		fprintf(stderr, "cgjit: %s: the file has negative counts (cg_diff's output, the differences "
-			"between two runs): a flame graph draws costs as widths and cannot draw them; "
-			"`cgjit report` lists them, and `cgjit flamegraph --diff BASE` colours two runs' "
-			"difference\n", neg->path);
-		return 1;
-	}
 	struct diag d = { 0 };
 	struct output *out = output_open(a->output, &d);
 	if (!out || output_check_clashes(&out, 1, inputs, a->base ? 2 : 1, &d) < 0) {
@@ -239,7 +230,7 @@ static int write_graph(const struct fg_args *a, const struct fg_profiles *dr)
 		rc = flamegraph_write_folded(g, out, &d);
 	} else {
 		char line[640];
-		struct flamegraph_svg_opts so = { NULL, dr->base, dr->base_ev, dr->now, a->fopts.event,
+		struct flamegraph_svg_opts so = { NULL, dr->base, dr->now, a->fopts.event,
 						  scope_line(line, sizeof(line), a, p, g) };
 		rc = flamegraph_svg_write(g, &so, out, &d);
 	}
@@ -268,10 +259,22 @@ static int flamegraph_main(int argc, char **argv, struct pathmap **left)
 		return rc;
 	struct profile p, base;
 	unsigned ev = 0, base_ev = 0;
-	if (cmd_util_load(&p, a.profile, &a.popts) < 0)
-		return 1;
-	if (a.base && cmd_util_load(&base, a.base, &a.popts) < 0) {
-		profile_free(&p);
+	int have_base = 0;
+	struct flamegraph_base fb;
+	memset(&fb, 0, sizeof(fb));
+	/* --diff's base first, and without its arcs (they serve only a focus): it is reduced to
+	 * the self costs the drawing compares before the graph is built, so that the graph is
+	 * never made beside two whole profiles (docs/design.md, "Memory") */
+	struct profile_opts base_opts = a.popts;
+	base_opts.drop_arcs = !a.scope.focus;
+	if (a.base) {
+		if (cmd_util_load(&base, a.base, &base_opts) < 0)
+			return 1;
+		have_base = 1;
+	}
+	if (cmd_util_load(&p, a.profile, &a.popts) < 0) {
+		if (have_base)
+			profile_free(&base);
 		return 1;
 	}
 	rc = 1;
@@ -305,14 +308,30 @@ static int flamegraph_main(int argc, char **argv, struct pathmap **left)
 			goto done;
 		}
 	}
-	struct fg_profiles drawn = { &p, a.base ? &base : NULL, base_ev,
-				     a.scope.focus && a.base ? &now : a.scope.jit_only ? &p : NULL };
+	const struct profile *neg = p.negative ? &p : have_base && base.negative ? &base : NULL;
+	if (neg) {
+		/* nothing is opened yet: no output is left behind */
+		fprintf(stderr, "cgjit: %s: the file has negative counts (cg_diff's output, the differences "
+			"between two runs): a flame graph draws costs as widths and cannot draw them; "
+			"`cgjit report` lists them, and `cgjit flamegraph --diff BASE` colours two runs' "
+			"difference\n", neg->path);
+		goto done;
+	}
+	const struct profile *compared = a.scope.focus && a.base ? &now : a.scope.jit_only ? &p : NULL;
+	if (have_base) {
+		flamegraph_base_make(&fb, &base, base_ev, compared ? compared : &p);
+		profile_free(&base);
+		have_base = 0;
+		xalloc_give_back();
+	}
+	struct fg_profiles drawn = { &p, a.base ? &fb : NULL, compared };
 	rc = write_graph(&a, &drawn);
 done:
 	free(focus);
+	flamegraph_base_free(&fb);
 	profile_free(&now);
 	profile_free(&p);
-	if (a.base)
+	if (have_base)
 		profile_free(&base);
 	return rc;
 }

@@ -79,6 +79,7 @@ int cmd_util_parse_count(const char *s, unsigned long long max, unsigned long lo
 int cmd_util_load(struct profile *p, const char *path, const struct profile_opts *o)
 {
 	struct diag d = { 0 };
+	xalloc_map_large_blocks();
 	if (profile_load(p, path, o, &d) < 0) {
 		fprintf(stderr, "cgjit: %s\n", d.msg);
 		return -1;

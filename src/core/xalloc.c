@@ -71,6 +71,13 @@ char *xstrndup(const char *s, size_t n)
 	return p;
 }
 
+void xalloc_map_large_blocks(void)
+{
+#ifdef __GLIBC__
+	mallopt(M_MMAP_THRESHOLD, 256 * 1024);
+#endif
+}
+
 void xalloc_give_back(void)
 {
 #ifdef __GLIBC__

@@ -25,6 +25,12 @@ char *xstrndup(const char *s, size_t n);
 /* Test hook: from now on every single allocation of more than MAX bytes is treated as out
  * of memory (0: no limit). Set by cgjit from $CGJIT_TEST_ALLOC_LIMIT and by unit tests. */
 void xalloc_limit(size_t max);
+/* Every block of 256 KiB or more is mapped on its own, and returned to the system when
+ * freed or moved by realloc() (glibc's M_MMAP_THRESHOLD; nothing elsewhere). glibc raises
+ * that threshold each time such a block is freed, and the arrays that grow by doubling while
+ * a profile is read then came from the heap, whose freed copies stayed resident: a diff of
+ * two large profiles peaked 20 MB higher (docs/design.md, "Memory"). */
+void xalloc_map_large_blocks(void);
 /* Returns the free memory inside the heap to the system (glibc's malloc_trim(); nothing
  * elsewhere): after a phase that freed much, so that the next one's peak does not stand on
  * memory nobody uses (a report's first profile while the second is read). */

@@ -233,50 +233,69 @@ static uint64_t *entry_costs(struct flamegraph_model *g, uint32_t ncomp, const u
 	return entry;
 }
 
-struct sort_edge {
-	uint32_t from, rank;
-	struct flamegraph_edge e;
-};
-
-static int cmp_edge(const void *x, const void *y)
+/* Edges of one caller by their callee's name rank, which build_edges() keeps in TO while
+ * it sorts: the ranks of one caller's callees are all different. */
+static int cmp_edge_rank(const void *x, const void *y)
 {
-	const struct sort_edge *a = x, *b = y;
-	if (a->from != b->from)
-		return a->from < b->from ? -1 : 1;
-	return a->rank < b->rank ? -1 : a->rank > b->rank;
+	const struct flamegraph_edge *a = x, *b = y;
+	return a->to < b->to ? -1 : a->to > b->to;
+}
+
+/* Whether arc A is an edge (build_edges()). */
+static int is_edge(const struct flamegraph_model *g, const uint64_t *arcp, size_t a)
+{
+	const struct prof_arc *r = &g->arcs[a];
+	return r->caller != r->callee && (g->comp[r->caller] == g->comp[r->callee] || arcp[a]);
 }
 
 /* The edges, in callee-name order: every arc between components with a consistent cost,
  * every arc inside a component (cost or not: the spanning trees follow them), and from
  * the root to every function that enters cost. Self-calls are not edges: their cost is
- * inside the caller's activity already. */
+ * inside the caller's activity already. They are placed by caller straight into their
+ * array (a counting sort), then each caller's are sorted by name: the flame graph's peak
+ * is here, and no second copy of the edges is made (docs/design.md, "Memory"). */
 static void build_edges(struct flamegraph_model *g, const uint64_t *arcp, const uint64_t *entry)
 {
 	const struct profile *p = g->p;
-	size_t n = g->n, m = 0;
+	size_t n = g->n;
 	uint32_t *rank = name_ranks(p);
-	struct sort_edge *se = xmalloc((g->narcs + n + 1) * sizeof(*se));
+	g->first = xcalloc(n + 2, sizeof(*g->first));
+	for (size_t a = 0; a < g->narcs; a++)
+		if (is_edge(g, arcp, a))
+			g->first[g->arcs[a].caller + 1]++;
+	for (size_t f = 0; f < n; f++)
+		g->first[n + 1] += entry[f] != 0;
+	for (size_t v = 0; v <= n; v++)
+		g->first[v + 1] += g->first[v];
+	g->edges = xmalloc((g->first[n + 1] + 1) * sizeof(*g->edges));
+	size_t *at = xmalloc((n + 1) * sizeof(*at));
+	memcpy(at, g->first, (n + 1) * sizeof(*at));
 	for (size_t a = 0; a < g->narcs; a++) {
+		if (!is_edge(g, arcp, a))
+			continue;
 		const struct prof_arc *r = &g->arcs[a];
 		int internal = g->comp[r->caller] == g->comp[r->callee];
-		if (r->caller != r->callee && (internal || arcp[a]))
-			se[m++] = (struct sort_edge){ r->caller, rank[r->callee],
-						      { r->callee, (uint32_t)internal, internal ? 0 : arcp[a] } };
+		g->edges[at[r->caller]++] = (struct flamegraph_edge){ rank[r->callee], (uint32_t)internal,
+								      internal ? 0 : arcp[a] };
 	}
 	for (size_t f = 0; f < n; f++)
 		if (entry[f])
-			se[m++] = (struct sort_edge){ (uint32_t)n, rank[f], { (uint32_t)f, 0, entry[f] } };
-	qsort(se, m, sizeof(*se), cmp_edge);
-	g->first = xcalloc(n + 2, sizeof(*g->first));
-	g->edges = xmalloc((m + 1) * sizeof(*g->edges));
-	for (size_t i = 0; i < m; i++) {
-		g->first[se[i].from + 1]++;
-		g->edges[i] = se[i].e;
-	}
-	for (size_t v = 0; v <= n; v++)
-		g->first[v + 1] += g->first[v];
-	free(se);
+			g->edges[at[n]++] = (struct flamegraph_edge){ rank[f], 0, entry[f] };
+	free(at);
+	/* TO holds the callee's rank while its caller's edges are sorted; then the callee */
+	uint32_t *of_rank = xmalloc((n + 1) * sizeof(*of_rank));
+	for (size_t f = 0; f < n; f++)
+		of_rank[rank[f]] = (uint32_t)f;
 	free(rank);
+	for (size_t v = 0; v <= n; v++) {
+		struct flamegraph_edge *e = g->edges + g->first[v];
+		size_t k = g->first[v + 1] - g->first[v];
+		if (k > 1)
+			qsort(e, k, sizeof(*e), cmp_edge_rank);
+		for (size_t i = 0; i < k; i++)
+			e[i].to = of_rank[e[i].to];
+	}
+	free(of_rank);
 }
 
 /* A spanning tree found breadth first over the inside edges in name order, so that every

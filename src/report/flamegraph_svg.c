@@ -31,13 +31,12 @@
 struct svg {
 	struct flamegraph_sink sink;
 	struct flamegraph *g;
-	const struct profile *p, *base;
+	const struct profile *p;
+	const struct flamegraph_base *base;   /* --diff, or NULL */
 	unsigned ev;
 	uint64_t total;
 	unsigned max_depth;
 	size_t frames;
-	size_t *base_of;          /* --diff: each function of NOW's index in BASE, or SIZE_MAX */
-	unsigned base_ev;
 	const struct profile *now;   /* --diff: whose self costs are compared: P or a scoped one */
 	size_t *now_of;           /* each function of P's index in NOW (NULL: NOW is P) */
 	unsigned now_ev;
@@ -171,18 +170,20 @@ static uint64_t self_now(const struct svg *v, size_t fn)
 	return i == SIZE_MAX ? 0 : profile_self(v->now, i)[v->now_ev];
 }
 
-/* FN's function in BASE, or SIZE_MAX. */
-static size_t base_index(const struct svg *v, size_t fn)
+/* FN's self cost in BASE into *WAS (0 where BASE has no such function); returns whether
+ * BASE has it. */
+static int self_was(const struct svg *v, size_t fn, uint64_t *was)
 {
 	size_t i = now_index(v, fn);
-	return i == SIZE_MAX ? SIZE_MAX : v->base_of[i];
+	int in = i != SIZE_MAX && v->base->in_base[i];
+	*was = in ? v->base->self[i] : 0;
+	return in;
 }
 
 static int64_t self_change(const struct svg *v, size_t fn)
 {
-	uint64_t now = self_now(v, fn);
-	size_t b = base_index(v, fn);
-	uint64_t was = b == SIZE_MAX ? 0 : profile_self(v->base, b)[v->base_ev];
+	uint64_t now = self_now(v, fn), was;
+	self_was(v, fn, &was);
 	/* clamped as cgjit diff clamps: costs may pass 2^63, a difference in int64_t may not */
 	if (now >= was)
 		return now - was > INT64_MAX ? INT64_MAX : (int64_t)(now - was);
@@ -265,7 +266,7 @@ static int measure(void *ctx, const struct flamegraph_frame *stack, unsigned dep
 	v->frames++;
 	if (depth > v->max_depth)
 		v->max_depth = depth;
-	if (v->base_of && is_fn(stack[depth].fn)) {
+	if (v->base && is_fn(stack[depth].fn)) {
 		int64_t c = self_change(v, stack[depth].fn);
 		double a = c < 0 ? -(double)c : (double)c;
 		if (a > v->max_change)
@@ -305,13 +306,12 @@ static void put_title(struct svg *v, const struct flamegraph_frame *fr)
 		PUT(k, ", ");
 		put_text(k, profile_file(v->p, fr->fn), SIZE_MAX);
 	}
-	if (f && v->base_of) {
+	if (f && v->base) {
 		int64_t c = self_change(v, fr->fn);
-		size_t b = base_index(v, fr->fn);
-		if (b == SIZE_MAX) {
+		uint64_t was;
+		if (!self_was(v, fr->fn, &was)) {
 			flamegraph_sink_printf(k, "\nnot in the base profile (self %s)", doc_commas(b1, self_now(v, fr->fn)));
 		} else {
-			uint64_t was = profile_self(v->base, b)[v->base_ev];
 			flamegraph_sink_printf(k, "\nself %s -> %s (%s", doc_commas(b1, was),
 					       doc_commas(b2, self_now(v, fr->fn)), doc_commas_signed(b3, c));
 			if (was)
@@ -332,7 +332,7 @@ static int draw(void *ctx, const struct flamegraph_frame *stack, unsigned depth,
 		return k->failed ? -1 : 0;
 	}
 	unsigned rgb[3];
-	(v->base_of ? diff_colour : kind_colour)(v, fr->fn, rgb);
+	(v->base ? diff_colour : kind_colour)(v, fr->fn, rgb);
 	double x = PAD + px(v, fr->x), w = px(v, fr->width);
 	double y = v->height - BOTTOM - (depth + 1) * FRAME_H;
 	flamegraph_sink_printf(k, "<g class=\"f\" data-x=\"%llu\" data-v=\"%llu\" data-d=\"%u\">",
@@ -369,9 +369,9 @@ static void put_head(struct svg *v, const struct flamegraph_svg_opts *o)
 	flamegraph_sink_printf(k, "\">\n<style>\n%s</style>\n<script><![CDATA[\n%s]]></script>\n", style, script);
 	flamegraph_sink_printf(k, "<rect width=\"100%%\" height=\"100%%\" fill=\"#fbfbf7\"/>\n"
 			       "<text id=\"title\" x=\"%.0f\" y=\"24\" text-anchor=\"middle\">%s",
-			       SVG_W / 2, v->base_of ? "Differential flame graph: " : "Flame graph: ");
+			       SVG_W / 2, v->base ? "Differential flame graph: " : "Flame graph: ");
 	put_text(k, o->title ? o->title : base_name(v->p->path), 80);
-	if (v->base_of) {
+	if (v->base) {
 		PUT(k, " against ");
 		put_text(k, base_name(v->base->path), 60);
 	}
@@ -381,7 +381,7 @@ static void put_head(struct svg *v, const struct flamegraph_svg_opts *o)
 	/* a file without totals: (pprof's): callgrind_annotate's "(calculated)" */
 	flamegraph_sink_printf(k, " %s in all%s; ", doc_commas(b, v->total),
 			       v->p->totals_calculated ? " (calculated)" : "");
-	if (v->base_of)
+	if (v->base)
 		PUT(k, "colour: change of the function's self cost (red more, blue less)");
 	else
 		PUT(k, "green: JIT code, grey: no symbol, warm: other code");
@@ -406,13 +406,10 @@ int flamegraph_svg_write(struct flamegraph *g, const struct flamegraph_svg_opts 
 	v->ev = flamegraph_event(g);
 	v->total = flamegraph_total(g);
 	v->base = o->base;
-	v->base_ev = o->base_event;
 	v->now = o->now ? o->now : v->p;
 	v->now_ev = o->now ? o->now_event : v->ev;
 	if (o->base && o->now)
 		v->now_of = prof_match(o->now, v->p);
-	if (o->base)
-		v->base_of = prof_match(o->base, v->now);
 	flamegraph_walk(g, measure, v);
 	v->height = TOP + (v->max_depth + 1) * FRAME_H + BOTTOM;
 	put_head(v, o);
@@ -420,9 +417,31 @@ int flamegraph_svg_write(struct flamegraph *g, const struct flamegraph_svg_opts 
 	flamegraph_walk(g, draw, v);
 	PUT(&v->sink, "</g>\n</svg>\n");
 	int rc = flamegraph_sink_flush(&v->sink);
-	free(v->base_of);
 	free(v->now_of);
 	prof_name_free(&v->name);
 	free(v);
 	return rc;
+}
+
+void flamegraph_base_make(struct flamegraph_base *fb, const struct profile *base, unsigned ev,
+			  const struct profile *now)
+{
+	size_t *of = prof_match(base, now);
+	fb->path = base->path ? xstrndup(base->path, strlen(base->path)) : NULL;
+	fb->n = now->nfns;
+	fb->self = xmalloc((fb->n + 1) * sizeof(*fb->self));
+	fb->in_base = xmalloc(fb->n + 1);
+	for (size_t i = 0; i < fb->n; i++) {
+		fb->in_base[i] = of[i] != SIZE_MAX;
+		fb->self[i] = of[i] != SIZE_MAX ? profile_self(base, of[i])[ev] : 0;
+	}
+	free(of);
+}
+
+void flamegraph_base_free(struct flamegraph_base *fb)
+{
+	free(fb->path);
+	free(fb->self);
+	free(fb->in_base);
+	memset(fb, 0, sizeof(*fb));
 }

@@ -71,8 +71,12 @@ static char *render(const struct profile *p, const struct flamegraph_opts *o, in
 	struct flamegraph *g = flamegraph_new(p, o);
 	int rc;
 	if (svg) {
-		struct flamegraph_svg_opts so = { "test", base, 0, NULL, 0, NULL };
+		struct flamegraph_base fb = { 0 };
+		if (base)
+			flamegraph_base_make(&fb, base, 0, p);
+		struct flamegraph_svg_opts so = { "test", base ? &fb : NULL, NULL, 0, NULL };
 		rc = flamegraph_svg_write(g, &so, out, &d);
+		flamegraph_base_free(&fb);
 	} else {
 		rc = flamegraph_write_folded(g, out, &d);
 	}

@@ -3,7 +3,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/idmap.h"
 #include "core/xalloc.h"
 #include "report/prof_arcs.h"
 
@@ -17,59 +16,43 @@ void prof_arc_table_free(struct prof_arc_table *t)
 {
 	free(t->arcs);
 	free(t->costs);
-	free(t->slots);
+	slot_index_free(&t->index);
 	memset(t, 0, sizeof(*t));
 }
 
 void prof_arc_table_drop_index(struct prof_arc_table *t)
 {
-	free(t->slots);
-	t->slots = NULL;
-	t->nslots = 0;
+	slot_index_free(&t->index);
 }
 
-/* The arcs' (caller, callee) are the profile's own function numbers, but which pairs occur
- * is the input's choice: the slot is placed by the run's seeded mix, as idmap's are. */
-static size_t home(uint32_t caller, uint32_t callee, size_t mask)
+static uint64_t arc_key(uint32_t caller, uint32_t callee)
 {
-	return (size_t)idmap_mix((uint64_t)caller << 32 | callee) & mask;
+	return (uint64_t)caller << 32 | callee;
 }
 
-/* Three quarters full at most: linear probing stays short, and at 4 bytes a slot the
- * index costs 5.3 to 10.7 bytes an arc. */
-static void grow_index(struct prof_arc_table *t)
+static uint64_t key_of_arc(const void *ctx, size_t a)
 {
-	size_t n = t->nslots ? t->nslots * 2 : 1024;
-	uint32_t *slots = xcalloc(n, sizeof(*slots));
-	for (size_t a = 0; a < t->n; a++) {
-		size_t i = home(t->arcs[a].caller, t->arcs[a].callee, n - 1);
-		while (slots[i])
-			i = (i + 1) & (n - 1);
-		slots[i] = (uint32_t)a + 1;
-	}
-	free(t->slots);
-	t->slots = slots;
-	t->nslots = n;
+	const struct prof_arc_table *t = ctx;
+	return arc_key(t->arcs[a].caller, t->arcs[a].callee);
 }
 
 void prof_arc_table_add(struct prof_arc_table *t, uint32_t caller, uint32_t callee,
 			uint64_t count, const uint64_t *costs)
 {
-	if ((t->n + 1) * 4 > t->nslots * 3)
-		grow_index(t);
-	size_t mask = t->nslots - 1, i = home(caller, callee, mask);
+	struct slot_index *x = &t->index;
+	slot_index_reserve(x, 0, t->n, key_of_arc, t);
 	uint32_t a;
-	for (;; i = (i + 1) & mask) {
-		if (!t->slots[i]) {
+	for (size_t i = slot_index_home(x, arc_key(caller, callee));; i = slot_index_next(x, i)) {
+		if (!x->slots[i]) {
 			a = (uint32_t)t->n++;
 			XGROW(t->arcs, t->arcs_cap, t->n);
 			XGROW(t->costs, t->costs_cap, t->n * t->nev);
 			t->arcs[a] = (struct prof_arc){ caller, callee, 0 };
 			memset(t->costs + (size_t)a * t->nev, 0, t->nev * sizeof(*t->costs));
-			t->slots[i] = a + 1;
+			x->slots[i] = a + 1;
 			break;
 		}
-		a = t->slots[i] - 1;
+		a = x->slots[i] - 1;
 		if (t->arcs[a].caller == caller && t->arcs[a].callee == callee)
 			break;
 	}

@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/slot_index.h"
 #include "report/profile.h"
 
 struct prof_arc_table {
@@ -16,8 +17,7 @@ struct prof_arc_table {
 	struct prof_arc *arcs;
 	uint64_t *costs;        /* n * nev */
 	size_t n, arcs_cap, costs_cap;
-	uint32_t *slots;        /* arc number + 1; 0: empty */
-	size_t nslots;
+	struct slot_index index;   /* arcs by (caller, callee) */
 };
 
 void prof_arc_table_init(struct prof_arc_table *t, unsigned nev);

@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/slot_index.h"
 #include "core/strtab.h"
 
 struct diag;
@@ -77,8 +78,7 @@ struct prof_names {
 	size_t nnodes, nodes_cap;
 	struct prof_key *keys;         /* per function */
 	size_t keys_cap;
-	uint32_t *node_slots, *key_slots;   /* node or function + 1; 0: empty */
-	size_t node_nslots, key_nslots;
+	struct slot_index node_index, key_index;   /* nodes by (parent, part), functions by key */
 };
 
 struct profile {

@@ -10,19 +10,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/idmap.h"
+#include "core/slot_index.h"
 #include "core/xalloc.h"
 #include "report/profile.h"
 
 /* Part ids on the stack for names of up to this many parts; longer ones take the heap. */
 #define STACK_PARTS 64
-
-/* Open addressing over numbers + 1 (0: empty), three quarters full at most: the slot of
- * KEY, placed by the run's seeded mix (idmap_mix()), since the input chooses the names. */
-static size_t home(uint64_t key, size_t nslots)
-{
-	return (size_t)idmap_mix(key) & (nslots - 1);
-}
 
 static uint64_t node_key(uint32_t parent, uint32_t part)
 {
@@ -34,33 +27,29 @@ static uint64_t fn_key(const struct prof_key *k)
 	return node_key(k->node, k->obj) ^ (uint64_t)k->file * 0x9e3779b97f4a7c15ULL;
 }
 
-static void grow_node_index(struct prof_names *t)
+static uint64_t key_of_node(const void *ctx, size_t x)
 {
-	size_t n = t->node_nslots ? t->node_nslots * 2 : 1024;
-	uint32_t *slots = xcalloc(n, sizeof(*slots));
-	for (size_t x = 1; x < t->nnodes; x++) {
-		size_t i = home(node_key(t->nodes[x].parent, t->nodes[x].part), n);
-		while (slots[i])
-			i = (i + 1) & (n - 1);
-		slots[i] = (uint32_t)x + 1;
-	}
-	free(t->node_slots);
-	t->node_slots = slots;
-	t->node_nslots = n;
+	const struct prof_names *t = ctx;
+	return node_key(t->nodes[x].parent, t->nodes[x].part);
+}
+
+static uint64_t key_of_fn(const void *ctx, size_t f)
+{
+	const struct prof_names *t = ctx;
+	return fn_key(&t->keys[f]);
 }
 
 /* The node under PARENT for part PART, added if new. */
 static uint32_t child(struct prof_names *t, uint32_t parent, uint32_t part)
 {
-	if ((t->nnodes + 1) * 4 > t->node_nslots * 3)
-		grow_node_index(t);
-	size_t mask = t->node_nslots - 1;
-	for (size_t i = home(node_key(parent, part), t->node_nslots);; i = (i + 1) & mask) {
-		uint32_t v = t->node_slots[i];
+	struct slot_index *x = &t->node_index;
+	slot_index_reserve(x, 1, t->nnodes, key_of_node, t);   /* the root is never looked up */
+	for (size_t i = slot_index_home(x, node_key(parent, part));; i = slot_index_next(x, i)) {
+		uint32_t v = x->slots[i];
 		if (!v) {
 			XGROW(t->nodes, t->nodes_cap, t->nnodes + 1);
 			t->nodes[t->nnodes] = (struct prof_name_node){ parent, part };
-			t->node_slots[i] = (uint32_t)++t->nnodes;
+			x->slots[i] = (uint32_t)++t->nnodes;
 			return (uint32_t)t->nnodes - 1;
 		}
 		if (t->nodes[v - 1].parent == parent && t->nodes[v - 1].part == part)
@@ -68,33 +57,17 @@ static uint32_t child(struct prof_names *t, uint32_t parent, uint32_t part)
 	}
 }
 
-static void grow_key_index(struct prof_names *t, size_t nfns)
-{
-	size_t n = t->key_nslots ? t->key_nslots * 2 : 1024;
-	uint32_t *slots = xcalloc(n, sizeof(*slots));
-	for (size_t f = 0; f < nfns; f++) {
-		size_t i = home(fn_key(&t->keys[f]), n);
-		while (slots[i])
-			i = (i + 1) & (n - 1);
-		slots[i] = (uint32_t)f + 1;
-	}
-	free(t->key_slots);
-	t->key_slots = slots;
-	t->key_nslots = n;
-}
-
 /* The function with key K among P's NFNS, or a new one numbered NFNS. */
 static uint32_t function(struct prof_names *t, size_t nfns, const struct prof_key *k, int *added)
 {
-	if ((nfns + 1) * 4 > t->key_nslots * 3)
-		grow_key_index(t, nfns);
-	size_t mask = t->key_nslots - 1;
-	for (size_t i = home(fn_key(k), t->key_nslots);; i = (i + 1) & mask) {
-		uint32_t v = t->key_slots[i];
+	struct slot_index *x = &t->key_index;
+	slot_index_reserve(x, 0, nfns, key_of_fn, t);
+	for (size_t i = slot_index_home(x, fn_key(k));; i = slot_index_next(x, i)) {
+		uint32_t v = x->slots[i];
 		if (!v) {
 			XGROW(t->keys, t->keys_cap, nfns + 1);
 			t->keys[nfns] = *k;
-			t->key_slots[i] = (uint32_t)nfns + 1;
+			x->slots[i] = (uint32_t)nfns + 1;
 			*added = 1;
 			return (uint32_t)nfns;
 		}
@@ -149,11 +122,8 @@ uint32_t profile_name_intern(struct profile *p, const char *name, size_t len, ui
 
 void profile_names_seal(struct profile *p)
 {
-	struct prof_names *t = &p->names;
-	free(t->node_slots);
-	free(t->key_slots);
-	t->node_slots = t->key_slots = NULL;
-	t->node_nslots = t->key_nslots = 0;
+	slot_index_free(&p->names.node_index);
+	slot_index_free(&p->names.key_index);
 }
 
 void profile_names_free(struct profile *p)

@@ -13,6 +13,7 @@
 #include "core/idmap.h"
 #include "core/io.h"
 #include "core/linereader.h"
+#include "core/slot_index.h"
 #include "core/strtab.h"
 
 static void test_strtab__interning(void **state)
@@ -67,10 +68,15 @@ static void test_arena__alignment_and_big_blocks(void **state)
 	(void)state;
 	struct arena a = { 0 };
 	char *s = arena_strndup(&a, "abc", 3);
+	char *t = arena_strndup(&a, "de", 2);
+	double *y = arena_alloc(&a, sizeof(double));   /* after 7 bytes of strings */
 	void *big = arena_alloc(&a, 1 << 20);
 	double *x = arena_alloc(&a, sizeof(double));
 	assert_string_equal(s, "abc");
+	assert_ptr_equal(t, s + 4);   /* strings packed, not rounded up */
+	assert_string_equal(t, "de");
 	assert_non_null(big);
+	assert_int_equal((uintptr_t)y % _Alignof(max_align_t), 0);
 	assert_int_equal((uintptr_t)x % _Alignof(max_align_t), 0);
 	arena_reset(&a);
 	assert_int_equal(a.total, 0);
@@ -142,12 +148,57 @@ static void test_diag__first_error_wins_and_quote(void **state)
 	assert_string_equal(cut + strlen(cut) - 3, "...");   /* a long subject is cut, and says so */
 }
 
+/* Items in a caller's table found by key: every one found, absent keys not, the index
+ * grown past its first size and never more than three quarters full. */
+struct numbered {
+	uint64_t keys[5000];
+};
+
+static uint64_t numbered_key(const void *ctx, size_t i)
+{
+	return ((const struct numbered *)ctx)->keys[i];
+}
+
+static size_t find_item(const struct slot_index *x, const struct numbered *t, uint64_t key)
+{
+	for (size_t i = slot_index_home(x, key);; i = slot_index_next(x, i)) {
+		if (!x->slots[i])
+			return SIZE_MAX;
+		if (t->keys[x->slots[i] - 1] == key)
+			return x->slots[i] - 1;
+	}
+}
+
+static void test_slot_index__find_and_grow(void **state)
+{
+	(void)state;
+	static struct numbered t;
+	struct slot_index x = { 0 };
+	for (size_t n = 0; n < 5000; n++) {
+		t.keys[n] = n * 0x100000000ULL;   /* keys that differ only in their high half */
+		slot_index_reserve(&x, 0, n, numbered_key, &t);
+		size_t i = slot_index_home(&x, t.keys[n]);
+		while (x.slots[i])
+			i = slot_index_next(&x, i);
+		x.slots[i] = (uint32_t)n + 1;
+		assert_true((n + 1) * 4 <= x.nslots * 3);
+	}
+	assert_true(x.nslots >= 8192);
+	for (size_t n = 0; n < 5000; n++)
+		assert_int_equal(find_item(&x, &t, t.keys[n]), n);
+	assert_int_equal(find_item(&x, &t, 5000 * 0x100000000ULL), SIZE_MAX);
+	assert_int_equal(find_item(&x, &t, 1), SIZE_MAX);
+	slot_index_free(&x);
+	assert_null(x.slots);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_strtab__interning),
 		cmocka_unit_test(test_idmap__hostile_ids),
 		cmocka_unit_test(test_arena__alignment_and_big_blocks),
+		cmocka_unit_test(test_slot_index__find_and_grow),
 		cmocka_unit_test(test_linereader__crlf_limit_and_last_line),
 		cmocka_unit_test(test_diag__first_error_wins_and_quote),
 	};

@@ -44,7 +44,7 @@ static void test_arcs__sums_and_first_sight_order(void **state)
 	}
 	prof_arc_table_drop_index(&t);
 	assert_int_equal(t.n, narcs);
-	assert_null(t.slots);
+	assert_null(t.index.slots);
 	for (size_t k = 0; k < (size_t)N * N; k++) {
 		if (!first[k])
 			continue;

@@ -249,7 +249,8 @@ static void test_profile_name__tree(void **state)
 	profile_builder_finish(b);
 	profile_builder_finish(c);
 	assert_true(p.names.nnodes < written);
-	assert_null(p.names.node_slots);   /* sealed: the indices are gone */
+	assert_null(p.names.node_index.slots);   /* sealed: the indices are gone */
+	assert_null(p.names.key_index.slots);
 	struct prof_name buf = { 0 };
 	for (size_t i = 0; i < N; i++) {
 		assert_string_equal(profile_name(&p, fn[i], &buf), names[i]);

@@ -262,17 +262,34 @@ static int flamegraph_main(int argc, char **argv, struct pathmap **left)
 	int have_base = 0;
 	struct flamegraph_base fb;
 	memset(&fb, 0, sizeof(fb));
-	/* --diff's base first, and without its arcs (they serve only a focus): it is reduced to
-	 * the self costs the drawing compares before the graph is built, so that the graph is
-	 * never made beside two whole profiles (docs/design.md, "Memory") */
+	/* --diff's base is read first and without its arcs (they serve only a focus), and
+	 * reduced to the self costs the drawing compares before the graph is built, so that
+	 * the graph is never made beside two whole profiles (docs/design.md, "Memory"); both
+	 * files are opened first, in the order given, so that one that cannot be opened is
+	 * named before anything is read */
+	struct diag od = { 0 };
+	struct input *in = input_open(a.profile, &od), *base_in = NULL;
+	if (in && a.base)
+		base_in = input_open(a.base, &od);
+	if (!in || (a.base && !base_in)) {
+		fprintf(stderr, "cgjit: %s\n", od.msg);
+		input_close(in);
+		return 1;
+	}
 	struct profile_opts base_opts = a.popts;
 	base_opts.drop_arcs = !a.scope.focus;
-	if (a.base) {
-		if (cmd_util_load(&base, a.base, &base_opts) < 0)
+	if (base_in) {
+		rc = cmd_util_load_input(&base, base_in, &base_opts);
+		input_close(base_in);
+		if (rc < 0) {
+			input_close(in);
 			return 1;
+		}
 		have_base = 1;
 	}
-	if (cmd_util_load(&p, a.profile, &a.popts) < 0) {
+	rc = cmd_util_load_input(&p, in, &a.popts);
+	input_close(in);
+	if (rc < 0) {
 		if (have_base)
 			profile_free(&base);
 		return 1;

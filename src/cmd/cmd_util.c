@@ -8,6 +8,7 @@
 
 #include "cmd/cmd_util.h"
 #include "core/diag.h"
+#include "core/io.h"
 #include "core/xalloc.h"
 #include "jit/pathmap.h"
 #include "report/prof_scope.h"
@@ -76,16 +77,27 @@ int cmd_util_parse_count(const char *s, unsigned long long max, unsigned long lo
 	return 0;
 }
 
-int cmd_util_load(struct profile *p, const char *path, const struct profile_opts *o)
+/* Reads IN (or PATH when IN is NULL) into P, with the memory rules of the report commands. */
+static int load(struct profile *p, const char *path, struct input *in, const struct profile_opts *o)
 {
 	struct diag d = { 0 };
 	xalloc_map_large_blocks();
-	if (profile_load(p, path, o, &d) < 0) {
+	if ((in ? profile_load_input(p, in, o, &d) : profile_load(p, path, o, &d)) < 0) {
 		fprintf(stderr, "cgjit: %s\n", d.msg);
 		return -1;
 	}
 	xalloc_give_back();   /* the loader's tables, freed: not under the next profile's */
 	return 0;
+}
+
+int cmd_util_load(struct profile *p, const char *path, const struct profile_opts *o)
+{
+	return load(p, path, NULL, o);
+}
+
+int cmd_util_load_input(struct profile *p, struct input *in, const struct profile_opts *o)
+{
+	return load(p, NULL, in, o);
 }
 
 int cmd_util_pick_event(const struct profile *p, const char *name, unsigned *ev)

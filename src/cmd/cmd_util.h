@@ -9,6 +9,7 @@ struct prof_scope_opts;
 struct prof_select;
 struct profile;
 struct profile_opts;
+struct input;
 
 /* Prints "cgjit: MESSAGE", USAGE's first line and a pointer to --help to stderr.
  * Returns 2, the usage exit status. */
@@ -28,8 +29,12 @@ int cmd_util_parse_count(const char *s, unsigned long long max, unsigned long lo
  * usage error (a malformed OLD=NEW). */
 int cmd_util_path_map(struct pathmap **pm, struct profile_opts *o, const char *usage,
 		      const char *arg);
-/* profile_load(); prints the error. Returns 0, or -1 (P is then empty, freed or not). */
+/* profile_load(); prints the error. Returns 0, or -1 (P is then empty, freed or not).
+ * While it reads, large blocks are mapped on their own, and the heap's free memory is
+ * given back after (xalloc.h): a second profile's peak does not stand on the first's. */
 int cmd_util_load(struct profile *p, const char *path, const struct profile_opts *o);
+/* The same from IN, already open (not closed here). */
+int cmd_util_load_input(struct profile *p, struct input *in, const struct profile_opts *o);
 /* The index of event NAME in P (NULL: the first). Returns 0, or -1 after printing which
  * events P counts. */
 int cmd_util_pick_event(const struct profile *p, const char *name, unsigned *ev);

@@ -81,10 +81,14 @@ static uint32_t *translate(const struct strtab *from, const struct strtab *to)
 	return t;
 }
 
+/* Every part goes through the run's seeded mix (idmap_mix()), not only the sum: the input
+ * chooses the names, and an unseeded hash of them could be made to collide. */
 static size_t key_home(const struct matcher *m, const struct key *k)
 {
-	uint64_t h = strtab_hash((const char *)k->ids, k->n * sizeof(*k->ids));
-	return (size_t)idmap_mix(h ^ ((uint64_t)k->cls << 32 | k->file)) & m->mask;
+	uint64_t h = idmap_mix((uint64_t)k->cls << 32 | k->file);
+	for (size_t i = 0; i < k->n; i++)
+		h = idmap_mix(h ^ k->ids[i]);
+	return (size_t)idmap_mix(h ^ k->n) & m->mask;
 }
 
 /* Function FN of NEW's key, its parts in M->other. */
@@ -134,9 +138,13 @@ static size_t probe(struct matcher *m, const struct key *k)
 	for (size_t i = key_home(m, k);; i = (i + 1) & m->mask) {
 		if (!m->slots[i])
 			return i;
+		/* the object and file first: the name is walked only where they agree */
+		uint32_t obj, file;
+		profile_key_where(m->now, m->slots[i] - 1, &obj, &file);
+		if (m->now_cls[obj] != k->cls || file != k->file)
+			continue;
 		struct key o = now_key(m, m->slots[i] - 1);
-		if (o.cls == k->cls && o.file == k->file && o.n == k->n &&
-		    !memcmp(o.ids, k->ids, k->n * sizeof(*k->ids)))
+		if (o.n == k->n && !memcmp(o.ids, k->ids, k->n * sizeof(*k->ids)))
 			return i;
 	}
 }

@@ -71,10 +71,11 @@ static void render(const json_t *doc, void (*text)(const json_t *, FILE *, int))
 	FUZZ_CHECK(doc_write_yaml(doc, f) == 0);
 }
 
-static int load(struct profile *p, const uint8_t *data, size_t size, const char *name, int fold)
+static int load(struct profile *p, const uint8_t *data, size_t size, const char *name, int fold,
+		int drop_arcs)
 {
 	struct input *in = input_open_mem(data, size, name);
-	struct profile_opts o = { .max_line = FUZZ_MAX_LINE, .fold_recursion = fold };
+	struct profile_opts o = { .max_line = FUZZ_MAX_LINE, .fold_recursion = fold, .drop_arcs = drop_arcs };
 	struct diag d = { 0 };
 	int rc = profile_load_input(p, in, &o, &d);
 	FUZZ_CHECK(rc == 0 ? !d.set : rc == -1 && d.set);
@@ -260,9 +261,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	int fold = size & 1;
 	struct profile p, base;
-	if (load(&p, data, (size_t)(new_end - data), "new.out", fold) < 0)
+	if (load(&p, data, (size_t)(new_end - data), "new.out", fold, 0) < 0)
 		return 0;
-	int has_base = base_at && load(&base, base_at, (size_t)(base_end - base_at), "base.out", fold) == 0;
+	int has_base = base_at && load(&base, base_at, (size_t)(base_end - base_at), "base.out", fold, 0) == 0;
 	const struct profile *b = has_base ? &base : &p;
 	unsigned ev = p.nevents ? (unsigned)(size >> 1) % p.nevents : 0;
 	size_t top = 1 + (size >> 2) % 8;
@@ -286,6 +287,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (p.nevents) {
 		check_flamegraph(&p, ev, size, NULL, 0);
 		check_scope(&p, ev, top, size);
+	}
+	/* read without its arcs (profile_opts.drop_arcs: report, diff and check without a
+	 * focus), the profile gives the same report and diff */
+	struct profile q;
+	if (p.nevents && load(&q, data, (size_t)(new_end - data), "new.out", fold, 1) == 0) {
+		FUZZ_CHECK(q.arcs_dropped && !q.arcs && q.narcs == p.narcs);
+		json_t *x = prof_report_build(&p, ev, top), *y = prof_report_build(&q, ev, top);
+		FUZZ_CHECK(json_equal(x, y));
+		json_decref(x);
+		json_decref(y);
+		check_diff(b, &q, NULL, top, 0.0);
+		profile_free(&q);
 	}
 	profile_free(&p);
 	if (has_base)

@@ -2,14 +2,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/idmap.h"
 #include "core/strtab.h"
 #include "core/xalloc.h"
 
 uint64_t strtab_hash(const char *s, size_t len)
 {
 	/* Eight bytes at a time with a multiply-xorshift mix: names reach kilobytes with
-	 * --separate-callers, and a byte-at-a-time hash showed in profiles. */
-	uint64_t h = 0x9e3779b97f4a7c15ULL ^ len;
+	 * --separate-callers, and a byte-at-a-time hash showed in profiles. It starts from the
+	 * run's random seed (idmap_mix()): without one, strings that all share a hash can be
+	 * computed, and an input made of them would fill one chain of every table, or be taken
+	 * for one function where a hash stands for the name (callgrind_names.c). */
+	uint64_t h = idmap_mix(0x9e3779b97f4a7c15ULL ^ len);
 	size_t i = 0;
 	for (; i + 8 <= len; i += 8) {
 		uint64_t w;

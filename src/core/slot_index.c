@@ -10,6 +10,14 @@ size_t slot_index_home(const struct slot_index *x, uint64_t key)
 	return (size_t)idmap_mix(key) & (x->nslots - 1);
 }
 
+void slot_index_sized(struct slot_index *x, size_t count)
+{
+	x->nslots = 1024;
+	while (count * 4 > x->nslots * 3)
+		x->nslots *= 2;
+	x->slots = xcalloc(x->nslots, sizeof(*x->slots));
+}
+
 void slot_index_reserve(struct slot_index *x, size_t first, size_t count, slot_key_fn *key,
 			const void *ctx)
 {

@@ -20,6 +20,9 @@ typedef uint64_t slot_key_fn(const void *ctx, size_t item);
  * than three quarters of the slots, the index is made anew twice as large from KEY. */
 void slot_index_reserve(struct slot_index *x, size_t first, size_t count, slot_key_fn *key,
 			const void *ctx);
+/* An empty index with room for COUNT items, for a table whose size is known (X is
+ * overwritten, not freed). */
+void slot_index_sized(struct slot_index *x, size_t count);
 /* The slot to look at first for KEY; the next one is slot_index_next(). */
 size_t slot_index_home(const struct slot_index *x, uint64_t key);
 static inline size_t slot_index_next(const struct slot_index *x, size_t i)

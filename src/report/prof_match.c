@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "core/idmap.h"
+#include "core/slot_index.h"
 #include "core/strtab.h"
 #include "core/xalloc.h"
 #include "report/prof_match.h"
@@ -49,8 +50,7 @@ struct matcher {
 	uint32_t *base_cls, *now_cls;   /* object -> class, UINT32_MAX: no such object in NEW */
 	uint32_t *base_file;            /* BASE's file -> NEW's, or UINT32_MAX */
 	uint32_t *base_part;            /* BASE's part -> NEW's, or UINT32_MAX */
-	uint32_t *slots;                /* NEW's function + 1; 0: empty */
-	size_t mask;
+	struct slot_index index;        /* NEW's functions by key */
 	uint32_t *ids, *other;          /* part buffers */
 	size_t ids_cap, other_cap;
 };
@@ -83,12 +83,12 @@ static uint32_t *translate(const struct strtab *from, const struct strtab *to)
 
 /* Every part goes through the run's seeded mix (idmap_mix()), not only the sum: the input
  * chooses the names, and an unseeded hash of them could be made to collide. */
-static size_t key_home(const struct matcher *m, const struct key *k)
+static uint64_t key_hash(const struct key *k)
 {
 	uint64_t h = idmap_mix((uint64_t)k->cls << 32 | k->file);
 	for (size_t i = 0; i < k->n; i++)
 		h = idmap_mix(h ^ k->ids[i]);
-	return (size_t)idmap_mix(h ^ k->n) & m->mask;
+	return h ^ k->n;
 }
 
 /* Function FN of NEW's key, its parts in M->other. */
@@ -135,15 +135,16 @@ static int base_key(struct matcher *m, size_t fn, struct key *k)
 /* The slot of NEW's function with key K, or the empty slot where it would go. */
 static size_t probe(struct matcher *m, const struct key *k)
 {
-	for (size_t i = key_home(m, k);; i = (i + 1) & m->mask) {
-		if (!m->slots[i])
+	const struct slot_index *x = &m->index;
+	for (size_t i = slot_index_home(x, key_hash(k));; i = slot_index_next(x, i)) {
+		if (!x->slots[i])
 			return i;
 		/* the object and file first: the name is walked only where they agree */
 		uint32_t obj, file;
-		profile_key_where(m->now, m->slots[i] - 1, &obj, &file);
+		profile_key_where(m->now, x->slots[i] - 1, &obj, &file);
 		if (m->now_cls[obj] != k->cls || file != k->file)
 			continue;
-		struct key o = now_key(m, m->slots[i] - 1);
+		struct key o = now_key(m, x->slots[i] - 1);
 		if (o.n == k->n && !memcmp(o.ids, k->ids, k->n * sizeof(*k->ids)))
 			return i;
 	}
@@ -152,11 +153,7 @@ static size_t probe(struct matcher *m, const struct key *k)
 /* NEW's functions indexed by key; where two share one, the first is kept. */
 static void index_now(struct matcher *m)
 {
-	size_t n = 64;
-	while (n < 2 * m->now->nfns)
-		n *= 2;
-	m->slots = xcalloc(n, sizeof(*m->slots));
-	m->mask = n - 1;
+	slot_index_sized(&m->index, m->now->nfns);
 	for (size_t j = 0; j < m->now->nfns; j++) {
 		struct key k = now_key(m, j);
 		/* the key's parts are in M->other, which probe() overwrites: keep a copy */
@@ -164,8 +161,8 @@ static void index_now(struct matcher *m)
 		memcpy(m->ids, k.ids, k.n * sizeof(*k.ids));
 		k.ids = m->ids;
 		size_t i = probe(m, &k);
-		if (!m->slots[i])
-			m->slots[i] = (uint32_t)j + 1;
+		if (!m->index.slots[i])
+			m->index.slots[i] = (uint32_t)j + 1;
 	}
 }
 
@@ -176,7 +173,7 @@ static void matcher_free(struct matcher *m)
 	free(m->now_cls);
 	free(m->base_file);
 	free(m->base_part);
-	free(m->slots);
+	slot_index_free(&m->index);
 	free(m->ids);
 	free(m->other);
 }
@@ -261,7 +258,7 @@ size_t *prof_match(const struct profile *base, const struct profile *now)
 		struct key k;
 		if (base_key(&m, i, &k) < 0)
 			continue;
-		uint32_t slot = m.slots[probe(&m, &k)];
+		uint32_t slot = m.index.slots[probe(&m, &k)];
 		/* else matched already: two objects of BASE in one class, the first one matches */
 		if (slot && in_base[slot - 1] == SIZE_MAX)
 			in_base[slot - 1] = i;

@@ -274,6 +274,25 @@ struct bad_case {
 	const char *msg;
 };
 
+/* Each case's text read to its end: read whole where MSG is NULL, else refused with an
+ * error holding MSG. */
+static void expect_cases(const struct bad_case *cases, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct fixture f;
+		open_text(&f, cases[i].text);
+		int rc = drain(&f);
+		if (!cases[i].msg) {
+			assert_int_equal(rc, 0);
+		} else {
+			assert_int_equal(rc, -1);
+			if (!strstr(f.d.msg, cases[i].msg))
+				fail_msg("case %zu: '%s' lacks '%s'", i, f.d.msg, cases[i].msg);
+		}
+		close_text(&f);
+	}
+}
+
 static void test_callgrind_reader__errors(void **state)
 {
 	(void)state;
@@ -292,19 +311,7 @@ static void test_callgrind_reader__errors(void **state)
 		{ HDR "positions: instr\nevents: Ir\nob=(1) x\nfl=(1) x\nfn=(1) f\n0x10 1\n-0x20 1\n", "relative position goes below 0" },
 		{ HDR "events: Ir\nob=(1) x\nfl=(1) x\nfn=(1) f\n99999999999999999999 1\n", "expected a position" },
 	};
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		struct fixture f;
-		open_text(&f, cases[i].text);
-		int rc = drain(&f);
-		if (!cases[i].msg) {
-			assert_int_equal(rc, 0);
-		} else {
-			assert_int_equal(rc, -1);
-			if (!strstr(f.d.msg, cases[i].msg))
-				fail_msg("case %zu: '%s' lacks '%s'", i, f.d.msg, cases[i].msg);
-		}
-		close_text(&f);
-	}
+	expect_cases(cases, sizeof(cases) / sizeof(cases[0]));
 }
 
 /* One name defined under two ids (callgrind's --separate-callers can do that): two
@@ -362,19 +369,7 @@ static void test_callgrind_reader__redefinition_refused(void **state)
 		{ HDR "events: Ir\nob=(1) x\nfl=(1) x\nfn=(2) f\n1 1\ncfn=(2) f\ncalls=1 1\n1 0\nfn=(2) f\n1 1\ntotals: 2\n",
 		  NULL },
 	};
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		struct fixture f;
-		open_text(&f, cases[i].text);
-		int rc = drain(&f);
-		if (!cases[i].msg) {
-			assert_int_equal(rc, 0);
-		} else {
-			assert_int_equal(rc, -1);
-			if (!strstr(f.d.msg, cases[i].msg))
-				fail_msg("case %zu: '%s' lacks '%s'", i, f.d.msg, cases[i].msg);
-		}
-		close_text(&f);
-	}
+	expect_cases(cases, sizeof(cases) / sizeof(cases[0]));
 }
 
 /* What the sink received, checked against what the test wrote. */

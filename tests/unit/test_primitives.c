@@ -190,6 +190,11 @@ static void test_slot_index__find_and_grow(void **state)
 	assert_int_equal(find_item(&x, &t, 1), SIZE_MAX);
 	slot_index_free(&x);
 	assert_null(x.slots);
+	slot_index_sized(&x, 5000);   /* room for all at once: never more than 3/4 full */
+	assert_true(5000 * 4 <= x.nslots * 3 && x.nslots / 2 * 3 < 5000 * 4);
+	for (size_t i = 0; i < x.nslots; i++)
+		assert_int_equal(x.slots[i], 0);
+	slot_index_free(&x);
 }
 
 int main(void)

@@ -45,7 +45,7 @@ void moves_reset(struct moves *mv)
 	mv->n = 0;
 	mv->ncosts = 0;
 	idmap_clear(&mv->synth_ids);
-	deferred_calls_reset(&mv->calls, mv->s->nevents);
+	deferred_calls_reset(&mv->calls, mv->s->nevents, mv->s->npos, mv->s->instr);
 }
 
 struct move *moves_add(struct moves *mv, const struct move *m, const uint64_t *costs)
@@ -61,11 +61,9 @@ struct move *moves_add(struct moves *mv, const struct move *m, const uint64_t *c
 	return k;
 }
 
-size_t moves_hold_call(struct moves *mv, const struct dcall *c, const uint64_t *costs)
+size_t moves_hold_call(struct moves *mv, const struct dcall *c)
 {
-	size_t i = mv->calls.n;
-	deferred_calls_add(&mv->calls, c, costs);
-	return i;
+	return deferred_calls_add(&mv->calls, c);
 }
 
 /* ---- rule 9 ---- */
@@ -98,8 +96,10 @@ static void find_elf_owners(struct moves *mv, const struct addr_ref *v, size_t n
 	mv->elf_width = xrealloc(mv->elf_width, mv->elf_owner_cap * sizeof(*mv->elf_width));
 	memset(mv->elf_owner, 0, n * sizeof(*mv->elf_owner));
 	for (size_t fn = 0; n && fn < mv->res->nfns; fn++) {
-		const struct resolve_fn *x = &mv->res->fns[fn];
-		if (!x->done || !x->elf || x->lo > x->hi || x->hi - x->lo > MAX_ELF_SPAN)
+		const struct resolve_span *x = &mv->res->spans[fn];
+		uint8_t flags = mv->res->flags[fn];
+		if (!(flags & RESOLVE_DONE) || !(flags & RESOLVE_ELF) || x->lo > x->hi ||
+		    x->hi - x->lo > MAX_ELF_SPAN)
 			continue;
 		size_t lo = 0, hi = n;
 		while (lo < hi) {
@@ -135,7 +135,7 @@ static void assign_elf_owners(struct moves *mv)
 		if (!mv->elf_owner[k])
 			continue;
 		struct move *m = &mv->v[v[k].move];
-		m->owner = mv->res->fns[mv->elf_owner[k] - 1].out;
+		m->owner = resolve_out(mv->res, mv->elf_owner[k] - 1);
 		m->sym = -1;
 		m->file = cgw_fn_get(mv->s->w, m->owner)->file;
 		mv->s->rep->lines_to_elf_functions += m->kind == MOVE_LINE;
@@ -197,12 +197,12 @@ static void write_held_calls(struct moves *mv)
 {
 	struct deferred_calls *q = &mv->calls;
 	for (size_t i = 0; i < q->n; i++) {
-		const struct dcall *d = &q->v[i];
+		const struct dcall_held *d = &q->v[i];
 		if (!d->dropped)
 			cgw_call(mv->s->w, &(struct cgw_call){
-				.fn = d->caller, .file = d->file, .pos = d->pos, .callee = d->callee,
-				.target = d->target, .count = d->count,
-				.costs = deferred_calls_costs(q, d) });
+				.fn = d->caller, .file = d->file, .pos = deferred_calls_pos(q, i),
+				.callee = d->callee, .target = deferred_calls_target(q, i),
+				.count = deferred_calls_count(q, i), .costs = deferred_calls_costs(q, i) });
 	}
 }
 

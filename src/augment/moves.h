@@ -72,9 +72,9 @@ void moves_reset(struct moves *mv);
  * the next moves_add(). */
 struct move *moves_add(struct moves *mv, const struct move *m, const uint64_t *costs);
 
-/* Holds call C (deferred_calls_add()) with inclusive COSTS. Returns its index, for the
- * call field of a MOVE_CALL. */
-size_t moves_hold_call(struct moves *mv, const struct dcall *c, const uint64_t *costs);
+/* Holds call C (deferred_calls_add()). Returns its index, for the call field of a
+ * MOVE_CALL. */
+size_t moves_hold_call(struct moves *mv, const struct dcall *c);
 
 /* The end of a part: assigns the final owners (rule 9), drops the returns recorded as
  * calls (rule 6), writes the moved lines, the held calls and the synthetic calls, and

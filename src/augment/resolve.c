@@ -20,23 +20,28 @@ void resolve_init(struct resolver *r, const struct stream *s, int keep_addresses
 	r->s = s;
 	r->keep_addresses = keep_addresses;
 	idmap_init(&r->moved_ids);
+	strtab_init(&r->suffixes);
 }
 
 void resolve_free(struct resolver *r)
 {
-	free(r->fns);
+	free(r->flags);
+	free(r->ref);
+	free(r->spans);
+	free(r->pseudo);
+	strtab_free(&r->suffixes);
 	free(r->file_out);
 	idmap_free(&r->moved_ids);
-	arena_free(&r->suffixes);
 	free(r->name);
 }
 
 void resolve_begin_part(struct resolver *r)
 {
 	r->last_row_file = NULL;
-	arena_reset(&r->suffixes);
+	strtab_clear(&r->suffixes);
 	idmap_clear(&r->moved_ids);
 	r->nfns = 0;
+	r->npseudo = 0;
 	if (r->file_out)
 		memset(r->file_out, 0, r->file_out_cap * sizeof(*r->file_out));
 }
@@ -145,8 +150,8 @@ uint32_t resolve_file_slow(struct resolver *r, uint32_t in_file)
 /* ---- definitions ---- */
 
 /* A name that is not a JIT address, in object OBJ: kept, with JIT callers renamed. */
-static void define_plain(struct resolver *r, struct resolve_fn *x,
-			 const struct strtab_entry *obj, const struct cg_def *def)
+static uint32_t define_plain(struct resolver *r, const struct strtab_entry *obj,
+			     const struct cg_def *def)
 {
 	struct cgw *w = r->s->w;
 	uint32_t o = cgw_obj(w, obj->str, obj->len);
@@ -158,8 +163,7 @@ static void define_plain(struct resolver *r, struct resolve_fn *x,
 		name_put(r, def->name, (size_t)(q - def->name));
 		if (put_suffix(r, q, def->len - (size_t)(q - def->name))) {
 			r->s->rep->renamed_callers++;
-			x->out = cgw_fn(w, r->name, r->name_len, o, file);
-			return;
+			return cgw_fn(w, r->name, r->name_len, o, file);
 		}
 	}
 	/* Borrowed until the record ends (cgw_settle), not interned: that would hash every
@@ -167,45 +171,57 @@ static void define_plain(struct resolver *r, struct resolve_fn *x,
 	 * --separate-callers can) is then written under two ids, one key for kcachegrind
 	 * and callgrind_annotate (docs/formats.md 3.1, 3.3); JIT names are interned
 	 * (jit_identity), so each is one identity (README rule 3). */
-	x->out = cgw_fn_borrowed(w, def->name, def->len, o, file);
+	return cgw_fn_borrowed(w, def->name, def->len, o, file);
+}
+
+/* Room for input function FN: the entries up to it are zeroed (not defined), not the whole
+ * doubled capacity, which would cost memory. */
+static void reserve_fn(struct resolver *r, uint32_t fn)
+{
+	if (fn < r->nfns)
+		return;
+	size_t n = (size_t)fn + 1;
+	XGROW(r->flags, r->flags_cap, n);
+	XGROW(r->ref, r->ref_cap, n);
+	XGROW(r->spans, r->spans_cap, n);
+	memset(r->flags + r->nfns, 0, (n - r->nfns) * sizeof(*r->flags));
+	r->nfns = n;
 }
 
 void resolve_define(struct resolver *r, const struct cg_def *def)
 {
 	uint32_t fn = def->fn;
-	if (fn >= r->nfns) {
-		/* zeroed up to FN only: touching the whole doubled capacity costs memory */
-		XGROW(r->fns, r->fns_cap, (size_t)fn + 1);
-		memset(r->fns + r->nfns, 0, ((size_t)fn + 1 - r->nfns) * sizeof(*r->fns));
-		r->nfns = (size_t)fn + 1;
-	}
-	struct resolve_fn *x = &r->fns[fn];
-	x->done = 1;
+	reserve_fn(r, fn);
 	const struct strtab_entry *obj = cg_names_get(r->s->names, SP_OBJ, def->obj);
 	int unknown_obj = obj->len == 3 && memcmp(obj->str, "???", 3) == 0;
-	x->elf = !unknown_obj;
-	x->lo = UINT64_MAX;
-	x->hi = 0;
-	x->sym = -1;
-	x->kind = RESOLVE_PLAIN;
-	x->lookup = unknown_obj && r->s->instr >= 0;
+	uint8_t flags = RESOLVE_DONE;
+	flags |= unknown_obj ? 0 : RESOLVE_ELF;
+	flags |= unknown_obj && r->s->instr >= 0 ? RESOLVE_LOOKUP : 0;
+	r->spans[fn] = (struct resolve_span){ UINT64_MAX, 0 };
 	uint64_t addr;
 	size_t head;
-	if (unknown_obj && pseudo_name_parse(def->name, def->len, &addr, &head)) {
-		r->s->rep->pseudo_functions++;
-		x->suffix_len = def->len - head > UINT32_MAX ? UINT32_MAX : (uint32_t)(def->len - head);
-		x->suffix = arena_strndup(&r->suffixes, def->name + head, x->suffix_len);
-		const struct symtab_segment *seg = symtab_lookup(r->s->st, addr);
-		if (seg) {
-			x->kind = RESOLVE_JIT;
-			x->sym = (int32_t)seg->sym;
-			x->out = jit_identity(r, seg->sym, x->suffix, x->suffix_len);
-			r->s->rep->resolved++;
-			return;
-		}
-		x->kind = RESOLVE_UNKNOWN;
+	if (!unknown_obj || !pseudo_name_parse(def->name, def->len, &addr, &head)) {
+		r->flags[fn] = flags;   /* RESOLVE_PLAIN */
+		r->ref[fn] = define_plain(r, obj, def);
+		return;
 	}
-	define_plain(r, x, obj, def);
+	r->s->rep->pseudo_functions++;
+	XGROW(r->pseudo, r->pseudo_cap, r->npseudo + 1);
+	struct resolve_pseudo *p = &r->pseudo[r->npseudo];
+	p->sym = -1;
+	p->suffix = strtab_intern(&r->suffixes, def->name + head, def->len - head, NULL);
+	r->ref[fn] = (uint32_t)r->npseudo++;
+	const struct symtab_segment *seg = symtab_lookup(r->s->st, addr);
+	if (seg) {
+		const struct strtab_entry *e = strtab_get(&r->suffixes, p->suffix);
+		r->flags[fn] = flags | RESOLVE_JIT << RESOLVE_KIND_SHIFT;
+		p->sym = (int32_t)seg->sym;
+		p->out = jit_identity(r, seg->sym, e->str, e->len);
+		r->s->rep->resolved++;
+		return;
+	}
+	r->flags[fn] = flags | RESOLVE_UNKNOWN << RESOLVE_KIND_SHIFT;
+	p->out = define_plain(r, obj, def);
 }
 
 /* ---- positions ---- */

@@ -12,6 +12,7 @@
 #include "callgrind/callgrind_reader.h"
 #include "core/arena.h"
 #include "core/idmap.h"
+#include "core/strtab.h"
 
 struct stream;
 
@@ -21,8 +22,9 @@ enum resolve_kind {
 	RESOLVE_JIT,        /* a ??? pseudo-function inside a symbol's range */
 };
 
-struct resolve_fn {           /* per input function */
-	uint8_t done;
+/* What the rules need of an input function, made by resolve_get() from the compact state
+ * below. */
+struct resolve_fn {
 	uint8_t kind;          /* enum resolve_kind */
 	uint8_t lookup;        /* its cost lines are absolute addresses to look up */
 	uint8_t elf;           /* its object is a file, not ??? */
@@ -30,7 +32,28 @@ struct resolve_fn {           /* per input function */
 	int32_t sym;           /* home symbol, or -1 */
 	uint32_t suffix_len;   /* "'2'caller..." part of a pseudo-function's name ... */
 	const char *suffix;    /* ... (the resolver's, for the part), or NULL */
-	uint64_t lo, hi;       /* addresses of its own cost lines in this part (lo > hi: none) */
+};
+
+/* Per input function, 1 byte of flags and 4 of reference: the writer function, or for a
+ * pseudo-function (a few percent of a profile's functions) its entry in the pseudo
+ * table, which holds what only those need. */
+enum {
+	RESOLVE_DONE = 1,        /* defined in the part */
+	RESOLVE_LOOKUP = 2,      /* resolve_fn.lookup */
+	RESOLVE_ELF = 4,         /* resolve_fn.elf */
+	RESOLVE_KIND_SHIFT = 3,  /* resolve_fn.kind, 2 bits */
+};
+
+struct resolve_pseudo {
+	uint32_t out;          /* writer function */
+	int32_t sym;           /* home symbol, or -1 */
+	uint32_t suffix;       /* index in the resolver's suffixes */
+};
+
+/* The addresses of an ELF function's own cost lines in the part (lo > hi: none), for
+ * rule 9. */
+struct resolve_span {
+	uint64_t lo, hi;
 };
 
 /* Where a line is shown (resolve_place()). */
@@ -43,12 +66,18 @@ struct resolve_where {
 struct resolver {
 	const struct stream *s;
 	int keep_addresses;           /* --keep-addresses: symbol names carry their address */
-	struct resolve_fn *fns;       /* per input function of the part */
-	size_t fns_cap, nfns;         /* entries in use: the part's highest function + 1 */
+	uint8_t *flags;               /* per input function of the part: RESOLVE_* */
+	uint32_t *ref;                /* ... its writer function, or its index in pseudo */
+	struct resolve_span *spans;   /* ... the span of its lines */
+	size_t flags_cap, ref_cap, spans_cap;
+	size_t nfns;                  /* entries in use: the part's highest function + 1 */
+	struct resolve_pseudo *pseudo;   /* the part's pseudo-functions */
+	size_t npseudo, pseudo_cap;
+	struct strtab suffixes;       /* their suffixes, each kept once: fragments of one
+	                                 function share their callers */
 	uint32_t *file_out;           /* input file -> writer file + 1 (0: not mapped yet) */
 	size_t file_out_cap;
 	struct idmap moved_ids;       /* (input function, symbol) -> identity of its lines there */
-	struct arena suffixes;        /* the part's pseudo-functions' suffixes */
 	char *name;                   /* scratch for names being built */
 	size_t name_len, name_cap;
 	const char *last_row_file;    /* cache: the last line-table file and its writer file */
@@ -68,16 +97,36 @@ void resolve_begin_part(struct resolver *r);
 void resolve_define(struct resolver *r, const struct cg_def *def);
 
 /* The resolution of input function FN, defined earlier in the part (the reader refuses
- * undefined ids). Valid until the next resolve_define(): callers that keep it copy it. */
-static inline struct resolve_fn *resolve_get(struct resolver *r, uint32_t fn)
+ * undefined ids). Its suffix lasts the part. */
+static inline struct resolve_fn resolve_get(const struct resolver *r, uint32_t fn)
 {
-	return &r->fns[fn];
+	uint8_t f = r->flags[fn];
+	struct resolve_fn x = {
+		.kind = (uint8_t)(f >> RESOLVE_KIND_SHIFT), .lookup = (f & RESOLVE_LOOKUP) != 0,
+		.elf = (f & RESOLVE_ELF) != 0, .out = r->ref[fn], .sym = -1,
+	};
+	if (x.kind != RESOLVE_PLAIN) {
+		const struct resolve_pseudo *p = &r->pseudo[x.out];
+		const struct strtab_entry *e = strtab_get(&r->suffixes, p->suffix);
+		x.out = p->out;
+		x.sym = p->sym;
+		x.suffix = e->str;
+		x.suffix_len = (uint32_t)e->len;
+	}
+	return x;
+}
+
+/* The writer function of input function FN. */
+static inline uint32_t resolve_out(const struct resolver *r, uint32_t fn)
+{
+	return r->flags[fn] >> RESOLVE_KIND_SHIFT == RESOLVE_PLAIN ? r->ref[fn]
+								      : r->pseudo[r->ref[fn]].out;
 }
 
 /* Notes that FN has cost lines at addresses LO to HI (rule 9 looks for moved code there). */
 static inline void resolve_widen(struct resolver *r, uint32_t fn, uint64_t lo, uint64_t hi)
 {
-	struct resolve_fn *x = &r->fns[fn];
+	struct resolve_span *x = &r->spans[fn];
 	x->lo = lo < x->lo ? lo : x->lo;
 	x->hi = hi > x->hi ? hi : x->hi;
 }

@@ -52,7 +52,7 @@ void rewrite_begin_block(struct rewrite *rw, uint32_t fn)
 	rw->have_block = 1;
 	rw->seq++;
 	rw->fn = fn;
-	rw->fn_res = *resolve_get(rw->res, fn);
+	rw->fn_res = resolve_get(rw->res, fn);
 	rw->have_home_pos = 0;
 	rw->cache_sym = -1;
 	/* Lines of a block that is not JIT code never move: enter it now, while the name of
@@ -177,7 +177,7 @@ void rewrite_cost(struct rewrite *rw, const struct cg_record *rec)
 	/* Cost lines belong to the block's function: its resolution is kept with the block. */
 	struct resolve_fn xv, *x = &rw->fn_res;
 	if (!rw->have_block || rec->fn != rw->fn) {
-		xv = *resolve_get(rw->res, rec->fn);
+		xv = resolve_get(rw->res, rec->fn);
 		x = &xv;
 	}
 	if (x->elf && span)
@@ -228,13 +228,11 @@ static void call_out(struct rewrite *rw, const struct cg_record *rec, const stru
 		return;
 	}
 	struct dcall d = {
-		.caller = w->out, .callee = c->out, .file = at->file, .caller_sym = w->sym,
-		.callee_sym = callee_sym, .site = s->instr >= 0 ? rec->pos[s->instr] : 0,
-		.dest = dest, .count = rec->count, .callee_start = callee_start,
+		.caller = w->out, .callee = c->out, .file = at->file, .caller_sym = (int32_t)w->sym,
+		.callee_sym = (int32_t)callee_sym, .interior = interior, .count = rec->count,
+		.pos = at->pos, .target = target.pos, .costs = rec->costs,
 	};
-	memcpy(d.pos, at->pos, s->npos * sizeof(*at->pos));
-	memcpy(d.target, target.pos, s->npos * sizeof(*target.pos));
-	size_t call = moves_hold_call(rw->mv, &d, rec->costs);
+	size_t call = moves_hold_call(rw->mv, &d);
 	if (moved)
 		move_piece(rw, MOVE_CALL, w, rec, at)->call = call;
 }
@@ -250,7 +248,7 @@ static int plain_call(struct rewrite *rw, const struct cg_record *rec)
 {
 	if (!rw->plain || rec->fn != rw->fn)
 		return 0;
-	const struct resolve_fn *c = resolve_get(rw->res, rec->callee);
+	const struct resolve_fn cv = resolve_get(rw->res, rec->callee), *c = &cv;
 	/* the same output identity: folded unless it is the input's own self-call */
 	if (c->kind != RESOLVE_PLAIN || !c->elf || (c->out == rw->fn_res.out && rec->callee != rec->fn))
 		return 0;
@@ -266,9 +264,9 @@ void rewrite_call(struct rewrite *rw, const struct cg_record *rec)
 {
 	if (plain_call(rw, rec))
 		return;
-	struct resolve_fn x = *resolve_get(rw->res, rec->fn);
+	struct resolve_fn x = resolve_get(rw->res, rec->fn);
 	struct owner w = owner_of(rw, &x, rec->fn, rec->pos, 1);
-	struct resolve_fn c = *resolve_get(rw->res, rec->callee);
+	struct resolve_fn c = resolve_get(rw->res, rec->callee);
 	int moved = w.out != x.out;
 	struct resolve_where at;
 	resolve_place(rw->res, w.sym, w.out, rec->pos, rec->file, &at);
@@ -293,7 +291,7 @@ static int plain_jump(struct rewrite *rw, const struct cg_record *rec)
 {
 	if (!rw->plain || rec->fn != rw->fn)
 		return 0;
-	const struct resolve_fn *t = resolve_get(rw->res, rec->callee);
+	const struct resolve_fn tv = resolve_get(rw->res, rec->callee), *t = &tv;
 	if (t->kind != RESOLVE_PLAIN || t->lookup)
 		return 0;
 	struct cgw_jump j = {
@@ -312,9 +310,9 @@ void rewrite_jump(struct rewrite *rw, const struct cg_record *rec)
 {
 	if (plain_jump(rw, rec))
 		return;
-	struct resolve_fn x = *resolve_get(rw->res, rec->fn);
+	struct resolve_fn x = resolve_get(rw->res, rec->fn);
 	struct owner w = owner_of(rw, &x, rec->fn, rec->pos, 0);
-	struct resolve_fn t = *resolve_get(rw->res, rec->callee);
+	struct resolve_fn t = resolve_get(rw->res, rec->callee);
 	struct owner tw = owner_of(rw, &t, rec->callee, rec->target, 0);
 	struct resolve_where at, target;
 	resolve_place(rw->res, w.sym, w.out, rec->pos, rec->file, &at);

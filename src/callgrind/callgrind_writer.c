@@ -11,8 +11,14 @@
 #include "core/idmap.h"
 #include "core/io.h"
 #include "core/scan.h"
+#include "core/slot_index.h"
 #include "core/strtab.h"
 #include "core/xalloc.h"
+
+struct cgw_name {
+	const char *name;   /* NULL once written */
+	size_t len;
+};
 
 struct table {
 	struct strtab names;
@@ -25,16 +31,27 @@ struct cgw {
 	struct cg_outbuf buf;
 
 	struct table objs, files;
-	struct idmap fnkeys;        /* hash of an interned identity -> index into fns */
 	struct cgw_fn *fns;         /* every identity, interned or borrowed */
 	uint32_t *fn_id;            /* output id, 0 = not written yet */
 	size_t nfns, fns_cap, fn_id_cap;
 	uint32_t next_fn_id;
+	/* Interned identities: a 64-bit hash of each (fn_key()) and its index in fns */
+	uint64_t *interned_key;
+	uint32_t *interned_fn;
+	size_t ninterned, interned_key_cap, interned_fn_cap;
+	struct slot_index interned;
 	/* A name is needed until its identity is first written. Names of identities made
-	 * since cgw_settle() are borrowed (valid until then) or in TRANSIENT; cgw_settle()
-	 * copies those not written yet into PENDING, which lasts the part. */
+	 * since cgw_settle() are borrowed (valid until then) or in TRANSIENT, and RECENT
+	 * points to them; cgw_settle() copies those not written yet into PENDING, which lasts
+	 * the part, and PENDING_IDS finds them: few identities are not written where they
+	 * are made. */
 	size_t settled;             /* identities before this index are settled */
+	struct cgw_name *recent;    /* identity settled + i -> its name */
+	size_t recent_cap;
 	struct arena transient, pending;
+	struct cgw_name *pending_names;
+	size_t npending, pending_cap;
+	struct idmap pending_ids;   /* identity -> index in pending_names */
 
 	unsigned npos, nevents;
 	enum cg_pos_kind kinds[CG_MAX_POS];
@@ -81,7 +98,7 @@ struct cgw *cgw_new(struct output *out)
 	cg_outbuf_init(&w->buf, out);
 	table_init(&w->objs);
 	table_init(&w->files);
-	idmap_init(&w->fnkeys);
+	idmap_init(&w->pending_ids);
 	return w;
 }
 
@@ -92,7 +109,12 @@ void cgw_free(struct cgw *w)
 	cg_outbuf_free(&w->buf);
 	table_free(&w->objs);
 	table_free(&w->files);
-	idmap_free(&w->fnkeys);
+	slot_index_free(&w->interned);
+	free(w->interned_key);
+	free(w->interned_fn);
+	free(w->recent);
+	free(w->pending_names);
+	idmap_free(&w->pending_ids);
 	arena_free(&w->transient);
 	arena_free(&w->pending);
 	free(w->fns);
@@ -109,7 +131,10 @@ void cgw_part_begin(struct cgw *w)
 {
 	table_clear(&w->objs);
 	table_clear(&w->files);
-	idmap_clear(&w->fnkeys);
+	slot_index_free(&w->interned);
+	w->ninterned = 0;
+	idmap_clear(&w->pending_ids);
+	w->npending = 0;
 	arena_reset(&w->transient);
 	arena_reset(&w->pending);
 	w->nfns = 0;
@@ -164,8 +189,10 @@ static uint32_t add_fn(struct cgw *w, const char *name, size_t len, uint32_t obj
 {
 	XGROW(w->fns, w->fns_cap, w->nfns + 1);
 	XGROW(w->fn_id, w->fn_id_cap, w->nfns + 1);
-	w->fns[w->nfns] = (struct cgw_fn){ name, len, obj, file };
+	XGROW(w->recent, w->recent_cap, w->nfns - w->settled + 1);
+	w->fns[w->nfns] = (struct cgw_fn){ obj, file };
 	w->fn_id[w->nfns] = 0;
+	w->recent[w->nfns - w->settled] = (struct cgw_name){ name, len };
 	return (uint32_t)w->nfns++;
 }
 
@@ -178,16 +205,29 @@ static uint64_t fn_key(const char *name, size_t len, uint32_t obj, uint32_t file
 	return h ^ h >> 29;
 }
 
+static uint64_t interned_key_of(const void *ctx, size_t item)
+{
+	const struct cgw *w = ctx;
+	return w->interned_key[item];
+}
+
 uint32_t cgw_fn(struct cgw *w, const char *name, size_t len, uint32_t obj, uint32_t file)
 {
 	writable_name(&name, &len);
 	uint64_t key = fn_key(name, len, obj, file);
-	uint32_t i = idmap_get(&w->fnkeys, key);
-	if (i == UINT32_MAX) {
-		i = add_fn(w, arena_strndup(&w->transient, name, len), len, obj, file);
-		idmap_put(&w->fnkeys, key, i);
-	}
-	return i;
+	struct slot_index *x = &w->interned;
+	slot_index_reserve(x, 0, w->ninterned, interned_key_of, w);
+	size_t i = slot_index_home(x, key);
+	for (; x->slots[i]; i = slot_index_next(x, i))
+		if (w->interned_key[x->slots[i] - 1] == key)
+			return w->interned_fn[x->slots[i] - 1];
+	uint32_t fn = add_fn(w, arena_strndup(&w->transient, name, len), len, obj, file);
+	XGROW(w->interned_key, w->interned_key_cap, w->ninterned + 1);
+	XGROW(w->interned_fn, w->interned_fn_cap, w->ninterned + 1);
+	w->interned_key[w->ninterned] = key;
+	w->interned_fn[w->ninterned] = fn;
+	x->slots[i] = (uint32_t)++w->ninterned;
+	return fn;
 }
 
 uint32_t cgw_fn_borrowed(struct cgw *w, const char *name, size_t len, uint32_t obj, uint32_t file)
@@ -203,8 +243,13 @@ uint32_t cgw_fn_borrowed(struct cgw *w, const char *name, size_t len, uint32_t o
 void cgw_settle(struct cgw *w)
 {
 	for (size_t i = w->settled; i < w->nfns; i++) {
-		struct cgw_fn *f = &w->fns[i];
-		f->name = w->fn_id[i] ? NULL : arena_strndup(&w->pending, f->name, f->len);
+		const struct cgw_name *f = &w->recent[i - w->settled];
+		if (w->fn_id[i] || !f->name)
+			continue;
+		XGROW(w->pending_names, w->pending_cap, w->npending + 1);
+		w->pending_names[w->npending] =
+			(struct cgw_name){ arena_strndup(&w->pending, f->name, f->len), f->len };
+		idmap_put(&w->pending_ids, i, (uint32_t)w->npending++);
 	}
 	w->settled = w->nfns;
 	arena_reset(&w->transient);
@@ -264,9 +309,14 @@ static void ref_file(struct cgw *w, const char *tag, uint32_t i)
 
 static void ref_fn(struct cgw *w, const char *tag, uint32_t i)
 {
-	put_ref(w, tag, &w->fn_id[i], &w->next_fn_id, w->fns[i].name, w->fns[i].len);
-	if (i < w->settled)
-		w->fns[i].name = NULL;   /* written: its pending copy is no longer needed */
+	if (w->fn_id[i]) {
+		put_ref(w, tag, &w->fn_id[i], &w->next_fn_id, NULL, 0);
+		return;
+	}
+	struct cgw_name *f = i >= w->settled ? &w->recent[i - w->settled]
+		: &w->pending_names[idmap_get(&w->pending_ids, i)];
+	put_ref(w, tag, &w->fn_id[i], &w->next_fn_id, f->name, f->len);
+	f->name = NULL;   /* written: its pending copy is no longer needed */
 }
 
 void cgw_enter(struct cgw *w, uint32_t fn, uint32_t file)

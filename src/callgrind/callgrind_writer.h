@@ -20,8 +20,6 @@ struct output;
 struct cgw;
 
 struct cgw_fn {
-	const char *name;   /* NUL-terminated; NULL once written (cgw_settle) */
-	size_t len;
 	uint32_t obj, file; /* writer object and file indices */
 };
 

@@ -5,6 +5,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <stdio.h>
+#include <string.h>
 
 #include "callgrind/callgrind_writer.h"
 #include "core/diag.h"
@@ -170,6 +172,66 @@ static void test_callgrind_writer__no_blank_names(void **state)
 	free(s);
 }
 
+/* A name is kept until its identity is first written, and no longer: borrowed names are
+ * copied when their record settles, interned ones are found again after the index grew,
+ * and names written where they were made are never copied. */
+enum { MANY = 5000 };
+
+static void body_pending(struct cgw *w)
+{
+	uint32_t o = cgw_obj(w, "x", 1), f = cgw_file(w, "x.c", 3);
+	char borrowed[] = "borrowed-one";
+	uint32_t a = cgw_fn_borrowed(w, borrowed, strlen(borrowed), o, f);
+	uint32_t b = cgw_fn(w, "interned", 8, o, f);
+	cgw_settle(w);
+	memset(borrowed, 'X', strlen(borrowed));   /* the reader's buffer moves on */
+	uint32_t many[MANY];
+	char name[32];
+	for (int i = 0; i < MANY; i++) {
+		int n = snprintf(name, sizeof(name), "name%d", i);
+		many[i] = cgw_fn(w, name, (size_t)n, o, f);
+		if (i % 100 == 99)
+			cgw_settle(w);
+	}
+	cgw_settle(w);
+	for (int i = 0; i < MANY; i++) {
+		int n = snprintf(name, sizeof(name), "name%d", i);
+		assert_int_equal(cgw_fn(w, name, (size_t)n, o, f), many[i]);
+	}
+	assert_int_equal(cgw_fn(w, "interned", 8, o, f), b);
+	uint64_t p[2] = { 0x10, 1 }, c[2] = { 1, 0 };
+	cost(w, a, f, p, c);
+	cgw_call(w, &(struct cgw_call){ .fn = a, .file = f, .pos = p, .callee = many[MANY - 1],
+					.target = p, .count = 1, .costs = c });
+	cgw_call(w, &(struct cgw_call){ .fn = a, .file = f, .pos = p, .callee = b, .target = p,
+					.count = 1, .costs = c });
+	cost(w, many[7], f, p, c);
+	cost(w, a, f, p, c);
+	cgw_settle(w);
+}
+
+static void test_callgrind_writer__names_kept_until_written(void **state)
+{
+	(void)state;
+	char *s = run_writer(body_pending);
+	assert_string_equal(s,
+		"ob=(1) x\n"
+		"fl=(1) x.c\n"
+		"fn=(1) borrowed-one\n"
+		"0x10 1 1\n"
+		"cfn=(2) name4999\n"
+		"calls=1 0x10 1\n"
+		"* * 1\n"
+		"cfn=(3) interned\n"
+		"calls=1 0x10 1\n"
+		"* * 1\n"
+		"fn=(4) name7\n"
+		"0x10 1 1\n"
+		"fn=(1)\n"
+		"0x10 1 1\n");
+	free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -177,6 +239,7 @@ int main(void)
 		cmocka_unit_test(test_callgrind_writer__no_blank_names),
 		cmocka_unit_test(test_callgrind_writer__raw_copy_needs_same_base),
 		cmocka_unit_test(test_callgrind_writer__jumps),
+		cmocka_unit_test(test_callgrind_writer__names_kept_until_written),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -89,7 +89,7 @@ static struct owner owner_of(struct rewrite *rw, const struct resolve_fn *x, uin
 		}
 		return w;
 	}
-	const struct symtab_segment *seg = symtab_lookup(s->st, pos[s->instr]);
+	const struct symtab_segment *seg = resolve_lookup(rw->res, pos[s->instr]);
 	if (!seg) {
 		/* Outside every range: code of an unknown or plain function stays with it. */
 		if (x->kind != RESOLVE_JIT || !track)
@@ -214,7 +214,7 @@ static void call_out(struct rewrite *rw, const struct cg_record *rec, const stru
 	uint64_t dest = 0;
 	if (s->instr >= 0 && c->kind == RESOLVE_JIT) {
 		dest = rec->target[s->instr];
-		const struct symtab_segment *seg = symtab_lookup(s->st, dest);
+		const struct symtab_segment *seg = resolve_lookup(rw->res, dest);
 		callee_sym = seg ? (int64_t)seg->sym : -1;   /* B outside every symbol: no return */
 	}
 	uint64_t callee_start = callee_sym >= 0 ? symtab_symbol(s->st, (uint32_t)callee_sym)->start : 0;

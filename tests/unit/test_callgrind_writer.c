@@ -232,6 +232,42 @@ static void test_callgrind_writer__names_kept_until_written(void **state)
 	free(s);
 }
 
+/* A part forgets the last one's identities: interned names and pending names alike. */
+static void body_two_parts(struct cgw *w)
+{
+	uint32_t o = cgw_obj(w, "x", 1), f = cgw_file(w, "x.c", 3);
+	uint32_t a = cgw_fn(w, "f", 1, o, f);
+	cgw_fn_borrowed(w, "never-written", 13, o, f);
+	cgw_settle(w);
+	uint64_t p[2] = { 0x10, 1 }, c[2] = { 1, 0 };
+	cost(w, a, f, p, c);
+	cgw_part_begin(w);
+	enum cg_pos_kind kinds[2] = { POS_INSTR, POS_LINE };
+	cgw_layout(w, 2, kinds, 2);
+	o = cgw_obj(w, "x", 1);
+	f = cgw_file(w, "x.c", 3);
+	char borrowed[] = "pending-two";
+	uint32_t b = cgw_fn_borrowed(w, borrowed, strlen(borrowed), o, f);
+	uint32_t a2 = cgw_fn(w, "f", 1, o, f);
+	assert_int_equal(b, 0);    /* numbered anew */
+	assert_int_equal(a2, 1);   /* interned anew, not part 1's */
+	cgw_settle(w);
+	memset(borrowed, 'X', strlen(borrowed));
+	cost(w, a2, f, p, c);
+	cost(w, b, f, p, c);
+}
+
+static void test_callgrind_writer__parts_forget_names(void **state)
+{
+	(void)state;
+	char *s = run_writer(body_two_parts);
+	assert_string_equal(s,
+		"ob=(1) x\nfl=(1) x.c\nfn=(1) f\n0x10 1 1\n"
+		"ob=(1) x\nfl=(1) x.c\nfn=(1) f\n0x10 1 1\n"
+		"fn=(2) pending-two\n0x10 1 1\n");
+	free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -240,6 +276,7 @@ int main(void)
 		cmocka_unit_test(test_callgrind_writer__raw_copy_needs_same_base),
 		cmocka_unit_test(test_callgrind_writer__jumps),
 		cmocka_unit_test(test_callgrind_writer__names_kept_until_written),
+		cmocka_unit_test(test_callgrind_writer__parts_forget_names),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

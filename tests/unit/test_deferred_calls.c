@@ -115,16 +115,19 @@ static void random_part(struct model_call *m, size_t n)
 		for (int e = 0; e < NEV; e++)
 			c->costs[e] = (uint64_t)(rand() % 50);
 		if (rand() % 3) {   /* a call from JIT code */
-			c->caller_sym = rand() % 3;
+			c->caller_sym = rand() % 4;
 			c->caller = 100 + (uint32_t)(rand() % 4);
 			c->callee = (uint32_t)(rand() % 4);
 			c->site = 0x1000u * (uint64_t)(c->caller_sym + 1) + (uint64_t)(rand() % 64);
 			c->callee_sym = -1;
 		} else {            /* maybe a return: P into symbol F's interior */
-			c->caller_sym = rand() % 2 ? -1 : 3;
-			c->caller = (uint32_t)(rand() % 4);
+			c->callee_sym = rand() % 4;
+			/* from outside F: no symbol, or another one, whose call may itself be
+			 * on a return's arc */
+			c->caller_sym = rand() % 2 ? -1 : (c->callee_sym + 1 + rand() % 3) % 4;
+			c->caller = (uint32_t)(rand() % 4) + (rand() % 4 ? 0 : 100);
 			c->callee = 100 + (uint32_t)(rand() % 4);
-			c->callee_sym = rand() % 3;
+			c->site = 0x1000u * (uint64_t)(c->caller_sym + 1) + (uint64_t)(rand() % 64);
 			c->dest = 0x1000u * (uint64_t)(c->callee_sym + 1) + (uint64_t)(rand() % 80);
 			c->interior = 1;
 		}
@@ -142,9 +145,10 @@ static void test_deferred_calls__returns_match_the_rule(void **state)
 	for (int round = 0; round < 300; round++) {
 		size_t n = 1 + (size_t)(rand() % MAXC);
 		random_part(m, n);
-		deferred_calls_reset(&q, NEV, 2, 0);
+		/* positions "line instr": the addresses are not the first number */
+		deferred_calls_reset(&q, NEV, 2, 1);
 		for (size_t i = 0; i < n; i++) {
-			uint64_t pos[2] = { m[i].site, 1 }, target[2] = { m[i].dest, 2 };
+			uint64_t pos[2] = { 1, m[i].site }, target[2] = { 2, m[i].dest };
 			struct dcall c = { .caller = m[i].caller, .callee = m[i].callee,
 					   .caller_sym = m[i].caller_sym, .callee_sym = m[i].callee_sym,
 					   .interior = m[i].interior, .count = m[i].count, .pos = pos,
@@ -161,6 +165,18 @@ static void test_deferred_calls__returns_match_the_rule(void **state)
 		}
 	}
 	assert_true(total > 100);   /* the parts had returns to find */
+	/* a maybe-return but no call on its arc, in a fresh part: nothing to sort (no
+	 * scratch yet), nothing dropped */
+	struct deferred_calls fresh;
+	deferred_calls_init(&fresh);
+	deferred_calls_reset(&fresh, NEV, 2, 1);
+	uint64_t p2[2] = { 1, 0x1005 }, c2[NEV] = { 1, 1 };
+	deferred_calls_add(&fresh, &(struct dcall){ .caller = 1, .callee = 100, .caller_sym = -1,
+						    .callee_sym = 0, .interior = 1, .count = 1,
+						    .pos = p2, .target = p2, .costs = c2 });
+	assert_int_equal(deferred_calls_match_returns(&fresh), 0);
+	assert_int_equal(fresh.v[0].dropped, 0);
+	deferred_calls_free(&fresh);
 	/* no instruction addresses: nothing is matched */
 	deferred_calls_reset(&q, NEV, 1, -1);
 	uint64_t pos[1] = { 1 }, costs[NEV] = { 1, 1 };

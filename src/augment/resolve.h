@@ -64,7 +64,7 @@ struct resolve_where {
 };
 
 /* Symbol lookups remembered: a profile looks up the same caller addresses and lines again
- * and again (2.6 M 'caller parts on the big node profile name 0.4 M addresses). */
+ * and again (on the big node profile, three of its 0.65 M lookups in four hit). */
 enum { RESOLVE_HITS = 1024 };
 
 struct resolver {

@@ -262,7 +262,7 @@ static void use_id(struct cgw *w, uint64_t id)
 	w->have_top = 1;
 }
 
-/* An id above every id used in the part so far (callgrind's start at 1). */
+/* An id above every id used in the part so far; 1 in a part with none yet. */
 static uint64_t fresh_id(struct cgw *w)
 {
 	uint64_t id = 1;

@@ -129,8 +129,9 @@ void cgw_call(struct cgw *w, const struct cgw_call *c);
 int cgw_jump(struct cgw *w, const struct cgw_jump *j);
 
 /* The end of the part's body: ids for the identities that wait (CGW_ID_LATER), above
- * every id of the part, then the calls and jumps held for them. Returns 0, or -1 if
- * the part's ids reach 2^64 - 1 and none is left (nothing is written then). */
+ * every id of the part, then the calls and jumps held for them. Returns 0, or -1 if an
+ * identity of the part needed an id above 2^64 - 1 (also one named without an id during
+ * the body): the run must fail, its output is not usable. */
 int cgw_number_new(struct cgw *w);
 
 /* Sum of the self costs written in this part, per event. */

@@ -404,6 +404,52 @@ static void test_augment__input_ids_kept(void **state)
 	free(s);
 }
 
+/* B's code met first in A's block (an identity cgjit makes, waiting for an id), then
+ * defined by the input: B takes the input's id, and the synthetic call to it too. */
+static void test_augment__moved_owner_defined_later(void **state)
+{
+	(void)state;
+	char *s = augment(HDR "positions: instr line\nevents: Ir\nsummary: 26\n"
+			  "ob=(1) ???\nfl=(1) ???\nfn=(40) 0x0000000010000000\n"
+			  "0x10000000 0 1\n+8 0 2\n0x10000104 0 20\n"
+			  "fn=(90) 0x0000000010000100\n0x10000100 0 3\ntotals: 26\n", map1, 0);
+	assert_non_null(strstr(s, "fn=(90) JS:*jit_B /src/b.js:3:7\n"));
+	assert_non_null(strstr(s, "cfn=(90)\ncalls=20 0x10000104 3\n"));
+	assert_int_equal(count(s, "(91)"), 0);   /* no id of its own: it is the input's B */
+	assert_int_equal(rep.synthetic_calls, 1);
+	free(s);
+}
+
+/* The ids reach 2^64 - 1 and a function named without an id needs one above: refused,
+ * with the reason, and no output. */
+static void test_augment__ids_exhausted(void **state)
+{
+	(void)state;
+	char *pin = tmp_file(HDR "positions: line\nevents: Ir\nsummary: 2\n"
+			     "ob=(1) /bin/prog\nfl=(1) prog.c\nfn=(18446744073709551615) main\n0 1\n"
+			     "fn=other\n0 1\ntotals: 2\n");
+	char *pmap = tmp_file(map1);
+	char *dir = tmp_dir(), out[4200];
+	snprintf(out, sizeof(out), "%s/out", dir);
+	const char *maps[1] = { pmap };
+	struct augment_opts o = { 0 };
+	o.profile = pin;
+	o.symfiles = maps;
+	o.nsymfiles = 1;
+	o.output = out;
+	o.max_line = 1 << 20;
+	struct diag d = { 0 };
+	assert_int_equal(augment_run(&o, &rep, &d), -1);
+	assert_non_null(strstr(d.msg, "function ids reach 2^64 - 1"));
+	assert_int_equal(access(out, F_OK), -1);   /* nothing written */
+	unlink(pin);
+	unlink(pmap);
+	rmdir(dir);
+	free(pin);
+	free(pmap);
+	free(dir);
+}
+
 static void test_augment__default_output(void **state)
 {
 	(void)state;
@@ -451,6 +497,8 @@ int main(void)
 		cmocka_unit_test(test_augment__plain_jumps_copied),
 		cmocka_unit_test(test_augment__parts_define_ids_again),
 		cmocka_unit_test(test_augment__input_ids_kept),
+		cmocka_unit_test(test_augment__moved_owner_defined_later),
+		cmocka_unit_test(test_augment__ids_exhausted),
 		cmocka_unit_test(test_augment__default_output),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

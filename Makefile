@@ -93,7 +93,7 @@ unit: $(UNITS)
 # script's output printed whole when it ends (tests/e2e/run-all.sh).
 E2E_SCRIPTS := tests/e2e/run.sh tests/e2e/flame.sh tests/e2e/reports.sh tests/e2e/record.sh \
 	tests/e2e/names.sh tests/e2e/jvmti.sh tests/e2e/files.sh tests/e2e/ci-example.sh tests/e2e/install.sh \
-	tests/e2e/timeline.sh tests/e2e/inputs.sh tests/e2e/cli.sh tests/e2e/luajit.sh tests/e2e/wasm.sh tests/e2e/raptorjit.sh tests/e2e/foreign.sh tests/tools/cgcheck-selftest.sh \
+	tests/e2e/timeline.sh tests/e2e/inputs.sh tests/e2e/cli.sh tests/e2e/luajit.sh tests/e2e/wasm.sh tests/e2e/raptorjit.sh tests/e2e/foreign.sh tests/e2e/ids.sh tests/tools/cgcheck-selftest.sh \
 	tests/tools/check-layers.pl
 
 e2e: $(B)/cgjit $(B)/cgcheck $(AGENT_SO) $(B)/cgjit_luajit.lua

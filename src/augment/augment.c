@@ -75,6 +75,11 @@ static void on_events(struct run *u, const struct cg_record *rec)
 static int on_totals(struct run *u, const struct cg_record *rec)
 {
 	rewrite_end_part(&u->rw);
+	if (cgw_number_new(u->s.w) < 0)
+		return diag_at(u->d, u->o->profile, rec->line,
+			       "the part's function ids reach 2^64 - 1: none is left for a function "
+			       "without one (one cgjit adds for moved or unsymbolised code, or one the "
+			       "input names without an id)");
 	if (moves_end_part(&u->mv) < 0)
 		return diag_at(u->d, u->o->profile, rec->line,
 			       "the inclusive costs of the calls that moved out of one block add "

@@ -110,7 +110,8 @@ static int put_suffix(struct resolver *r, const char *suffix, size_t len)
 	return renamed;
 }
 
-static uint32_t jit_identity(struct resolver *r, uint32_t sym, const char *suffix, size_t slen)
+static uint32_t jit_identity(struct resolver *r, uint32_t sym, const char *suffix, size_t slen,
+			     const struct cgw_id *id)
 {
 	struct cgw *w = r->s->w;
 	const struct symbol *s = symtab_symbol(r->s->st, sym);
@@ -120,8 +121,11 @@ static uint32_t jit_identity(struct resolver *r, uint32_t sym, const char *suffi
 	put_suffix(r, suffix, slen);
 	uint32_t obj = cgw_obj(w, object, strlen(object));
 	uint32_t file = s->file ? cgw_file(w, s->file, s->file_len) : cgw_file(w, "???", 3);
-	return cgw_fn(w, r->name, r->name_len, obj, file);
+	return cgw_fn(w, r->name, r->name_len, obj, file, id);
 }
+
+/* Identities that no definition of the input makes get their ids when the part ends. */
+static const struct cgw_id later = { CGW_ID_LATER, 0 };
 
 uint32_t resolve_moved_identity(struct resolver *r, const struct resolve_fn *x, uint32_t fn,
 				uint32_t sym)
@@ -129,7 +133,7 @@ uint32_t resolve_moved_identity(struct resolver *r, const struct resolve_fn *x, 
 	uint64_t key = (uint64_t)fn << 32 | sym;
 	uint32_t out = idmap_get(&r->moved_ids, key);
 	if (out == UINT32_MAX) {
-		out = jit_identity(r, sym, x->suffix ? x->suffix : "", x->suffix_len);
+		out = jit_identity(r, sym, x->suffix ? x->suffix : "", x->suffix_len, &later);
 		idmap_put(&r->moved_ids, key, out);
 	}
 	return out;
@@ -144,7 +148,7 @@ uint32_t resolve_foreign_identity(struct resolver *r, const struct resolve_fn *x
 	name_put(r, a, (size_t)n);
 	put_suffix(r, x->suffix ? x->suffix : "", x->suffix_len);
 	uint32_t unknown = cgw_obj(w, "???", 3);
-	return cgw_fn(w, r->name, r->name_len, unknown, cgw_file(w, "???", 3));
+	return cgw_fn(w, r->name, r->name_len, unknown, cgw_file(w, "???", 3), &later);
 }
 
 /* The writer's index of the part's input object or file IN (of space SP), through MAP
@@ -173,7 +177,7 @@ uint32_t resolve_file_slow(struct resolver *r, uint32_t in_file)
 /* ---- definitions ---- */
 
 /* A name that is not a JIT address, in object OBJ: kept, with JIT callers renamed. */
-static uint32_t define_plain(struct resolver *r, const struct cg_def *def)
+static uint32_t define_plain(struct resolver *r, const struct cg_def *def, const struct cgw_id *id)
 {
 	struct cgw *w = r->s->w;
 	uint32_t o = r->obj_out && def->obj < r->obj_out_cap && r->obj_out[def->obj]
@@ -186,7 +190,7 @@ static uint32_t define_plain(struct resolver *r, const struct cg_def *def)
 		name_put(r, def->name, (size_t)(q - def->name));
 		if (put_suffix(r, q, def->len - (size_t)(q - def->name))) {
 			r->s->rep->renamed_callers++;
-			return cgw_fn(w, r->name, r->name_len, o, file);
+			return cgw_fn(w, r->name, r->name_len, o, file, id);
 		}
 	}
 	/* Borrowed until the record ends (cgw_settle), not interned: that would hash every
@@ -194,7 +198,7 @@ static uint32_t define_plain(struct resolver *r, const struct cg_def *def)
 	 * --separate-callers can) is then written under two ids, one key for kcachegrind
 	 * and callgrind_annotate (docs/formats.md 3.1, 3.3); JIT names are interned
 	 * (jit_identity), so each is one identity (README rule 3). */
-	return cgw_fn_borrowed(w, def->name, def->len, o, file);
+	return cgw_fn_borrowed(w, def->name, def->len, o, file, id);
 }
 
 /* Room for input function FN: the entries up to it are zeroed (not defined), not the whole
@@ -214,6 +218,7 @@ static void reserve_fn(struct resolver *r, uint32_t fn)
 void resolve_define(struct resolver *r, const struct cg_def *def)
 {
 	uint32_t fn = def->fn;
+	const struct cgw_id id = { def->compressed ? CGW_ID_INPUT : CGW_ID_FRESH, def->id };
 	reserve_fn(r, fn);
 	const struct strtab_entry *obj = cg_names_get(r->s->names, SP_OBJ, def->obj);
 	int unknown_obj = obj->len == 3 && memcmp(obj->str, "???", 3) == 0;
@@ -225,7 +230,7 @@ void resolve_define(struct resolver *r, const struct cg_def *def)
 	size_t head;
 	if (!unknown_obj || !pseudo_name_parse(def->name, def->len, &addr, &head)) {
 		r->flags[fn] = flags;   /* RESOLVE_PLAIN */
-		r->ref[fn] = define_plain(r, def);
+		r->ref[fn] = define_plain(r, def, &id);
 		return;
 	}
 	r->s->rep->pseudo_functions++;
@@ -239,12 +244,12 @@ void resolve_define(struct resolver *r, const struct cg_def *def)
 		const struct strtab_entry *e = strtab_get(&r->suffixes, p->suffix);
 		r->flags[fn] = flags | RESOLVE_JIT << RESOLVE_KIND_SHIFT;
 		p->sym = (int32_t)seg->sym;
-		p->out = jit_identity(r, seg->sym, e->str, e->len);
+		p->out = jit_identity(r, seg->sym, e->str, e->len, &id);
 		r->s->rep->resolved++;
 		return;
 	}
 	r->flags[fn] = flags | RESOLVE_UNKNOWN << RESOLVE_KIND_SHIFT;
-	p->out = define_plain(r, def);
+	p->out = define_plain(r, def, &id);
 }
 
 /* ---- positions ---- */

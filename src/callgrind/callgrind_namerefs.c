@@ -13,24 +13,25 @@
 #include "core/xalloc.h"
 
 static void add_def(struct cg_reader *r, uint32_t fn, const char *name, size_t len, uint32_t obj,
-		    uint32_t file)
+		    uint32_t file, int compressed, uint64_t id)
 {
 	XGROW(r->defs, r->defs_cap, r->ndefs + 1);
 	XGROW(r->def_names, r->def_names_cap, r->def_names_len + len + 1);
 	memcpy(r->def_names + r->def_names_len, name, len);
 	r->def_names[r->def_names_len + len] = '\0';
 	/* an offset until cg_reader_next() returns: def_names may move as it grows */
-	r->defs[r->ndefs++] = (struct cg_def){ fn, obj, file, (const char *)(uintptr_t)r->def_names_len, len };
+	r->defs[r->ndefs++] = (struct cg_def){ fn, obj, file, (const char *)(uintptr_t)r->def_names_len,
+					       len, compressed, id };
 	r->def_names_len += len + 1;
 }
 
 /* The function index of NAME (N bytes) in context OBJ, FILE, for a line that names it
- * uncompressed (COMPRESSED 0) or as "(id) NAME" (KNOWN: the index the id has, or
+ * uncompressed (COMPRESSED 0) or as "(ID) NAME" (KNOWN: the index ID has, or
  * UINT32_MAX): a new index for each new compressed definition; the known one for a
  * definition repeated with the same name, object and file; UINT32_MAX for one with
  * another (the caller refuses it). */
-static uint32_t fn_index(struct cg_reader *r, int compressed, uint32_t known, const char *name,
-			 size_t n, uint32_t obj, uint32_t file)
+static uint32_t fn_index(struct cg_reader *r, int compressed, uint64_t id, uint32_t known,
+			 const char *name, size_t n, uint32_t obj, uint32_t file)
 {
 	int added = 1;
 	uint32_t idx;
@@ -46,7 +47,7 @@ static uint32_t fn_index(struct cg_reader *r, int compressed, uint32_t known, co
 		idx = cg_names_add_fn(&r->names, cg_names_fn_fp(name, n, obj, file), n);
 	}
 	if (added)
-		add_def(r, idx, name, n, obj, file);
+		add_def(r, idx, name, n, obj, file, compressed, id);
 	return idx;
 }
 
@@ -82,7 +83,7 @@ static int name_ref(struct cg_reader *r, enum cg_space sp, uint32_t obj, uint32_
 	size_t n = (size_t)(end - v);
 	uint32_t idx;
 	if (sp == SP_FN)
-		idx = fn_index(r, compressed, known, v, n, obj, file);
+		idx = fn_index(r, compressed, id, known, v, n, obj, file);
 	else
 		idx = cg_names_intern(&r->names, sp, v, n);
 	if (compressed && known != UINT32_MAX && known != idx) {

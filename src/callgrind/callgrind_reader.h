@@ -45,6 +45,8 @@ struct cg_def {
 	uint32_t obj, file;         /* cg_names indices of its object and file */
 	const char *name;           /* NUL-terminated */
 	size_t len;
+	int compressed;             /* defined as "(id) name": ... */
+	uint64_t id;                /* ... with this id */
 };
 
 struct cg_record {

@@ -20,6 +20,17 @@ struct cgw_name {
 	size_t len;
 };
 
+enum { FN_NUMBERED = 1, FN_WRITTEN = 2, FN_BIG = 4 };
+
+/* A call or a jump held by the writer (cgw_call, cgw_jump): its positions and costs in
+ * the held pool, from POOL on. */
+struct cgw_held {
+	int jump;
+	struct cgw_call c;
+	struct cgw_jump j;
+	size_t pool;
+};
+
 struct table {
 	struct strtab names;
 	uint32_t *id;       /* output id, 0 = not written yet */
@@ -32,9 +43,25 @@ struct cgw {
 
 	struct table objs, files;
 	struct cgw_fn *fns;         /* every identity, interned or borrowed */
-	uint32_t *fn_id;            /* output id, 0 = not written yet */
-	size_t nfns, fns_cap, fn_id_cap;
-	uint32_t next_fn_id;
+	/* Output ids of identities: the input's where it gave one (struct cgw_id). Those that
+	 * fit 32 bits are in FN_ID, larger ones (another writer's, or a hostile file's) in
+	 * BIG_IDS, found through BIG_OF. */
+	uint32_t *fn_id;
+	uint8_t *fn_state;          /* FN_* */
+	size_t nfns, fns_cap, fn_id_cap, fn_state_cap;
+	uint64_t *big_ids;
+	size_t nbig, big_cap;
+	struct idmap big_of;        /* identity -> index in big_ids */
+	uint64_t top;               /* the largest id the input or the writer used in the part */
+	int have_top;
+	uint64_t fresh_max;         /* the largest id the writer gave */
+	int have_fresh;
+	int ids_exhausted;          /* a fresh id was needed above 2^64 - 1 */
+	/* Calls and jumps naming an identity that waits for its id, held until it has one */
+	struct cgw_held *held;
+	size_t nheld, held_cap;
+	uint64_t *held_pool;
+	size_t held_pool_n, held_pool_cap;
 	/* Interned identities: a 64-bit hash of each (fn_key()) and its index in fns */
 	uint64_t *interned_key;
 	uint32_t *interned_fn;
@@ -99,6 +126,7 @@ struct cgw *cgw_new(struct output *out)
 	table_init(&w->objs);
 	table_init(&w->files);
 	idmap_init(&w->pending_ids);
+	idmap_init(&w->big_of);
 	return w;
 }
 
@@ -119,6 +147,11 @@ void cgw_free(struct cgw *w)
 	arena_free(&w->pending);
 	free(w->fns);
 	free(w->fn_id);
+	free(w->fn_state);
+	free(w->big_ids);
+	idmap_free(&w->big_of);
+	free(w->held);
+	free(w->held_pool);
 	free(w);
 }
 
@@ -139,7 +172,11 @@ void cgw_part_begin(struct cgw *w)
 	arena_reset(&w->pending);
 	w->nfns = 0;
 	w->settled = 0;
-	w->next_fn_id = 0;
+	w->nbig = 0;
+	idmap_clear(&w->big_of);
+	w->have_top = w->have_fresh = 0;
+	w->ids_exhausted = 0;
+	w->nheld = w->held_pool_n = 0;
 	w->have_ob = w->have_fn = 0;
 	w->base_valid = 0;
 	memset(w->sums, 0, sizeof(w->sums));
@@ -189,11 +226,80 @@ static uint32_t add_fn(struct cgw *w, const char *name, size_t len, uint32_t obj
 {
 	XGROW(w->fns, w->fns_cap, w->nfns + 1);
 	XGROW(w->fn_id, w->fn_id_cap, w->nfns + 1);
+	XGROW(w->fn_state, w->fn_state_cap, w->nfns + 1);
 	XGROW(w->recent, w->recent_cap, w->nfns - w->settled + 1);
 	w->fns[w->nfns] = (struct cgw_fn){ obj, file };
 	w->fn_id[w->nfns] = 0;
+	w->fn_state[w->nfns] = 0;
 	w->recent[w->nfns - w->settled] = (struct cgw_name){ name, len };
 	return (uint32_t)w->nfns++;
+}
+
+/* ---- output ids ---- */
+
+static uint64_t out_id(const struct cgw *w, uint32_t fn)
+{
+	return w->fn_state[fn] & FN_BIG ? w->big_ids[idmap_get(&w->big_of, fn)] : w->fn_id[fn];
+}
+
+static void set_id(struct cgw *w, uint32_t fn, uint64_t id)
+{
+	w->fn_state[fn] |= FN_NUMBERED;
+	if (id <= UINT32_MAX) {
+		w->fn_id[fn] = (uint32_t)id;
+		return;
+	}
+	w->fn_state[fn] |= FN_BIG;
+	XGROW(w->big_ids, w->big_cap, w->nbig + 1);
+	w->big_ids[w->nbig] = id;
+	idmap_put(&w->big_of, fn, (uint32_t)w->nbig++);
+}
+
+static void use_id(struct cgw *w, uint64_t id)
+{
+	if (!w->have_top || id > w->top)
+		w->top = id;
+	w->have_top = 1;
+}
+
+/* An id above every id used in the part so far; 1 in a part with none yet. */
+static uint64_t fresh_id(struct cgw *w)
+{
+	uint64_t id = 1;
+	if (w->have_top) {
+		if (w->top == UINT64_MAX)
+			w->ids_exhausted = 1;   /* the caller fails the run: see cgw_number_new() */
+		id = w->top + 1;
+	}
+	use_id(w, id);
+	w->fresh_max = id;
+	w->have_fresh = 1;
+	return id;
+}
+
+/* Gives FN, if it has no id yet, the one ID says. An input id that the writer may have
+ * given already (only in a part that names functions both ways) is replaced by a fresh
+ * one: the input cannot know the writer's. */
+static void number(struct cgw *w, uint32_t fn, const struct cgw_id *id)
+{
+	if (id->from == CGW_ID_INPUT)
+		use_id(w, id->id);
+	if (w->fn_state[fn] & FN_NUMBERED)
+		return;
+	switch (id->from) {
+	case CGW_ID_INPUT:
+		if (!w->have_fresh || id->id > w->fresh_max) {
+			set_id(w, fn, id->id);
+			return;
+		}
+		set_id(w, fn, fresh_id(w));
+		return;
+	case CGW_ID_FRESH:
+		set_id(w, fn, fresh_id(w));
+		return;
+	case CGW_ID_LATER:
+		break;
+	}
 }
 
 /* Identities are interned by a 64-bit hash of (name, object, file), not by the name: the
@@ -211,7 +317,8 @@ static uint64_t interned_key_of(const void *ctx, size_t item)
 	return w->interned_key[item];
 }
 
-uint32_t cgw_fn(struct cgw *w, const char *name, size_t len, uint32_t obj, uint32_t file)
+uint32_t cgw_fn(struct cgw *w, const char *name, size_t len, uint32_t obj, uint32_t file,
+		const struct cgw_id *id)
 {
 	writable_name(&name, &len);
 	uint64_t key = fn_key(name, len, obj, file);
@@ -219,32 +326,39 @@ uint32_t cgw_fn(struct cgw *w, const char *name, size_t len, uint32_t obj, uint3
 	slot_index_reserve(x, 0, w->ninterned, interned_key_of, w);
 	size_t i = slot_index_home(x, key);
 	for (; x->slots[i]; i = slot_index_next(x, i))
-		if (w->interned_key[x->slots[i] - 1] == key)
-			return w->interned_fn[x->slots[i] - 1];
+		if (w->interned_key[x->slots[i] - 1] == key) {
+			uint32_t fn = w->interned_fn[x->slots[i] - 1];
+			number(w, fn, id);
+			return fn;
+		}
 	uint32_t fn = add_fn(w, arena_strndup(&w->transient, name, len), len, obj, file);
 	XGROW(w->interned_key, w->interned_key_cap, w->ninterned + 1);
 	XGROW(w->interned_fn, w->interned_fn_cap, w->ninterned + 1);
 	w->interned_key[w->ninterned] = key;
 	w->interned_fn[w->ninterned] = fn;
 	x->slots[i] = (uint32_t)++w->ninterned;
+	number(w, fn, id);
 	return fn;
 }
 
-uint32_t cgw_fn_borrowed(struct cgw *w, const char *name, size_t len, uint32_t obj, uint32_t file)
+uint32_t cgw_fn_borrowed(struct cgw *w, const char *name, size_t len, uint32_t obj, uint32_t file,
+			 const struct cgw_id *id)
 {
 	/* A name that needs changing may equal another identity after the change. */
 	const char *n = name;
 	size_t l = len;
 	if (writable_name(&n, &l))
-		return cgw_fn(w, name, len, obj, file);
-	return add_fn(w, name, len, obj, file);
+		return cgw_fn(w, name, len, obj, file, id);
+	uint32_t fn = add_fn(w, name, len, obj, file);
+	number(w, fn, id);
+	return fn;
 }
 
 void cgw_settle(struct cgw *w)
 {
 	for (size_t i = w->settled; i < w->nfns; i++) {
 		const struct cgw_name *f = &w->recent[i - w->settled];
-		if (w->fn_id[i] || !f->name)
+		if ((w->fn_state[i] & FN_WRITTEN) || !f->name)
 			continue;
 		XGROW(w->pending_names, w->pending_cap, w->npending + 1);
 		w->pending_names[w->npending] =
@@ -307,16 +421,32 @@ static void ref_file(struct cgw *w, const char *tag, uint32_t i)
 	put_ref(w, tag, &w->files.id[i], &w->files.next, e->str, e->len);
 }
 
+/* "TAG(id)", with the name at the identity's first use. */
 static void ref_fn(struct cgw *w, const char *tag, uint32_t i)
 {
-	if (w->fn_id[i]) {
-		put_ref(w, tag, &w->fn_id[i], &w->next_fn_id, NULL, 0);
-		return;
+	if (!(w->fn_state[i] & FN_NUMBERED))
+		abort();   /* a record naming it should have been held (cgw_call, cgw_jump) */
+	struct cgw_name *f = NULL;
+	if (!(w->fn_state[i] & FN_WRITTEN))
+		f = i >= w->settled ? &w->recent[i - w->settled]
+		  : &w->pending_names[idmap_get(&w->pending_ids, i)];
+	size_t len = f ? f->len : 0;
+	char *o = cg_outbuf_reserve(&w->buf, 32 + len), *s = o;
+	size_t tl = strlen(tag);
+	memcpy(o, tag, tl);
+	o += tl;
+	*o++ = '(';
+	o += fmt_dec(o, out_id(w, i));
+	*o++ = ')';
+	if (f) {
+		*o++ = ' ';
+		memcpy(o, f->name, len);
+		o += len;
+		f->name = NULL;   /* written: its pending copy is no longer needed */
+		w->fn_state[i] |= FN_WRITTEN;
 	}
-	struct cgw_name *f = i >= w->settled ? &w->recent[i - w->settled]
-		: &w->pending_names[idmap_get(&w->pending_ids, i)];
-	put_ref(w, tag, &w->fn_id[i], &w->next_fn_id, f->name, f->len);
-	f->name = NULL;   /* written: its pending copy is no longer needed */
+	*o++ = '\n';
+	cg_outbuf_commit(&w->buf, (size_t)(o - s));
 }
 
 void cgw_enter(struct cgw *w, uint32_t fn, uint32_t file)
@@ -470,8 +600,42 @@ static void copy_pair(struct cgw *w, const char *a, size_t alen, const char *b, 
 	memcpy(w->base, pos, w->npos * sizeof(*pos));
 }
 
+static int numbered(const struct cgw *w, uint32_t fn)
+{
+	return (w->fn_state[fn] & FN_NUMBERED) != 0;
+}
+
+/* Holds a call or jump that names an identity waiting for its id: a copy, with its
+ * positions and costs in the pool, and nothing copied of the input's text. */
+static void hold(struct cgw *w, const struct cgw_call *c, const struct cgw_jump *j)
+{
+	unsigned np = w->npos, ne = c ? w->nevents : 0;
+	XGROW(w->held, w->held_cap, w->nheld + 1);
+	XGROW(w->held_pool, w->held_pool_cap, w->held_pool_n + 2 * np + ne);
+	struct cgw_held *h = &w->held[w->nheld++];
+	memset(h, 0, sizeof(*h));
+	h->jump = j != NULL;
+	h->pool = w->held_pool_n;
+	uint64_t *p = w->held_pool + w->held_pool_n;
+	memcpy(p, c ? c->pos : j->pos, np * sizeof(*p));
+	memcpy(p + np, c ? c->target : j->target, np * sizeof(*p));
+	if (c) {
+		memcpy(p + 2 * np, c->costs, ne * sizeof(*p));
+		h->c = *c;
+		h->c.raw_line = h->c.raw = NULL;
+	} else {
+		h->j = *j;
+		h->j.raw_line = h->j.raw = NULL;
+	}
+	w->held_pool_n += 2 * np + ne;
+}
+
 void cgw_call(struct cgw *w, const struct cgw_call *c)
 {
+	if (!numbered(w, c->fn) || !numbered(w, c->callee)) {
+		hold(w, c, NULL);
+		return;
+	}
 	cgw_enter(w, c->fn, c->file);
 	if (c->comment) {
 		cg_outbuf_put(&w->buf, "# ", 2);
@@ -505,6 +669,10 @@ int cgw_jump(struct cgw *w, const struct cgw_jump *j)
 {
 	if (w->fns[j->tfn].obj != w->fns[j->fn].obj)
 		return -1;
+	if (!numbered(w, j->fn) || !numbered(w, j->tfn)) {
+		hold(w, NULL, j);
+		return 0;
+	}
 	cgw_enter(w, j->fn, j->file);
 	if (j->tfile != w->file)
 		ref_file(w, "jfi=", j->tfile);
@@ -535,5 +703,30 @@ int cgw_jump(struct cgw *w, const struct cgw_jump *j)
 	memcpy(w->base, j->pos, w->npos * sizeof(*j->pos));
 	w->base_valid = 1;
 	cg_outbuf_maybe_flush(&w->buf);
+	return 0;
+}
+
+int cgw_number_new(struct cgw *w)
+{
+	for (size_t i = 0; i < w->nfns; i++)
+		if (!(w->fn_state[i] & FN_NUMBERED))
+			set_id(w, (uint32_t)i, fresh_id(w));
+	if (w->ids_exhausted)
+		return -1;
+	for (size_t i = 0; i < w->nheld; i++) {
+		struct cgw_held *h = &w->held[i];
+		const uint64_t *p = w->held_pool + h->pool;
+		if (h->jump) {
+			h->j.pos = p;
+			h->j.target = p + w->npos;
+			cgw_jump(w, &h->j);
+		} else {
+			h->c.pos = p;
+			h->c.target = p + w->npos;
+			h->c.costs = p + 2 * w->npos;
+			cgw_call(w, &h->c);
+		}
+	}
+	w->nheld = w->held_pool_n = 0;
 	return 0;
 }

@@ -1,6 +1,7 @@
-/* callgrind_writer.h - records -> callgrind text with fresh, dense, compressed ids.
- * Every output part has its own id tables; an id is defined ("(id) name") where it is
- * first written and never redefined. The writer derives ob=/fl=/fi=/fe= from the
+/* callgrind_writer.h - records -> callgrind text with compressed ids: functions keep the
+ * input's (struct cgw_id), objects and files are numbered densely. Every output part has
+ * its own id tables; an id is defined ("(id) name") where it is first written and never
+ * redefined. The writer derives ob=/fl=/fi=/fe= from the
  * identity of the function it writes for, and writes cob=/cfi= only where the callee's
  * object or file differs from the current ones, so that every implicit context equals
  * the callee's identity wherever kcachegrind binds an id (docs/formats.md 3.1, 6.2).
@@ -32,16 +33,33 @@ void cgw_part_begin(struct cgw *w);
 /* The part's layout, from its positions: and events: lines. */
 void cgw_layout(struct cgw *w, unsigned npos, const enum cg_pos_kind *kinds, unsigned nevents);
 
+/* Where a function identity's output id comes from. Function ids are the input's
+ * (issue 25), so that a merged function keeps the id of its first definition and the
+ * others keep theirs; objects and files are numbered by the writer. */
+struct cgw_id {
+	enum {
+		CGW_ID_INPUT,   /* the input defined it as "(ID) name": ID, unless the writer
+		                   gave that number already (a part naming functions both ways) */
+		CGW_ID_FRESH,   /* the input defined it without an id: one above every id so far */
+		CGW_ID_LATER,   /* cgjit made it (moved code, foreign code): one above the part's
+		                   largest, at cgw_number_new(); calls and jumps naming it wait */
+	} from;
+	uint64_t id;
+};
+
 /* Interning (no output): object and file names, and function identities. Indices are
- * valid until the next cgw_part_begin(). */
+ * valid until the next cgw_part_begin(). An identity that exists already keeps its id,
+ * or takes ID's if it has none yet. */
 uint32_t cgw_obj(struct cgw *w, const char *name, size_t len);
 uint32_t cgw_file(struct cgw *w, const char *name, size_t len);
-uint32_t cgw_fn(struct cgw *w, const char *name, size_t len, uint32_t obj, uint32_t file);
+uint32_t cgw_fn(struct cgw *w, const char *name, size_t len, uint32_t obj, uint32_t file,
+		const struct cgw_id *id);
 /* A new function identity for an input definition kept as it is: not interned (a name
  * the input defines under two ids gets two, which readers key as one function), and
  * NAME is borrowed, not copied; it must stay valid until the next cgw_settle(). Saves a
  * copy and a hash of every long name. */
-uint32_t cgw_fn_borrowed(struct cgw *w, const char *name, size_t len, uint32_t obj, uint32_t file);
+uint32_t cgw_fn_borrowed(struct cgw *w, const char *name, size_t len, uint32_t obj, uint32_t file,
+			 const struct cgw_id *id);
 const struct cgw_fn *cgw_fn_get(const struct cgw *w, uint32_t fn);
 /* Called after each input record: the names of identities made since the last call
  * (borrowed, or copied for the record) are kept only if not written yet. A name written
@@ -109,6 +127,12 @@ void cgw_call(struct cgw *w, const struct cgw_call *c);
  * J->FN: callgrind never records such jumps and the format cannot express them (jfn= binds
  * the current ob). */
 int cgw_jump(struct cgw *w, const struct cgw_jump *j);
+
+/* The end of the part's body: ids for the identities that wait (CGW_ID_LATER), above
+ * every id of the part, then the calls and jumps held for them. Returns 0, or -1 if an
+ * identity of the part needed an id above 2^64 - 1 (also one named without an id during
+ * the body): the run must fail, its output is not usable. */
+int cgw_number_new(struct cgw *w);
 
 /* Sum of the self costs written in this part, per event. */
 const uint64_t *cgw_sums(const struct cgw *w);

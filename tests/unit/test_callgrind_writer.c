@@ -13,6 +13,9 @@
 #include "helpers.h"
 #include "core/io.h"
 
+/* Identities numbered by the writer, in the order they are made (an input without ids) */
+static const struct cgw_id fresh = { CGW_ID_FRESH, 0 };
+
 static char *run_writer(void (*body)(struct cgw *w))
 {
 	char path[] = "/tmp/cgjit-wtest-XXXXXX";
@@ -45,9 +48,9 @@ static void body_calls(struct cgw *w)
 {
 	uint32_t libc = cgw_obj(w, "/lib/libc.so", 12), jit = cgw_obj(w, "perf-1.map", 10);
 	uint32_t cfile = cgw_file(w, "a.c", 3), jfile = cgw_file(w, "/src/a.js", 9);
-	uint32_t main_fn = cgw_fn(w, "main", 4, libc, cfile);
-	uint32_t jf = cgw_fn(w, "JS:*f /src/a.js:3:1", 19, jit, jfile);
-	uint32_t helper = cgw_fn(w, "helper", 6, libc, cfile);
+	uint32_t main_fn = cgw_fn(w, "main", 4, libc, cfile, &fresh);
+	uint32_t jf = cgw_fn(w, "JS:*f /src/a.js:3:1", 19, jit, jfile, &fresh);
+	uint32_t helper = cgw_fn(w, "helper", 6, libc, cfile, &fresh);
 	uint64_t p1[2] = { 0x1000, 10 }, p2[2] = { 0x1004, 10 }, t[2] = { 0x7000, 3 };
 	uint64_t c1[2] = { 5, 0 }, c2[2] = { 100, 7 };
 	cost(w, main_fn, cfile, p1, c1);
@@ -98,7 +101,7 @@ static void test_callgrind_writer__ids_and_contexts(void **state)
 static void body_raw(struct cgw *w)
 {
 	uint32_t o = cgw_obj(w, "x", 1), f = cgw_file(w, "x.c", 3);
-	uint32_t fn = cgw_fn(w, "f", 1, o, f);
+	uint32_t fn = cgw_fn(w, "f", 1, o, f, &fresh);
 	uint64_t p1[2] = { 0x10, 1 }, p2[2] = { 0x12, 1 }, c[2] = { 1, 2 };
 	/* first line: base unknown */
 	cgw_cost(w, &(struct cgw_cost){ .fn = fn, .file = f, .pos = p1, .costs = c,
@@ -122,7 +125,8 @@ static void test_callgrind_writer__raw_copy_needs_same_base(void **state)
 static void body_jump(struct cgw *w)
 {
 	uint32_t o = cgw_obj(w, "j", 1), o2 = cgw_obj(w, "k", 1), f = cgw_file(w, "???", 3);
-	uint32_t a = cgw_fn(w, "a", 1, o, f), b = cgw_fn(w, "b", 1, o, f), c = cgw_fn(w, "c", 1, o2, f);
+	uint32_t a = cgw_fn(w, "a", 1, o, f, &fresh), b = cgw_fn(w, "b", 1, o, f, &fresh);
+	uint32_t c = cgw_fn(w, "c", 1, o2, f, &fresh);
 	uint64_t p[2] = { 0x10, 0 }, t[2] = { 0x20, 0 };
 	struct cgw_jump j = { .fn = a, .file = f, .pos = p, .tfn = b, .tfile = f, .target = t,
 			      .count = 4, .followed = 3, .conditional = 1 };
@@ -145,9 +149,9 @@ static void test_callgrind_writer__jumps(void **state)
 static void body_blank(struct cgw *w)
 {
 	uint32_t ob = cgw_obj(w, "", 0), fl = cgw_file(w, " ", 1);
-	uint32_t f = cgw_fn(w, " \tf ", 4, ob, fl);
-	uint32_t g = cgw_fn_borrowed(w, "g ", 2, ob, cgw_file(w, "\ta.c", 4));
-	uint32_t e = cgw_fn_borrowed(w, "", 0, ob, fl);
+	uint32_t f = cgw_fn(w, " \tf ", 4, ob, fl, &fresh);
+	uint32_t g = cgw_fn_borrowed(w, "g ", 2, ob, cgw_file(w, "\ta.c", 4), &fresh);
+	uint32_t e = cgw_fn_borrowed(w, "", 0, ob, fl, &fresh);
 	uint64_t p[2] = { 0x10, 1 }, c[2] = { 1, 0 };
 	cost(w, f, fl, p, c);
 	cost(w, g, cgw_fn_get(w, g)->file, p, c);
@@ -181,24 +185,24 @@ static void body_pending(struct cgw *w)
 {
 	uint32_t o = cgw_obj(w, "x", 1), f = cgw_file(w, "x.c", 3);
 	char borrowed[] = "borrowed-one";
-	uint32_t a = cgw_fn_borrowed(w, borrowed, strlen(borrowed), o, f);
-	uint32_t b = cgw_fn(w, "interned", 8, o, f);
+	uint32_t a = cgw_fn_borrowed(w, borrowed, strlen(borrowed), o, f, &fresh);
+	uint32_t b = cgw_fn(w, "interned", 8, o, f, &fresh);
 	cgw_settle(w);
 	memset(borrowed, 'X', strlen(borrowed));   /* the reader's buffer moves on */
 	uint32_t many[MANY];
 	char name[32];
 	for (int i = 0; i < MANY; i++) {
 		int n = snprintf(name, sizeof(name), "name%d", i);
-		many[i] = cgw_fn(w, name, (size_t)n, o, f);
+		many[i] = cgw_fn(w, name, (size_t)n, o, f, &fresh);
 		if (i % 100 == 99)
 			cgw_settle(w);
 	}
 	cgw_settle(w);
 	for (int i = 0; i < MANY; i++) {
 		int n = snprintf(name, sizeof(name), "name%d", i);
-		assert_int_equal(cgw_fn(w, name, (size_t)n, o, f), many[i]);
+		assert_int_equal(cgw_fn(w, name, (size_t)n, o, f, &fresh), many[i]);
 	}
-	assert_int_equal(cgw_fn(w, "interned", 8, o, f), b);
+	assert_int_equal(cgw_fn(w, "interned", 8, o, f, &fresh), b);
 	uint64_t p[2] = { 0x10, 1 }, c[2] = { 1, 0 };
 	cost(w, a, f, p, c);
 	cgw_call(w, &(struct cgw_call){ .fn = a, .file = f, .pos = p, .callee = many[MANY - 1],
@@ -219,13 +223,13 @@ static void test_callgrind_writer__names_kept_until_written(void **state)
 		"fl=(1) x.c\n"
 		"fn=(1) borrowed-one\n"
 		"0x10 1 1\n"
-		"cfn=(2) name4999\n"
+		"cfn=(5002) name4999\n"
 		"calls=1 0x10 1\n"
 		"* * 1\n"
-		"cfn=(3) interned\n"
+		"cfn=(2) interned\n"
 		"calls=1 0x10 1\n"
 		"* * 1\n"
-		"fn=(4) name7\n"
+		"fn=(10) name7\n"
 		"0x10 1 1\n"
 		"fn=(1)\n"
 		"0x10 1 1\n");
@@ -236,8 +240,8 @@ static void test_callgrind_writer__names_kept_until_written(void **state)
 static void body_two_parts(struct cgw *w)
 {
 	uint32_t o = cgw_obj(w, "x", 1), f = cgw_file(w, "x.c", 3);
-	uint32_t a = cgw_fn(w, "f", 1, o, f);
-	cgw_fn_borrowed(w, "never-written", 13, o, f);
+	uint32_t a = cgw_fn(w, "f", 1, o, f, &fresh);
+	cgw_fn_borrowed(w, "never-written", 13, o, f, &fresh);
 	cgw_settle(w);
 	uint64_t p[2] = { 0x10, 1 }, c[2] = { 1, 0 };
 	cost(w, a, f, p, c);
@@ -247,8 +251,8 @@ static void body_two_parts(struct cgw *w)
 	o = cgw_obj(w, "x", 1);
 	f = cgw_file(w, "x.c", 3);
 	char borrowed[] = "pending-two";
-	uint32_t b = cgw_fn_borrowed(w, borrowed, strlen(borrowed), o, f);
-	uint32_t a2 = cgw_fn(w, "f", 1, o, f);
+	uint32_t b = cgw_fn_borrowed(w, borrowed, strlen(borrowed), o, f, &fresh);
+	uint32_t a2 = cgw_fn(w, "f", 1, o, f, &fresh);
 	assert_int_equal(b, 0);    /* numbered anew */
 	assert_int_equal(a2, 1);   /* interned anew, not part 1's */
 	cgw_settle(w);
@@ -263,8 +267,98 @@ static void test_callgrind_writer__parts_forget_names(void **state)
 	char *s = run_writer(body_two_parts);
 	assert_string_equal(s,
 		"ob=(1) x\nfl=(1) x.c\nfn=(1) f\n0x10 1 1\n"
-		"ob=(1) x\nfl=(1) x.c\nfn=(1) f\n0x10 1 1\n"
-		"fn=(2) pending-two\n0x10 1 1\n");
+		"ob=(1) x\nfl=(1) x.c\nfn=(2) f\n0x10 1 1\n"
+		"fn=(1) pending-two\n0x10 1 1\n");
+	free(s);
+}
+
+/* Function ids are the input's: a merged identity keeps its first definition's, the
+ * identities cgjit adds wait for ids above the part's largest, and so do the calls and
+ * jumps that name them; ids of any size are written as given. */
+static void body_input_ids(struct cgw *w)
+{
+	uint32_t o = cgw_obj(w, "x", 1), f = cgw_file(w, "x.c", 3);
+	uint32_t a = cgw_fn_borrowed(w, "a", 1, o, f, &(struct cgw_id){ CGW_ID_INPUT, 7 });
+	uint32_t j = cgw_fn(w, "jit", 3, o, f, &(struct cgw_id){ CGW_ID_INPUT, 12 });
+	/* a second definition of the same identity: the first id stays */
+	assert_int_equal(cgw_fn(w, "jit", 3, o, f, &(struct cgw_id){ CGW_ID_INPUT, 30 }), j);
+	uint32_t moved = cgw_fn(w, "moved", 5, o, f, &(struct cgw_id){ CGW_ID_LATER, 0 });
+	uint32_t big = cgw_fn_borrowed(w, "big", 3, o, f,
+				       &(struct cgw_id){ CGW_ID_INPUT, (1ULL << 63) + 5 });
+	cgw_settle(w);
+	uint64_t p[2] = { 0x10, 1 }, c[2] = { 1, 0 };
+	cost(w, a, f, p, c);
+	/* waits: it names MOVED */
+	cgw_call(w, &(struct cgw_call){ .fn = a, .file = f, .pos = p, .callee = moved,
+					.target = p, .count = 2, .costs = c });
+	struct cgw_jump jp = { .fn = moved, .file = f, .pos = p, .tfn = j, .tfile = f,
+			       .target = p, .count = 3 };
+	assert_int_equal(cgw_jump(w, &jp), 0);
+	cgw_call(w, &(struct cgw_call){ .fn = a, .file = f, .pos = p, .callee = big,
+					.target = p, .count = 1, .costs = c });
+	cgw_call(w, &(struct cgw_call){ .fn = a, .file = f, .pos = p, .callee = j,
+					.target = p, .count = 1, .costs = c });
+	assert_int_equal(cgw_number_new(w), 0);
+	cost(w, moved, f, p, c);
+}
+
+static void test_callgrind_writer__input_ids(void **state)
+{
+	(void)state;
+	char *s = run_writer(body_input_ids);
+	assert_string_equal(s,
+		"ob=(1) x\nfl=(1) x.c\nfn=(7) a\n0x10 1 1\n"
+		"cfn=(9223372036854775813) big\ncalls=1 0x10 1\n* * 1\n"
+		"cfn=(12) jit\ncalls=1 0x10 1\n* * 1\n"
+		/* held until the part's ids were known: above 2^63 + 5 */
+		"cfn=(9223372036854775814) moved\ncalls=2 0x10 1\n* * 1\n"
+		"fn=(9223372036854775814)\njfn=(12)\njump=3 0x10 1\n0x10 1\n"
+		"* * 1\n");
+	free(s);
+}
+
+/* A part that names functions both with and without ids: the writer's ids never meet
+ * the input's. */
+static void body_mixed_ids(struct cgw *w)
+{
+	uint32_t o = cgw_obj(w, "x", 1), f = cgw_file(w, "x.c", 3);
+	uint32_t a = cgw_fn_borrowed(w, "a", 1, o, f, &(struct cgw_id){ CGW_ID_INPUT, 1 });
+	uint32_t b = cgw_fn_borrowed(w, "b", 1, o, f, &fresh);   /* 2 */
+	uint32_t c = cgw_fn_borrowed(w, "c", 1, o, f, &(struct cgw_id){ CGW_ID_INPUT, 2 });
+	uint32_t d = cgw_fn_borrowed(w, "d", 1, o, f, &(struct cgw_id){ CGW_ID_INPUT, 9 });
+	uint64_t p[2] = { 0x10, 1 }, k[2] = { 1, 0 };
+	cost(w, a, f, p, k);
+	cost(w, b, f, p, k);
+	cost(w, c, f, p, k);
+	cost(w, d, f, p, k);
+}
+
+static void test_callgrind_writer__mixed_ids(void **state)
+{
+	(void)state;
+	char *s = run_writer(body_mixed_ids);
+	assert_string_equal(s,
+		"ob=(1) x\nfl=(1) x.c\nfn=(1) a\n0x10 1 1\n"
+		"fn=(2) b\n0x10 1 1\n"
+		"fn=(3) c\n0x10 1 1\n"   /* the input's 2 was the writer's already */
+		"fn=(9) d\n0x10 1 1\n");
+	free(s);
+}
+
+/* An input whose ids reach 2^64 - 1 leaves none for what cgjit adds. */
+static void body_ids_exhausted(struct cgw *w)
+{
+	uint32_t o = cgw_obj(w, "x", 1), f = cgw_file(w, "x.c", 3);
+	cgw_fn_borrowed(w, "a", 1, o, f, &(struct cgw_id){ CGW_ID_INPUT, UINT64_MAX });
+	cgw_fn(w, "moved", 5, o, f, &(struct cgw_id){ CGW_ID_LATER, 0 });
+	assert_int_equal(cgw_number_new(w), -1);
+}
+
+static void test_callgrind_writer__ids_exhausted(void **state)
+{
+	(void)state;
+	char *s = run_writer(body_ids_exhausted);
+	assert_string_equal(s, "");
 	free(s);
 }
 
@@ -277,6 +371,9 @@ int main(void)
 		cmocka_unit_test(test_callgrind_writer__jumps),
 		cmocka_unit_test(test_callgrind_writer__names_kept_until_written),
 		cmocka_unit_test(test_callgrind_writer__parts_forget_names),
+		cmocka_unit_test(test_callgrind_writer__input_ids),
+		cmocka_unit_test(test_callgrind_writer__mixed_ids),
+		cmocka_unit_test(test_callgrind_writer__ids_exhausted),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -180,8 +180,7 @@ uint32_t resolve_file_slow(struct resolver *r, uint32_t in_file)
 static uint32_t define_plain(struct resolver *r, const struct cg_def *def, const struct cgw_id *id)
 {
 	struct cgw *w = r->s->w;
-	uint32_t o = r->obj_out && def->obj < r->obj_out_cap && r->obj_out[def->obj]
-		   ? r->obj_out[def->obj] - 1 : map_name(r, &r->obj_out, &r->obj_out_cap, SP_OBJ, def->obj);
+	uint32_t o = map_name(r, &r->obj_out, &r->obj_out_cap, SP_OBJ, def->obj);
 	uint32_t file = resolve_file(r, def->file);
 	/* Only --separate-callers names carry "'": other names are kept as they are. */
 	const char *q = memchr(def->name, '\'', def->len);

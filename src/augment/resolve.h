@@ -64,7 +64,7 @@ struct resolve_where {
 };
 
 /* Symbol lookups remembered: a profile looks up the same caller addresses and lines again
- * and again (on the big node profile, three of its 0.65 M lookups in four hit). */
+ * and again (on the big node profile, 383,037 of 646,576 lookups hit). */
 enum { RESOLVE_HITS = 1024 };
 
 struct resolver {

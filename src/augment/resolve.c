@@ -80,33 +80,47 @@ static void put_symbol_name(struct resolver *r, uint32_t sym)
 	}
 }
 
-/* Appends SUFFIX ("'2'caller'...") with every caller part that is a JIT address renamed.
- * Returns the number of parts renamed. The parts in between are copied in one piece: on
- * the big node profile 2.6 M parts are looked at, and 0.4 M are addresses. */
+/* The symbol of the first caller part of SUFFIX ("'2'caller'...") from *P on that is a JIT
+ * address, with *P at that part's "'" and *Q at its end; NULL if none. */
+static const struct symtab_segment *next_jit_part(struct resolver *r, const char **p,
+						  const char **q, const char *end)
+{
+	for (const char *s = *p; s < end;) {
+		const char *e = memchr(s + 1, '\'', (size_t)(end - s - 1));
+		if (!e)
+			e = end;
+		uint64_t addr;
+		size_t head, n = (size_t)(e - s - 1);
+		const struct symtab_segment *seg;
+		if (n >= 10 && s[1] == '0' && s[2] == 'x' && pseudo_name_parse(s + 1, n, &addr, &head) &&
+		    head == n && (seg = resolve_lookup(r, addr))) {
+			*p = s;
+			*q = e;
+			return seg;
+		}
+		s = e;
+	}
+	return NULL;
+}
+
+/* Appends SUFFIX with every caller part that is a JIT address renamed, if one is: returns
+ * the number of parts renamed; with 0 nothing was appended. The parts in between are
+ * copied in one piece: on the big node profile 2.6 M parts are looked at, and 0.4 M are
+ * addresses. */
 static int put_suffix(struct resolver *r, const char *suffix, size_t len)
 {
 	int renamed = 0;
-	const char *p = suffix, *end = suffix + len, *kept = suffix;
-	while (p < end) {
-		const char *q = memchr(p + 1, '\'', (size_t)(end - p - 1));
-		if (!q)
-			q = end;
-		uint64_t addr;
-		size_t head, n = (size_t)(q - p - 1);
-		const struct symtab_segment *seg = NULL;
-		if (n >= 10 && p[1] == '0' && p[2] == 'x' && pseudo_name_parse(p + 1, n, &addr, &head) &&
-		    head == n)
-			seg = resolve_lookup(r, addr);
-		if (seg) {
-			name_put(r, kept, (size_t)(p - kept));
-			name_put(r, "'", 1);
-			put_symbol_name(r, seg->sym);
-			kept = q;
-			renamed++;
-		}
-		p = q;
+	const char *p = suffix, *q, *end = suffix + len, *kept = suffix;
+	const struct symtab_segment *seg;
+	while ((seg = next_jit_part(r, &p, &q, end))) {
+		name_put(r, kept, (size_t)(p - kept));
+		name_put(r, "'", 1);
+		put_symbol_name(r, seg->sym);
+		kept = p = q;
+		renamed++;
 	}
-	name_put(r, kept, (size_t)(end - kept));
+	if (renamed)
+		name_put(r, kept, (size_t)(end - kept));
 	return renamed;
 }
 
@@ -118,7 +132,8 @@ static uint32_t jit_identity(struct resolver *r, uint32_t sym, const char *suffi
 	const char *object = s->object ? s->object : symtab_source(r->s->st, s->source)->object;
 	r->name_len = 0;
 	put_symbol_name(r, sym);
-	put_suffix(r, suffix, slen);
+	if (!put_suffix(r, suffix, slen))
+		name_put(r, suffix, slen);
 	uint32_t obj = cgw_obj(w, object, strlen(object));
 	uint32_t file = s->file ? cgw_file(w, s->file, s->file_len) : cgw_file(w, "???", 3);
 	return cgw_fn(w, r->name, r->name_len, obj, file, id);
@@ -146,7 +161,8 @@ uint32_t resolve_foreign_identity(struct resolver *r, const struct resolve_fn *x
 	int n = snprintf(a, sizeof(a), "0x%016llx", (unsigned long long)entry);
 	r->name_len = 0;
 	name_put(r, a, (size_t)n);
-	put_suffix(r, x->suffix ? x->suffix : "", x->suffix_len);
+	if (!put_suffix(r, x->suffix ? x->suffix : "", x->suffix_len))
+		name_put(r, x->suffix ? x->suffix : "", x->suffix_len);
 	uint32_t unknown = cgw_obj(w, "???", 3);
 	return cgw_fn(w, r->name, r->name_len, unknown, cgw_file(w, "???", 3), &later);
 }
@@ -185,9 +201,12 @@ static uint32_t define_plain(struct resolver *r, const struct cg_def *def, const
 	/* Only --separate-callers names carry "'": other names are kept as they are. */
 	const char *q = memchr(def->name, '\'', def->len);
 	if (q) {
-		r->name_len = 0;
-		name_put(r, def->name, (size_t)(q - def->name));
-		if (put_suffix(r, q, def->len - (size_t)(q - def->name))) {
+		/* room for the head, copied only if a caller part is renamed */
+		size_t head = (size_t)(q - def->name);
+		r->name_len = head;
+		XGROW(r->name, r->name_cap, head + 1);
+		if (put_suffix(r, q, def->len - head)) {
+			memcpy(r->name, def->name, head);
 			r->s->rep->renamed_callers++;
 			return cgw_fn(w, r->name, r->name_len, o, file, id);
 		}

@@ -355,7 +355,7 @@ static int next_line(struct cg_reader *r, struct cg_record *rec)
 	if (r->lr.missing_newline)
 		return diag_at(r->d, r->name, r->lr.lineno,
 			       "the last line has no newline: the file was cut off while being written");
-	if (memchr(line, '\0', len))
+	if (r->lr.nul)
 		return diag_at(r->d, r->name, r->lr.lineno,
 			       "NUL byte in the line (kcachegrind hangs on these): not a text profile");
 	if (len == 0 || line[0] == '#')

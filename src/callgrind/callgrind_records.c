@@ -108,7 +108,7 @@ static int next_body_line(struct cg_reader *r, const char *after)
 		if (rc == 0 || r->lr.missing_newline)
 			return diag_at(d, r->name, r->lr.lineno,
 				       "the file ends after '%s': expected its cost line (file truncated?)", after);
-		if (memchr(*line, '\0', *len))
+		if (r->lr.nul)
 			return diag_at(d, r->name, r->lr.lineno, "NUL byte in the line");
 		if (*len == 0 || **line == '#')
 			continue;

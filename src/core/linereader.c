@@ -1,13 +1,18 @@
-/* linereader.c - splits a byte stream into lines with memchr over a sliding buffer. */
+/* linereader.c - splits a byte stream into lines with memchr over a sliding buffer; from
+ * the second buffer on, a thread reads the next one meanwhile (readahead.h). */
+#define _GNU_SOURCE   /* strchrnul() */
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/diag.h"
 #include "core/io.h"
 #include "core/linereader.h"
+#include "core/readahead.h"
 #include "core/xalloc.h"
 
-enum { CHUNK = 1 << 20 };
+/* Reads of CHUNK bytes; the thread's buffers keep HEAD bytes in front of what it reads for
+ * the end of a line that the previous buffer cut: longer ends are copied (docs/design.md). */
+enum { CHUNK = 1 << 20, HEAD = 256 << 10 };
 
 void line_reader_init(struct line_reader *lr, struct input *in, size_t max_line)
 {
@@ -21,12 +26,75 @@ void line_reader_init(struct line_reader *lr, struct input *in, size_t max_line)
 
 void line_reader_free(struct line_reader *lr)
 {
+	readahead_stop(lr->ra);
+	lr->ra = NULL;
 	free(lr->buf);
 	lr->buf = NULL;
 }
 
+/* The bytes the thread read into NB (N at NB + HEAD) follow the unread end of the current
+ * buffer: in NB, where HEAD has room for that end (the current buffer goes to the thread),
+ * else appended to the current buffer (NB goes back). */
+static void join(struct line_reader *lr, char *nb, size_t ncap, size_t n)
+{
+	size_t carry = lr->end - lr->start;
+	if (carry <= HEAD) {
+		memcpy(nb + HEAD - carry, lr->buf + lr->start, carry);
+		readahead_give(lr->ra, lr->buf, lr->cap);
+		lr->buf = nb;
+		lr->cap = ncap;
+		lr->start = HEAD - carry;
+		lr->end = HEAD + n;
+		return;
+	}
+	memmove(lr->buf, lr->buf + lr->start, carry);
+	lr->start = 0;
+	lr->end = carry;
+	XGROW(lr->buf, lr->cap, carry + n + 1);
+	memcpy(lr->buf + carry, nb + HEAD, n);
+	lr->end += n;
+	lr->buf[lr->end] = '\0';
+	readahead_give(lr->ra, nb, ncap);
+}
+
+/* Reads on through the thread; 0 or -1 as fill(). */
+static int fill_ahead(struct line_reader *lr, struct diag *d)
+{
+	char *nb;
+	size_t ncap;
+	ssize_t r = readahead_take(lr->ra, &nb, &ncap, d);
+	if (r <= 0) {
+		/* the end, or an error: the thread has nothing more to do (a call after an
+		 * error reads the input itself, as before the thread) */
+		free(nb);
+		readahead_stop(lr->ra);
+		lr->ra = NULL;
+		if (r < 0)
+			return -1;
+		lr->eof = 1;
+		return 0;
+	}
+	join(lr, nb, ncap, (size_t)r);
+	return 0;
+}
+
+/* Starts the thread at the second read, so that a file of one buffer (most maps and test
+ * inputs) never starts one: it reads into a buffer of its own, given here. */
+static void start_ahead(struct line_reader *lr)
+{
+	if (lr->fills++ != 1 || lr->eof)
+		return;
+	lr->ra = readahead_start(lr->in, HEAD);
+	if (lr->ra)
+		readahead_give(lr->ra, xmalloc(HEAD + CHUNK + 1), HEAD + CHUNK + 1);
+}
+
 static int fill(struct line_reader *lr, struct diag *d)
 {
+	if (!lr->ra)
+		start_ahead(lr);
+	if (lr->ra)
+		return fill_ahead(lr, d);
 	if (lr->start > 0) {
 		memmove(lr->buf, lr->buf + lr->start, lr->end - lr->start);
 		lr->end -= lr->start;
@@ -49,10 +117,17 @@ static int fill(struct line_reader *lr, struct diag *d)
 int line_reader_next(struct line_reader *lr, const char **line, size_t *len, struct diag *d)
 {
 	size_t scanned = 0;
+	int nul = 0;
 	for (;;) {
-		char *s = lr->buf + lr->start;
+		char *s = lr->buf + lr->start, *e = s + (lr->end - lr->start);
 		size_t avail = lr->end - lr->start;
-		char *nl = memchr(s + scanned, '\n', avail - scanned);
+		/* the "\n", or a NUL: the one after the bytes, or one in them (the line then
+		 * has one, which the caller may refuse: one pass finds both) */
+		char *nl = strchrnul(s + scanned, '\n');
+		for (; nl < e && *nl == '\0'; nl = strchrnul(nl + 1, '\n'))
+			nul = 1;
+		if (nl == e)
+			nl = NULL;
 		size_t n;
 		if (nl) {
 			n = (size_t)(nl - s);
@@ -79,6 +154,7 @@ int line_reader_next(struct line_reader *lr, const char **line, size_t *len, str
 		lr->lineno++;
 		if (n && s[n - 1] == '\r')
 			n--;
+		lr->nul = nul;
 		*line = s;
 		*len = n;
 		return 1;

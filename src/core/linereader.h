@@ -3,7 +3,9 @@
  * It borrows the reader's buffer until the next call. Lines longer than the limit are an
  * error, so memory stays bounded whatever the file holds. The buffered bytes, BUF + START
  * to BUF + END, are always followed by a NUL, so a parser can scan a line without bounds:
- * a line ends in "\n", or (the last one, unterminated) in that NUL. */
+ * a line ends in "\n", or (the last one, unterminated) in that NUL. From its second read
+ * on it reads through a thread (readahead.h), which the reader owns; the input is then the
+ * thread's until line_reader_free(). */
 #ifndef CGJIT_LINEREADER_H
 #define CGJIT_LINEREADER_H
 
@@ -12,6 +14,7 @@
 
 struct diag;
 struct input;
+struct readahead;
 
 struct line_reader {
 	struct input *in;
@@ -21,6 +24,9 @@ struct line_reader {
 	int eof;
 	uint64_t lineno;       /* number of the line last returned, from 1 */
 	int missing_newline;   /* the line last returned was the last and had no "\n" */
+	int nul;               /* the line last returned holds a NUL byte */
+	unsigned fills;        /* reads made before RA: the second starts it */
+	struct readahead *ra;  /* the thread reading the next buffer, or NULL */
 };
 
 /* MAX_LINE is the longest line accepted, in bytes. */

@@ -32,6 +32,20 @@ static void test_strtab__interning(void **state)
 		assert_int_equal(strtab_intern(&t, name, (size_t)n, NULL), (uint32_t)i + 1);
 	}
 	assert_int_equal(strtab_find(&t, "n9999", 5), 10000);
+	/* long names (hashed in four lanes of 8 bytes): one byte changed anywhere, in any
+	 * lane or the tail, is another name, and the same bytes are the same one */
+	char lng[100], twice[100];
+	memset(lng, 'q', sizeof(lng));
+	for (size_t k = 0; k < sizeof(lng); k++) {
+		lng[k] = 'r';
+		uint32_t i = strtab_intern(&t, lng, sizeof(lng), &added);
+		assert_true(added);
+		memcpy(twice, lng, sizeof(lng));
+		assert_int_equal(strtab_find(&t, twice, sizeof(twice)), i);
+		assert_int_equal(strtab_hash(lng, sizeof(lng)), strtab_hash(twice, sizeof(twice)));
+		lng[k] = 'q';
+		assert_true(strtab_hash(lng, sizeof(lng)) != strtab_hash(twice, sizeof(twice)));
+	}
 	assert_int_equal(strtab_find(&t, "nope", 4), UINT32_MAX);
 	uint32_t k1 = strtab_intern_key(&t, "f", 1, 1, 2, NULL), k2 = strtab_intern_key(&t, "f", 1, 2, 1, NULL);
 	assert_int_not_equal(k1, k2);   /* same name, another object/file: another identity */

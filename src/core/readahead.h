@@ -1,0 +1,34 @@
+/* readahead.h - a thread that reads an input one buffer ahead of its reader.
+ * The line reader parses one buffer while this thread reads (and decompresses: zstd, gzip)
+ * the next, so that the read system calls' copy and the decompression overlap with the
+ * parsing. Buffers go back and forth whole (no copy): the reader gives one with
+ * readahead_give(), the thread fills it from offset HEAD on (the room before is the
+ * reader's, for the end of a line that the previous buffer cut), readahead_take() waits for
+ * it. Owns the thread and the buffer it holds; the input stays the caller's, and is read by
+ * the thread alone between readahead_start() and readahead_stop(). */
+#ifndef CGJIT_READAHEAD_H
+#define CGJIT_READAHEAD_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+struct diag;
+struct input;
+struct readahead;
+
+/* Starts the thread on IN, each read placed at offset HEAD of the buffer it is given.
+ * Returns NULL if no thread can be started (the caller then reads itself). */
+struct readahead *readahead_start(struct input *in, size_t head);
+/* Hands BUF (CAP bytes, CAP > HEAD + 1) to the thread, which reads into it at most
+ * CAP - HEAD - 1 bytes (at least one, unless the input ended) and a NUL after them. Only
+ * when the thread holds no buffer: after readahead_start() or readahead_take(). */
+void readahead_give(struct readahead *ra, char *buf, size_t cap);
+/* Waits for the buffer given last: returns it in *BUF and *CAP with the count of bytes
+ * read at BUF + HEAD, 0 at the input's end, or -1 with D set (read error, corrupt
+ * stream); the buffer is then the caller's. */
+ssize_t readahead_take(struct readahead *ra, char **buf, size_t *cap, struct diag *d);
+/* Stops the thread, also one waiting in a read that may never end (a pipe still open),
+ * frees the buffer it holds and RA. NULL is a no-op. */
+void readahead_stop(struct readahead *ra);
+
+#endif

@@ -1,0 +1,224 @@
+/* Unit tests for the line reader's read-ahead thread (readahead.c, linereader.c): every
+ * line of a multi-megabyte input comes back whole and in order across the buffers the
+ * thread fills (lines cut by a buffer's end, lines longer than the room kept for them,
+ * CRLF, NUL bytes, a last line without "\n"), from a file, memory, a zstd stream and a
+ * pipe; a read error in the thread reaches the caller with its message; and stopping
+ * while the thread waits on a pipe that stays open returns. */
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/wait.h>
+#include <cmocka.h>
+#include <zstd.h>
+
+#include "core/diag.h"
+#include "core/io.h"
+#include "core/linereader.h"
+#include "helpers.h"
+
+/* A text of about SIZE bytes, its lines described in LENS (without "\n"; -1 ends): line
+ * lengths from 0 to 200 bytes, every 997th line 300 to 700 KB (longer than the 256 KB kept
+ * in front of a buffer), every 13th ending in CRLF, every 29th holding a NUL byte; the
+ * last line has no "\n". Deterministic. */
+struct text {
+	char *s;
+	size_t n;
+	size_t *lens;
+	size_t nlines;
+};
+
+static uint64_t rnd(uint64_t *x)
+{
+	*x ^= *x << 13;
+	*x ^= *x >> 7;
+	*x ^= *x << 17;
+	return *x;
+}
+
+static struct text make_text(size_t size)
+{
+	struct text t = { malloc(size + (1 << 20)), 0, malloc(sizeof(size_t) * (size + 1)), 0 };
+	uint64_t x = 88172645463325252ULL;
+	while (t.n < size) {
+		size_t i = t.nlines;
+		size_t len = i % 997 == 996 ? 300000 + rnd(&x) % 400000 : rnd(&x) % 201;
+		for (size_t k = 0; k < len; k++)
+			t.s[t.n + k] = (char)('a' + (i + k) % 26);
+		if (i % 29 == 5 && len > 2)
+			t.s[t.n + len / 2] = '\0';
+		t.n += len;
+		if (i % 13 == 7)
+			t.s[t.n++] = '\r';
+		t.lens[t.nlines++] = len;
+		t.s[t.n++] = '\n';
+	}
+	t.n--;   /* the last line without its "\n" (nor a "\r") */
+	if (t.s[t.n - 1] == '\r')
+		t.n--;
+	return t;
+}
+
+/* Reads every line of IN and checks it against T: content, length, the NUL flag, the line
+ * numbers and the missing last "\n". */
+static void read_all(struct input *in, const struct text *t)
+{
+	struct line_reader lr;
+	struct diag d = { 0 };
+	line_reader_init(&lr, in, 1 << 20);
+	size_t at = 0;
+	for (size_t i = 0; i < t->nlines; i++) {
+		const char *l;
+		size_t len;
+		assert_int_equal(line_reader_next(&lr, &l, &len, &d), 1);
+		assert_int_equal(len, t->lens[i]);
+		assert_memory_equal(l, t->s + at, len);
+		assert_int_equal(lr.nul, memchr(t->s + at, '\0', len) != NULL);
+		assert_int_equal(lr.lineno, i + 1);
+		at += len + (t->s[at + len] == '\r') + 1;
+	}
+	assert_true(lr.missing_newline);
+	const char *l;
+	size_t len;
+	assert_int_equal(line_reader_next(&lr, &l, &len, &d), 0);
+	assert_false(d.set);
+	line_reader_free(&lr);
+	input_close(in);
+}
+
+static void test_readahead__lines_across_buffers(void **state)
+{
+	(void)state;
+	struct text t = make_text(12 << 20);
+	size_t long_lines = 0;
+	for (size_t i = 0; i < t.nlines; i++)
+		long_lines += t.lens[i] > (256 << 10);
+	assert_true(t.nlines > 15000 && long_lines >= 10);
+	char *p = tmp_file_n(t.s, t.n);
+	struct diag d = { 0 };
+	read_all(input_open(p, &d), &t);                    /* a file: read(2) in the thread */
+	read_all(input_open_mem(t.s, t.n, "mem"), &t);      /* memory */
+	size_t zcap = ZSTD_compressBound(t.n);
+	char *z = malloc(zcap);
+	size_t zn = ZSTD_compress(z, zcap, t.s, t.n, 1);
+	assert_false(ZSTD_isError(zn));
+	read_all(input_open_mem(z, zn, "mem.zst"), &t);     /* decompressed in the thread */
+	unlink(p);
+	free(p);
+	free(z);
+	free(t.s);
+	free(t.lens);
+}
+
+/* A pipe: the writer (a child) sends the text in small pieces. */
+static void test_readahead__pipe(void **state)
+{
+	(void)state;
+	struct text t = make_text(5 << 20);
+	int fds[2];
+	assert_int_equal(pipe(fds), 0);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		close(fds[0]);
+		for (size_t at = 0; at < t.n;) {
+			size_t k = t.n - at < 4000 ? t.n - at : 4000;
+			ssize_t w = write(fds[1], t.s + at, k);
+			if (w <= 0)
+				_exit(1);
+			at += (size_t)w;
+		}
+		_exit(0);
+	}
+	close(fds[1]);
+	struct diag d = { 0 };
+	read_all(input_open_fd(fds[0], "pipe", &d), &t);
+	int st;
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	free(t.s);
+	free(t.lens);
+}
+
+/* The reader stops (an error of its own, say) while the thread waits for more of a pipe
+ * whose writer neither writes nor closes it: line_reader_free() returns. */
+static void test_readahead__stop_while_waiting(void **state)
+{
+	(void)state;
+	struct text t = make_text(3 << 20);
+	int fds[2];
+	assert_int_equal(pipe(fds), 0);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		close(fds[0]);
+		for (size_t at = 0; at < t.n;) {
+			ssize_t w = write(fds[1], t.s + at, t.n - at);
+			if (w <= 0)
+				_exit(1);
+			at += (size_t)w;
+		}
+		pause();   /* the pipe stays open */
+		_exit(0);
+	}
+	close(fds[1]);
+	alarm(60);   /* a hang fails the test */
+	struct diag d = { 0 };
+	struct input *in = input_open_fd(fds[0], "pipe", &d);
+	struct line_reader lr;
+	line_reader_init(&lr, in, 1 << 20);
+	const char *l;
+	size_t len;
+	for (size_t i = 0; i + 1 < t.nlines; i++)   /* all but the last line: the thread waits */
+		assert_int_equal(line_reader_next(&lr, &l, &len, &d), 1);
+	assert_non_null(lr.ra);
+	line_reader_free(&lr);
+	input_close(in);
+	alarm(0);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	free(t.s);
+	free(t.lens);
+}
+
+/* A zstd stream cut short after several buffers: the thread's error reaches the caller,
+ * naming the input, after the lines before it. */
+static void test_readahead__error_in_thread(void **state)
+{
+	(void)state;
+	struct text t = make_text(8 << 20);
+	size_t zcap = ZSTD_compressBound(t.n);
+	char *z = malloc(zcap);
+	size_t zn = ZSTD_compress(z, zcap, t.s, t.n, 1);
+	assert_false(ZSTD_isError(zn));
+	struct input *in = input_open_mem(z, zn * 3 / 4, "cut.zst");
+	struct line_reader lr;
+	struct diag d = { 0 };
+	line_reader_init(&lr, in, 1 << 20);
+	const char *l;
+	size_t len, lines = 0;
+	int rc;
+	while ((rc = line_reader_next(&lr, &l, &len, &d)) == 1)
+		lines++;
+	assert_int_equal(rc, -1);
+	assert_true(lines > 1000);
+	assert_non_null(strstr(d.msg, "cut.zst"));
+	assert_null(lr.ra);   /* the thread is stopped once it has failed */
+	line_reader_free(&lr);
+	input_close(in);
+	free(z);
+	free(t.s);
+	free(t.lens);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_readahead__lines_across_buffers),
+		cmocka_unit_test(test_readahead__pipe),
+		cmocka_unit_test(test_readahead__stop_while_waiting),
+		cmocka_unit_test(test_readahead__error_in_thread),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -21,6 +21,8 @@ struct cg_reader *cg_reader_new(struct input *in, size_t max_line)
 {
 	struct cg_reader *r = xcalloc(1, sizeof(*r));
 	line_reader_init(&r->lr, in, max_line);
+	r->lr.before_fill = cg_reader_keep_def_names;
+	r->lr.before_fill_ctx = r;
 	r->name = input_name(in);
 	cg_names_init(&r->names);
 	return r;
@@ -256,11 +258,12 @@ int cg_reader_next(struct cg_reader *r, struct cg_record *rec, struct diag *d)
 	int rc;
 	r->d = d;
 	r->ndefs = 0;
+	r->ndefs_kept = 0;
 	r->def_names_len = 0;
 	/* Name lines (ob=, cfn=, ...) update the context and produce no record. */
 	while ((rc = next_line(r, rec)) == 2)
 		;
-	for (size_t i = 0; i < r->ndefs; i++)
+	for (size_t i = 0; i < r->ndefs_kept; i++)
 		r->defs[i].name = r->def_names + (uintptr_t)r->defs[i].name;
 	rec->defs = r->defs;
 	rec->ndefs = (unsigned)r->ndefs;

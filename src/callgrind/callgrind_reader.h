@@ -43,7 +43,7 @@ enum cg_pos_kind { POS_INSTR, POS_BB, POS_LINE };
 struct cg_def {
 	uint32_t fn;
 	uint32_t obj, file;         /* cg_names indices of its object and file */
-	const char *name;           /* NUL-terminated */
+	const char *name;           /* LEN bytes, not NUL-terminated */
 	size_t len;
 	int compressed;             /* defined as "(id) name": ... */
 	uint64_t id;                /* ... with this id */

@@ -63,8 +63,10 @@ struct cg_reader {
 	uint32_t cob, cfi, jfi, cfn, jfn;
 	int have_cob, have_cfi, have_jfi, have_cfn, have_jfn;
 	uint32_t unknown_obj, unknown_file;
-	struct cg_def *defs;        /* functions defined since the last record; names in def_names */
-	size_t ndefs, defs_cap;
+	struct cg_def *defs;        /* functions defined since the last record: the names of the
+	                               first NDEFS_KEPT copied to def_names (offsets), the
+	                               others still in the line reader's buffer */
+	size_t ndefs, defs_cap, ndefs_kept;
 	char *def_names;
 	size_t def_names_len, def_names_cap;
 	int instr;                  /* index of the instr position, or -1 */
@@ -86,6 +88,10 @@ struct cg_reader {
 	 * short ("calls=COUNT 0xADDR LINE "); a longer one is re-encoded instead. */
 	char line_copy[CG_LINE_COPY_MAX];
 };
+
+/* The line reader's before_fill: copies the names of the definitions not yet handed out,
+ * before the buffer they are in changes (callgrind_namerefs.c). */
+void cg_reader_keep_def_names(void *ctx);
 
 /* Sets R's diag to "WHAT, got 'LINE'" for the current line. Returns -1. */
 int cg_reader_err(struct cg_reader *r, const char *what);

@@ -15,8 +15,10 @@
  * temporaries"). In a shared directory (sticky and world-writable, as /tmp) a symbolic
  * link, file or FIFO of another user (neither this user nor the directory's owner) is
  * never followed, replaced or written to: output_open() refuses the path
- * (output_target.c, "shared directories"). Single-threaded. Implemented by input.c,
- * output.c, output_target.c and tempfiles.c. */
+ * (output_target.c, "shared directories"). An input is read by one thread at a time:
+ * the line reader's read-ahead thread (readahead.h) while it runs, and meanwhile the
+ * caller only asks input_position(), input_name() and input_is_*(), which read what does
+ * not change. Implemented by input.c, output.c, output_target.c and tempfiles.c. */
 #ifndef CGJIT_IO_H
 #define CGJIT_IO_H
 

@@ -3,8 +3,8 @@
  * It borrows the reader's buffer until the next call. Lines longer than the limit are an
  * error, so memory stays bounded whatever the file holds. The buffered bytes, BUF + START
  * to BUF + END, are always followed by a NUL, so a parser can scan a line without bounds:
- * a line ends in "\n", or (the last one, unterminated) in that NUL. From its second read
- * on it reads through a thread (readahead.h), which the reader owns; the input is then the
+ * a line ends in "\n", or (the last one, unterminated) in that NUL. Once it has read 1 MiB
+ * it reads on through a thread (readahead.h), which the reader owns; the input is then the
  * thread's until line_reader_free(). */
 #ifndef CGJIT_LINEREADER_H
 #define CGJIT_LINEREADER_H
@@ -25,8 +25,13 @@ struct line_reader {
 	uint64_t lineno;       /* number of the line last returned, from 1 */
 	int missing_newline;   /* the line last returned was the last and had no "\n" */
 	int nul;               /* the line last returned holds a NUL byte */
-	unsigned fills;        /* reads made before RA: the second starts it */
+	size_t read_alone;     /* bytes read without RA: CHUNK of them start it */
+	int started;           /* RA was started (it is NULL again after the end) */
 	struct readahead *ra;  /* the thread reading the next buffer, or NULL */
+	/* Called before a read changes the buffer (the lines returned so far are still
+	 * there), for a caller that keeps some of them longer than a line: it copies them. */
+	void (*before_fill)(void *ctx);
+	void *before_fill_ctx;
 };
 
 /* MAX_LINE is the longest line accepted, in bytes. */

@@ -9,6 +9,18 @@
 #include "core/readahead.h"
 #include "core/xalloc.h"
 
+/* Under AddressSanitizer a buffer is poisoned while the thread has it: a caller that
+ * still reads a line it was given before (readahead.h: lines are borrowed until the next
+ * one) is reported at once, not only when the thread happens to have overwritten it. */
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/asan_interface.h>
+#define POISON(p, n) ASAN_POISON_MEMORY_REGION(p, n)
+#define UNPOISON(p, n) ASAN_UNPOISON_MEMORY_REGION(p, n)
+#else
+#define POISON(p, n) ((void)(p), (void)(n))
+#define UNPOISON(p, n) ((void)(p), (void)(n))
+#endif
+
 struct readahead {
 	struct input *in;
 	size_t head;
@@ -39,6 +51,7 @@ static void *reader_main(void *arg)
 		size_t room = ra->cap - ra->head - 1;
 		struct diag err = { 0 };
 		pthread_mutex_unlock(&ra->mu);
+		UNPOISON(at, room + 1);
 		pthread_setcancelstate(PTHREAD_CANCEL_ENABLE, NULL);
 		ssize_t r = input_read(ra->in, at, room, &err);
 		pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, NULL);
@@ -63,10 +76,11 @@ struct readahead *readahead_start(struct input *in, size_t head)
 	pthread_mutex_init(&ra->mu, NULL);
 	pthread_cond_init(&ra->cv, NULL);
 	/* The signals sent to the process are the main thread's (callgrind_outbuf.c says
-	 * why); a read raises none of its own. */
+	 * why); a read raises only SIGTTIN of its own (a terminal read in the background,
+	 * which stops the process as it would without the thread). */
 	sigset_t all, old;
 	sigfillset(&all);
-	static const int own[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL };
+	static const int own[] = { SIGTTIN, SIGSEGV, SIGBUS, SIGFPE, SIGILL };
 	for (size_t i = 0; i < sizeof(own) / sizeof(own[0]); i++)
 		sigdelset(&all, own[i]);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
@@ -83,6 +97,7 @@ struct readahead *readahead_start(struct input *in, size_t head)
 
 void readahead_give(struct readahead *ra, char *buf, size_t cap)
 {
+	POISON(buf, cap);
 	pthread_mutex_lock(&ra->mu);
 	ra->buf = buf;
 	ra->cap = cap;
@@ -97,6 +112,7 @@ ssize_t readahead_take(struct readahead *ra, char **buf, size_t *cap, struct dia
 	while (!ra->done)
 		pthread_cond_wait(&ra->cv, &ra->mu);
 	ra->done = 0;
+	UNPOISON(ra->buf, ra->cap);
 	*buf = ra->buf;
 	*cap = ra->cap;
 	ra->buf = NULL;
@@ -124,6 +140,8 @@ void readahead_stop(struct readahead *ra)
 	pthread_join(ra->thread, NULL);
 	pthread_mutex_destroy(&ra->mu);
 	pthread_cond_destroy(&ra->cv);
+	if (ra->buf)
+		UNPOISON(ra->buf, ra->cap);
 	free(ra->buf);
 	free(ra);
 }

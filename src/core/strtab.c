@@ -33,15 +33,18 @@ uint64_t strtab_hash(const char *s, size_t len)
 	uint64_t h = idmap_mix(0x9e3779b97f4a7c15ULL ^ len);
 	size_t i = 0;
 	if (len >= 32) {
-		uint64_t a = h, b = h ^ 0x2545f4914f6cdd1dULL, c = h ^ 0x94d049bb133111ebULL,
-			 d = h ^ 0xbf58476d1ce4e5b9ULL;
+		/* Each lane starts from its own mix of the seed, and they are combined in
+		 * order: lanes that differed by a constant, or an even-handed combination,
+		 * would let swapped words give equal hashes whatever the seed. */
+		uint64_t a = idmap_mix(0x2545f4914f6cdd1dULL ^ len), b = idmap_mix(0x94d049bb133111ebULL ^ len),
+			 c = idmap_mix(0xbf58476d1ce4e5b9ULL ^ len), d = idmap_mix(0xd6e8feb86659fd93ULL ^ len);
 		for (; i + 32 <= len; i += 32) {
 			a = hash_step(a, s + i);
 			b = hash_step(b, s + i + 8);
 			c = hash_step(c, s + i + 16);
 			d = hash_step(d, s + i + 24);
 		}
-		h = hash_word(hash_word(hash_word(a, b), c), d);
+		h = hash_word(hash_word(hash_word(hash_word(h, a), b), c), d);
 	}
 	for (; i + 8 <= len; i += 8)
 		h = hash_step(h, s + i);

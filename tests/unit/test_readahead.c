@@ -61,8 +61,8 @@ static struct text make_text(size_t size)
 }
 
 /* Reads every line of IN and checks it against T: content, length, the NUL flag, the line
- * numbers and the missing last "\n". */
-static void read_all(struct input *in, const struct text *t)
+ * numbers and the missing last "\n". Returns whether the thread was started. */
+static int read_all(struct input *in, const struct text *t)
 {
 	struct line_reader lr;
 	struct diag d = { 0 };
@@ -83,8 +83,10 @@ static void read_all(struct input *in, const struct text *t)
 	size_t len;
 	assert_int_equal(line_reader_next(&lr, &l, &len, &d), 0);
 	assert_false(d.set);
+	int started = lr.started;
 	line_reader_free(&lr);
 	input_close(in);
+	return started;
 }
 
 static void test_readahead__lines_across_buffers(void **state)
@@ -97,13 +99,21 @@ static void test_readahead__lines_across_buffers(void **state)
 	assert_true(t.nlines > 15000 && long_lines >= 10);
 	char *p = tmp_file_n(t.s, t.n);
 	struct diag d = { 0 };
-	read_all(input_open(p, &d), &t);                    /* a file: read(2) in the thread */
-	read_all(input_open_mem(t.s, t.n, "mem"), &t);      /* memory */
+	assert_true(read_all(input_open(p, &d), &t));       /* a file: read(2) in the thread */
+	assert_true(read_all(input_open_mem(t.s, t.n, "mem"), &t));   /* memory */
 	size_t zcap = ZSTD_compressBound(t.n);
 	char *z = malloc(zcap);
 	size_t zn = ZSTD_compress(z, zcap, t.s, t.n, 1);
 	assert_false(ZSTD_isError(zn));
-	read_all(input_open_mem(z, zn, "mem.zst"), &t);     /* decompressed in the thread */
+	assert_true(read_all(input_open_mem(z, zn, "mem.zst"), &t));   /* decompressed there */
+	/* a small input is read without a thread */
+	struct text small = make_text(200 << 10);
+	char *sp = tmp_file_n(small.s, small.n);
+	assert_false(read_all(input_open(sp, &d), &small));
+	unlink(sp);
+	free(sp);
+	free(small.s);
+	free(small.lens);
 	unlink(p);
 	free(p);
 	free(z);
@@ -133,7 +143,7 @@ static void test_readahead__pipe(void **state)
 	}
 	close(fds[1]);
 	struct diag d = { 0 };
-	read_all(input_open_fd(fds[0], "pipe", &d), &t);
+	assert_true(read_all(input_open_fd(fds[0], "pipe", &d), &t));
 	int st;
 	assert_int_equal(waitpid(pid, &st, 0), pid);
 	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);

@@ -9,18 +9,6 @@
 #include "core/readahead.h"
 #include "core/xalloc.h"
 
-/* Under AddressSanitizer a buffer is poisoned while the thread has it: a caller that
- * still reads a line it was given before (readahead.h: lines are borrowed until the next
- * one) is reported at once, not only when the thread happens to have overwritten it. */
-#if defined(__SANITIZE_ADDRESS__)
-#include <sanitizer/asan_interface.h>
-#define POISON(p, n) ASAN_POISON_MEMORY_REGION(p, n)
-#define UNPOISON(p, n) ASAN_UNPOISON_MEMORY_REGION(p, n)
-#else
-#define POISON(p, n) ((void)(p), (void)(n))
-#define UNPOISON(p, n) ((void)(p), (void)(n))
-#endif
-
 struct readahead {
 	struct input *in;
 	size_t head;
@@ -51,7 +39,6 @@ static void *reader_main(void *arg)
 		size_t room = ra->cap - ra->head - 1;
 		struct diag err = { 0 };
 		pthread_mutex_unlock(&ra->mu);
-		UNPOISON(at, room + 1);
 		pthread_setcancelstate(PTHREAD_CANCEL_ENABLE, NULL);
 		ssize_t r = input_read(ra->in, at, room, &err);
 		pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, NULL);
@@ -97,7 +84,6 @@ struct readahead *readahead_start(struct input *in, size_t head)
 
 void readahead_give(struct readahead *ra, char *buf, size_t cap)
 {
-	POISON(buf, cap);
 	pthread_mutex_lock(&ra->mu);
 	ra->buf = buf;
 	ra->cap = cap;
@@ -112,7 +98,6 @@ ssize_t readahead_take(struct readahead *ra, char **buf, size_t *cap, struct dia
 	while (!ra->done)
 		pthread_cond_wait(&ra->cv, &ra->mu);
 	ra->done = 0;
-	UNPOISON(ra->buf, ra->cap);
 	*buf = ra->buf;
 	*cap = ra->cap;
 	ra->buf = NULL;
@@ -140,8 +125,6 @@ void readahead_stop(struct readahead *ra)
 	pthread_join(ra->thread, NULL);
 	pthread_mutex_destroy(&ra->mu);
 	pthread_cond_destroy(&ra->cv);
-	if (ra->buf)
-		UNPOISON(ra->buf, ra->cap);
 	free(ra->buf);
 	free(ra);
 }

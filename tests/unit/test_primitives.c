@@ -56,6 +56,19 @@ static void test_strtab__interning(void **state)
 		v[1] = w[0] ^ start_gaps[g];
 		assert_true(strtab_hash((const char *)w, sizeof(w)) != strtab_hash((const char *)v, sizeof(v)));
 	}
+	/* the top bit of one word flipped, and bits 31 and 63 of a later word of the same
+	 * chain: a multiply-xorshift step lets the second cancel the first, whatever the seed
+	 * (bytes 7, 11, 15 of 16; bytes 7, 35, 39 of 40: lane a's two words) */
+	static const int flips[][3] = { { 7, 11, 15 }, { 7, 35, 39 } };
+	for (size_t f = 0; f < 2; f++) {
+		char x[40], y[40];
+		size_t n = f ? 40 : 16;
+		memset(x, 'm', sizeof(x));
+		memcpy(y, x, sizeof(y));
+		for (int k = 0; k < 3; k++)
+			y[flips[f][k]] ^= (char)0x80;
+		assert_true(strtab_hash(x, n) != strtab_hash(y, n));
+	}
 	assert_int_equal(strtab_find(&t, "nope", 4), UINT32_MAX);
 	uint32_t k1 = strtab_intern_key(&t, "f", 1, 1, 2, NULL), k2 = strtab_intern_key(&t, "f", 1, 2, 1, NULL);
 	assert_int_not_equal(k1, k2);   /* same name, another object/file: another identity */

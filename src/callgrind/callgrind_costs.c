@@ -292,14 +292,19 @@ static inline void prefetch_fn_id(const struct cg_names *n, const char *p)
 				__builtin_prefetch(&n->dense[SP_FN][id]);
 			return;
 		}
-		/* past an empty line, or a short one that sets the context (cfi=, fl=, ...) */
-		const char *e = p;
-		int key = 0;
-		for (; *e && *e != '\n' && e - p < 64; e++)
-			key |= *e == '=';
-		if (*e != '\n' || (e > p && !key))
+		/* past an empty line, or a call's "cfi=(N)" or "cob=(N)" */
+		if (*p == '\n') {
+			p++;
+			continue;
+		}
+		if (p[0] != 'c' || !((p[1] == 'f' && p[2] == 'i') || (p[1] == 'o' && p[2] == 'b')) ||
+		    p[3] != '=' || p[4] != '(')
 			return;
-		p = e + 1;
+		for (q = p + 5; (unsigned)(*q - '0') <= 9; q++)
+			;
+		if (q[0] != ')' || q[1] != '\n')
+			return;
+		p = q + 2;
 	}
 }
 

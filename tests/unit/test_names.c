@@ -35,6 +35,64 @@ static void test_pseudo_name__forms(void **state)
 	assert_false(pseudo("0x0000000000109000 [PLT]", &a, &h));
 	assert_false(pseudo("main", &a, &h));
 	assert_false(pseudo("0x00000000060c000g", &a, &h));
+	/* 8 digits then a caller, whose own "'" falls where a 16-digit name would end */
+	assert_true(pseudo("0x10000400'abcdefg'main", &a, &h));
+	assert_int_equal(a, 0x10000400);
+	assert_int_equal(h, 10);
+	assert_false(pseudo("0x1000040'abcdefgh'main", &a, &h));   /* 7 digits */
+}
+
+/* The reading of pseudo names as first written: digit by digit to the end or a "'". */
+static int pseudo_by_digit(const char *name, size_t len, uint64_t *addr, size_t *head_len)
+{
+	if (len < 10 || name[0] != '0' || name[1] != 'x')
+		return 0;
+	size_t n = 2;
+	uint64_t v = 0;
+	while (n < len && name[n] != '\'') {
+		char c = name[n];
+		int h = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+		if (h < 0)
+			return 0;
+		v = v << 4 | (uint64_t)h;
+		if (++n > 18)
+			return 0;
+	}
+	if (n != 18 && n != 10)
+		return 0;
+	*addr = v;
+	*head_len = n;
+	return 1;
+}
+
+/* pseudo_name_parse() (digits read without a test each, by a table) and the digit by
+ * digit reading agree on 300,000 strings near the forms: "0x", then digits, letters,
+ * uppercase, "'" anywhere, lengths 0 to 26. */
+static void test_pseudo_name__same_as_by_digit(void **state)
+{
+	(void)state;
+	static const char alphabet[] = "0123456789abcdefAFgx'";
+	uint64_t x = 0x9e3779b97f4a7c15ULL;
+	char s[32];
+	for (int k = 0; k < 300000; k++) {
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		size_t len = (size_t)(x % 27);
+		for (size_t i = 0; i < len; i++) {
+			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+			/* mostly digits, so that many strings are whole names */
+			s[i] = x % 4 ? alphabet[x % 16] : alphabet[(x >> 8) % (sizeof(alphabet) - 1)];
+		}
+		if (len >= 2 && x % 8)
+			s[0] = '0', s[1] = 'x';
+		uint64_t a1 = 1, a2 = 2;
+		size_t h1 = 3, h2 = 4;
+		int r1 = pseudo_name_parse(s, len, &a1, &h1), r2 = pseudo_by_digit(s, len, &a2, &h2);
+		assert_int_equal(r1, r2);
+		if (r1) {
+			assert_int_equal(a1, a2);
+			assert_int_equal(h1, h2);
+		}
+	}
 }
 
 static void expect_name(const char *name, enum jitname_convention c, const char *file, uint64_t line)
@@ -228,6 +286,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_pseudo_name__forms),
+		cmocka_unit_test(test_pseudo_name__same_as_by_digit),
 		cmocka_unit_test(test_jitname__conventions),
 		cmocka_unit_test(test_jitname__php),
 		cmocka_unit_test(test_jitname__v8_code_kind),

@@ -121,29 +121,42 @@ static void test_readahead__lines_across_buffers(void **state)
 	free(t.lens);
 }
 
-/* A pipe: the writer (a child) sends the text in small pieces. */
-static void test_readahead__pipe(void **state)
+/* A child that writes T into a pipe in pieces of at most PIECE bytes, then ends, or with
+ * STAY_OPEN waits to be killed with the pipe still open. Returns its pid; the read end
+ * is in *FD. */
+static pid_t spawn_writer(const struct text *t, size_t piece, int stay_open, int *fd)
 {
-	(void)state;
-	struct text t = make_text(5 << 20);
 	int fds[2];
 	assert_int_equal(pipe(fds), 0);
 	pid_t pid = fork();
 	assert_true(pid >= 0);
 	if (pid == 0) {
 		close(fds[0]);
-		for (size_t at = 0; at < t.n;) {
-			size_t k = t.n - at < 4000 ? t.n - at : 4000;
-			ssize_t w = write(fds[1], t.s + at, k);
+		for (size_t at = 0; at < t->n;) {
+			size_t k = t->n - at < piece ? t->n - at : piece;
+			ssize_t w = write(fds[1], t->s + at, k);
 			if (w <= 0)
 				_exit(1);
 			at += (size_t)w;
 		}
+		if (stay_open)
+			pause();
 		_exit(0);
 	}
 	close(fds[1]);
+	*fd = fds[0];
+	return pid;
+}
+
+/* A pipe: the writer (a child) sends the text in small pieces. */
+static void test_readahead__pipe(void **state)
+{
+	(void)state;
+	struct text t = make_text(5 << 20);
+	int fd;
+	pid_t pid = spawn_writer(&t, 4000, 0, &fd);
 	struct diag d = { 0 };
-	assert_true(read_all(input_open_fd(fds[0], "pipe", &d), &t));
+	assert_true(read_all(input_open_fd(fd, "pipe", &d), &t));
 	int st;
 	assert_int_equal(waitpid(pid, &st, 0), pid);
 	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
@@ -157,25 +170,11 @@ static void test_readahead__stop_while_waiting(void **state)
 {
 	(void)state;
 	struct text t = make_text(3 << 20);
-	int fds[2];
-	assert_int_equal(pipe(fds), 0);
-	pid_t pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		close(fds[0]);
-		for (size_t at = 0; at < t.n;) {
-			ssize_t w = write(fds[1], t.s + at, t.n - at);
-			if (w <= 0)
-				_exit(1);
-			at += (size_t)w;
-		}
-		pause();   /* the pipe stays open */
-		_exit(0);
-	}
-	close(fds[1]);
+	int fd;
+	pid_t pid = spawn_writer(&t, t.n, 1, &fd);
 	alarm(60);   /* a hang fails the test */
 	struct diag d = { 0 };
-	struct input *in = input_open_fd(fds[0], "pipe", &d);
+	struct input *in = input_open_fd(fd, "pipe", &d);
 	struct line_reader lr;
 	line_reader_init(&lr, in, 1 << 20);
 	const char *l;

@@ -39,6 +39,9 @@ static inline const struct strtab_entry *strtab_get(const struct strtab *t, uint
 {
 	return &t->entries[i];
 }
+/* A 64-bit hash of S from the run's random seed (idmap_mix()); identities are keyed by it,
+ * so the pairs that collided whatever the seed with earlier versions do not any more
+ * (strtab.c; tests/unit/test_primitives.c). */
 uint64_t strtab_hash(const char *s, size_t len);
 
 #endif

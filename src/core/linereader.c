@@ -117,7 +117,7 @@ static void start_ahead(struct line_reader *lr)
 	if (lr->eof || lr->read_alone < CHUNK || lr->started)
 		return;
 	lr->started = 1;
-	lr->ra = readahead_start(lr->in, HEAD);
+	lr->ra = readahead_start(lr->in, HEAD, CHUNK);
 	if (lr->ra)
 		readahead_give(lr->ra, xmalloc(HEAD + CHUNK + 1), HEAD + CHUNK + 1);
 }

@@ -11,7 +11,7 @@
 
 struct readahead {
 	struct input *in;
-	size_t head;
+	size_t head, chunk;
 	pthread_t thread;
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
@@ -37,6 +37,8 @@ static void *reader_main(void *arg)
 			break;
 		char *at = ra->buf + ra->head;
 		size_t room = ra->cap - ra->head - 1;
+		if (room > ra->chunk)
+			room = ra->chunk;
 		struct diag err = { 0 };
 		pthread_mutex_unlock(&ra->mu);
 		pthread_setcancelstate(PTHREAD_CANCEL_ENABLE, NULL);
@@ -55,11 +57,12 @@ static void *reader_main(void *arg)
 	return NULL;
 }
 
-struct readahead *readahead_start(struct input *in, size_t head)
+struct readahead *readahead_start(struct input *in, size_t head, size_t chunk)
 {
 	struct readahead *ra = xcalloc(1, sizeof(*ra));
 	ra->in = in;
 	ra->head = head;
+	ra->chunk = chunk;
 	pthread_mutex_init(&ra->mu, NULL);
 	pthread_cond_init(&ra->cv, NULL);
 	/* The signals sent to the process are the main thread's (callgrind_outbuf.c says

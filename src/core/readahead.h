@@ -16,12 +16,15 @@ struct diag;
 struct input;
 struct readahead;
 
-/* Starts the thread on IN, each read placed at offset HEAD of the buffer it is given.
- * Returns NULL if no thread can be started (the caller then reads itself). */
-struct readahead *readahead_start(struct input *in, size_t head);
+/* Starts the thread on IN, each read placed at offset HEAD of the buffer it is given and
+ * of at most CHUNK bytes. Returns NULL if no thread can be started (the caller then reads
+ * itself). */
+struct readahead *readahead_start(struct input *in, size_t head, size_t chunk);
 /* Hands BUF (CAP bytes, CAP > HEAD + 1) to the thread, which reads into it at most
- * CAP - HEAD - 1 bytes (at least one, unless the input ended) and a NUL after them. Only
- * when the thread holds no buffer: after readahead_start() or readahead_take(). */
+ * min(CHUNK, CAP - HEAD - 1) bytes (at least one, unless the input ended) and a NUL after
+ * them: a buffer grown for a long line does not make the reads longer, which would make
+ * the other buffer grow in turn. Only when the thread holds no buffer: after
+ * readahead_start() or readahead_take(). */
 void readahead_give(struct readahead *ra, char *buf, size_t cap);
 /* Waits for the buffer given last: returns it in *BUF and *CAP with the count of bytes
  * read at BUF + HEAD, 0 at the input's end, or -1 with D set (read error, corrupt

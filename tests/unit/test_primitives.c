@@ -58,11 +58,12 @@ static void test_strtab__interning(void **state)
 	}
 	/* the top bit of one word flipped, and bits 31 and 63 of a later word of the same
 	 * chain: a multiply-xorshift step lets the second cancel the first, whatever the seed
-	 * (bytes 7, 11, 15 of 16; bytes 7, 35, 39 of 40: lane a's two words) */
+	 * (bytes 7, 11, 15 of 16: the chain of short names; bytes 7, 35, 39 of 64: lane a's
+	 * first two words) */
 	static const int flips[][3] = { { 7, 11, 15 }, { 7, 35, 39 } };
 	for (size_t f = 0; f < 2; f++) {
-		char x[40], y[40];
-		size_t n = f ? 40 : 16;
+		char x[64], y[64];
+		size_t n = f ? 64 : 16;
 		memset(x, 'm', sizeof(x));
 		memcpy(y, x, sizeof(y));
 		for (int k = 0; k < 3; k++)

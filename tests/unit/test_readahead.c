@@ -2,8 +2,8 @@
  * line of a multi-megabyte input comes back whole and in order across the buffers the
  * thread fills (lines cut by a buffer's end, lines longer than the room kept for them,
  * CRLF, NUL bytes, a last line without "\n"), from a file, memory, a zstd stream and a
- * pipe; a read error in the thread reaches the caller with its message; and stopping
- * while the thread waits on a pipe that stays open returns. */
+ * pipe; a read error in the thread reaches the caller with its message; stopping while
+ * the thread waits on a pipe that stays open returns; and the buffers stay bounded. */
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -221,6 +221,44 @@ static void test_readahead__error_in_thread(void **state)
 	free(t.lens);
 }
 
+/* Lines up to the limit, long and short mixed, over 60 MB: the buffers stay within twice
+ * the limit plus a read each. When each read filled a whole grown buffer, the two buffers
+ * grew each other in turn (10 MB here, 20 MB on 200 MB with a 2 MB limit). */
+static void test_readahead__buffers_stay_bounded(void **state)
+{
+	(void)state;
+	size_t total = 60 << 20, max_line = 1 << 20, n = 0;
+	char *s = malloc(total);
+	uint64_t x = 1;
+	for (;;) {
+		size_t len = (size_t)(rnd(&x) % (max_line - 10));
+		if (rnd(&x) % 3 == 0)
+			len %= 1000;
+		if (n + len + 1 > total)
+			break;
+		memset(s + n, 'a', len);
+		n += len;
+		s[n++] = '\n';
+	}
+	char *p = tmp_file_n(s, n);
+	struct diag d = { 0 };
+	struct input *in = input_open(p, &d);
+	struct line_reader lr;
+	line_reader_init(&lr, in, max_line);
+	const char *l;
+	size_t len, most = 0;
+	int rc;
+	while ((rc = line_reader_next(&lr, &l, &len, &d)) == 1)
+		most = lr.cap > most ? lr.cap : most;
+	assert_int_equal(rc, 0);
+	assert_true(most <= 2 * (max_line + (1 << 20) + 1));
+	line_reader_free(&lr);
+	input_close(in);
+	unlink(p);
+	free(p);
+	free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -228,6 +266,7 @@ int main(void)
 		cmocka_unit_test(test_readahead__pipe),
 		cmocka_unit_test(test_readahead__stop_while_waiting),
 		cmocka_unit_test(test_readahead__error_in_thread),
+		cmocka_unit_test(test_readahead__buffers_stay_bounded),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -7,6 +7,7 @@
 
 #include "callgrind/callgrind_outbuf.h"
 #include "core/io.h"
+#include "core/quiet_thread.h"
 #include "core/xalloc.h"
 
 enum { BUF_FLUSH = 1 << 20 };
@@ -41,22 +42,14 @@ static void flusher_wait(struct cg_flusher *f)
 		pthread_cond_wait(&f->cv, &f->mu);
 }
 
-/* Starts the thread with the signals sent to the process blocked: those are the main
- * thread's to handle (output.c puts outputs back, tempfiles.c removes temporaries). The
- * ones its own write() raises (SIGPIPE, SIGXFSZ) and faults stay unblocked, so that
+/* Starts the thread with the signals sent to the process blocked (quiet_thread.h). The
+ * ones its own write() raises (SIGPIPE, SIGXFSZ) stay unblocked, so that
  * `cgjit ... -o - | head` ends by SIGPIPE as any writer does. 0, or -1 if it cannot start. */
 static int flusher_start(struct cg_outbuf *b)
 {
 	struct cg_flusher *f = &b->flusher;
-	sigset_t all, old;
-	sigfillset(&all);
-	static const int own[] = { SIGPIPE, SIGXFSZ, SIGSEGV, SIGBUS, SIGFPE, SIGILL };
-	for (size_t i = 0; i < sizeof(own) / sizeof(own[0]); i++)
-		sigdelset(&all, own[i]);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	int rc = pthread_create(&f->thread, NULL, flusher_main, b);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (rc != 0)
+	static const int own[] = { SIGPIPE, SIGXFSZ };
+	if (quiet_thread_start(&f->thread, flusher_main, b, own, sizeof(own) / sizeof(own[0])) < 0)
 		return -1;
 	f->started = 1;
 	return 0;

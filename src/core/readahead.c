@@ -6,6 +6,7 @@
 
 #include "core/diag.h"
 #include "core/io.h"
+#include "core/quiet_thread.h"
 #include "core/readahead.h"
 #include "core/xalloc.h"
 
@@ -65,18 +66,10 @@ struct readahead *readahead_start(struct input *in, size_t head, size_t chunk)
 	ra->chunk = chunk;
 	pthread_mutex_init(&ra->mu, NULL);
 	pthread_cond_init(&ra->cv, NULL);
-	/* The signals sent to the process are the main thread's (callgrind_outbuf.c says
-	 * why); a read raises only SIGTTIN of its own (a terminal read in the background,
-	 * which stops the process as it would without the thread). */
-	sigset_t all, old;
-	sigfillset(&all);
-	static const int own[] = { SIGTTIN, SIGSEGV, SIGBUS, SIGFPE, SIGILL };
-	for (size_t i = 0; i < sizeof(own) / sizeof(own[0]); i++)
-		sigdelset(&all, own[i]);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	int rc = pthread_create(&ra->thread, NULL, reader_main, ra);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (rc != 0) {
+	/* a read raises only SIGTTIN of its own (a terminal read in the background, which
+	 * stops the process as it would without the thread) */
+	static const int own[] = { SIGTTIN };
+	if (quiet_thread_start(&ra->thread, reader_main, ra, own, 1) < 0) {
 		pthread_mutex_destroy(&ra->mu);
 		pthread_cond_destroy(&ra->cv);
 		free(ra);

@@ -79,13 +79,26 @@ static int cmp_addr_ref(const void *a, const void *b)
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
-/* Rule 9: a moved piece whose address lies within the cost lines of a function of an
- * ELF object in the input (node's map names V8's builtins, which callgrind already knows
- * from the node binary) goes to that function instead of the map's name. The narrowest
- * such function wins, then the shortest name (Builtins_X before Builtins_X'2). Functions
- * spanning more than MAX_ELF_SPAN are not considered: no real function is that large,
- * and a hostile profile could otherwise make this quadratic. */
+/* Rule 9: a moved piece whose address lies within the span of an ELF function of the
+ * input (node's map names V8's builtins, which callgrind already knows from the node
+ * binary) goes to that function instead of the map's name. A span is the hull of the
+ * function's own cost lines in its blocks that overlap a symbol's range
+ * (resolve_note_block()). The narrowest such function wins, then the shortest name
+ * (Builtins_X before Builtins_X'2), then the first defined. Spans of more than
+ * MAX_ELF_SPAN are not considered: no real function is that large, and a hostile profile
+ * could otherwise make this quadratic. */
 enum { MAX_ELF_SPAN = 1 << 24 };
+
+/* 1 if ELF function FN, of span WIDTH, beats BEST (a function + 1, or 0: none yet) of
+ * span BEST_WIDTH. */
+static int elf_owner_beats(const struct cg_names *names, uint32_t fn, uint64_t width,
+			   uint32_t best, uint64_t best_width)
+{
+	if (!best || width != best_width)
+		return !best || width < best_width;
+	uint32_t len = cg_names_get_fn(names, fn)->len, best_len = cg_names_get_fn(names, best - 1)->len;
+	return len != best_len ? len < best_len : fn < best - 1;
+}
 
 /* Finds, for each of the N moved pieces of V (sorted by address), the ELF function that
  * rule 9 gives it, if any: elf_owner[k] is that function + 1, or 0. */
@@ -95,12 +108,11 @@ static void find_elf_owners(struct moves *mv, const struct addr_ref *v, size_t n
 	XGROW(mv->elf_owner, mv->elf_owner_cap, n + 1);
 	mv->elf_width = xrealloc(mv->elf_width, mv->elf_owner_cap * sizeof(*mv->elf_width));
 	memset(mv->elf_owner, 0, n * sizeof(*mv->elf_owner));
-	for (size_t fn = 0; n && fn < mv->res->nfns; fn++) {
-		const struct resolve_span *x = &mv->res->spans[fn];
-		uint8_t flags = mv->res->flags[fn];
-		if (!(flags & RESOLVE_DONE) || !(flags & RESOLVE_ELF) || x->lo > x->hi ||
-		    x->hi - x->lo > MAX_ELF_SPAN)
+	for (size_t i = 0; n && i < mv->res->nspans; i++) {
+		const struct resolve_span *x = &mv->res->spans[i];
+		if (x->width > MAX_ELF_SPAN)
 			continue;
+		uint64_t width = x->width, last = x->lo + width;
 		size_t lo = 0, hi = n;
 		while (lo < hi) {
 			size_t mid = lo + (hi - lo) / 2;
@@ -109,14 +121,10 @@ static void find_elf_owners(struct moves *mv, const struct addr_ref *v, size_t n
 			else
 				hi = mid;
 		}
-		uint64_t width = x->hi - x->lo;
-		for (size_t k = lo; k < n && v[k].addr <= x->hi; k++) {
-			uint32_t best = mv->elf_owner[k];
-			if (best && (mv->elf_width[k] < width ||
-				     (mv->elf_width[k] == width &&
-				      cg_names_get_fn(names, best - 1)->len <= cg_names_get_fn(names, (uint32_t)fn)->len)))
+		for (size_t k = lo; k < n && v[k].addr <= last; k++) {
+			if (!elf_owner_beats(names, x->fn, width, mv->elf_owner[k], mv->elf_width[k]))
 				continue;
-			mv->elf_owner[k] = (uint32_t)fn + 1;
+			mv->elf_owner[k] = x->fn + 1;
 			mv->elf_width[k] = width;
 		}
 	}

@@ -41,6 +41,7 @@ void resolve_begin_part(struct resolver *r)
 	r->last_row_file = NULL;
 	strtab_clear(&r->suffixes);
 	idmap_clear(&r->moved_ids);
+	r->nspans = 0;
 	r->nfns = 0;
 	r->npseudo = 0;
 	if (r->file_out)
@@ -228,7 +229,6 @@ static void reserve_fn(struct resolver *r, uint32_t fn)
 	size_t n = (size_t)fn + 1;
 	XGROW(r->flags, r->flags_cap, n);
 	XGROW(r->ref, r->ref_cap, n);
-	XGROW(r->spans, r->spans_cap, n);
 	memset(r->flags + r->nfns, 0, (n - r->nfns) * sizeof(*r->flags));
 	r->nfns = n;
 }
@@ -243,7 +243,6 @@ void resolve_define(struct resolver *r, const struct cg_def *def)
 	uint8_t flags = RESOLVE_DONE;
 	flags |= unknown_obj ? 0 : RESOLVE_ELF;
 	flags |= unknown_obj && r->s->instr >= 0 ? RESOLVE_LOOKUP : 0;
-	r->spans[fn] = (struct resolve_span){ UINT64_MAX, 0 };
 	uint64_t addr;
 	size_t head;
 	if (!unknown_obj || !pseudo_name_parse(def->name, def->len, &addr, &head)) {
@@ -268,6 +267,51 @@ void resolve_define(struct resolver *r, const struct cg_def *def)
 	}
 	r->flags[fn] = flags | RESOLVE_UNKNOWN << RESOLVE_KIND_SHIFT;
 	p->out = define_plain(r, def, &id);
+}
+
+/* ---- rule 9's spans ---- */
+
+void resolve_note_block(struct resolver *r, uint32_t fn, uint64_t lo, uint64_t hi)
+{
+	if (!symtab_overlaps(r->s->st, lo, hi))
+		return;
+	XGROW(r->spans, r->spans_cap, r->nspans + 1);
+	r->spans[r->nspans++] = (struct resolve_span){
+		lo, fn, hi - lo >= RESOLVE_WIDE ? RESOLVE_WIDE : (uint32_t)(hi - lo) };
+}
+
+static int cmp_span(const void *a, const void *b)
+{
+	const struct resolve_span *x = a, *y = b;
+	if (x->fn != y->fn)
+		return x->fn < y->fn ? -1 : 1;
+	return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+/* The highest address of span X, or UINT64_MAX for a wide one. */
+static uint64_t span_hi(const struct resolve_span *x)
+{
+	return x->width == RESOLVE_WIDE ? UINT64_MAX : x->lo + x->width;
+}
+
+void resolve_merge_spans(struct resolver *r)
+{
+	if (r->nspans < 2)
+		return;
+	qsort(r->spans, r->nspans, sizeof(*r->spans), cmp_span);
+	size_t n = 0;
+	for (size_t i = 0; i < r->nspans; i++) {
+		const struct resolve_span *x = &r->spans[i];
+		if (n == 0 || r->spans[n - 1].fn != x->fn) {
+			r->spans[n++] = *x;
+			continue;
+		}
+		struct resolve_span *m = &r->spans[n - 1];
+		/* sorted by lo: M keeps its lo; the highest end wins, and wide stays wide */
+		uint64_t hi = span_hi(m) > span_hi(x) ? span_hi(m) : span_hi(x);
+		m->width = hi - m->lo >= RESOLVE_WIDE ? RESOLVE_WIDE : (uint32_t)(hi - m->lo);
+	}
+	r->nspans = n;
 }
 
 /* ---- positions ---- */

@@ -19,12 +19,17 @@ void rewrite_init(struct rewrite *rw, const struct stream *s, struct resolver *r
 	rw->res = res;
 	rw->mv = mv;
 	rw->r = r;
+	rw->span_lo = UINT64_MAX;
 }
 
 /* ---- blocks ---- */
 
 static void end_block(struct rewrite *rw)
 {
+	if (rw->have_block && rw->span_lo <= rw->span_hi)
+		resolve_note_block(rw->res, rw->fn, rw->span_lo, rw->span_hi);
+	rw->span_lo = UINT64_MAX;
+	rw->span_hi = 0;
 	rw->have_block = 0;
 	rw->plain = 0;
 	rw->in_foreign_run = 0;
@@ -33,6 +38,7 @@ static void end_block(struct rewrite *rw)
 void rewrite_end_part(struct rewrite *rw)
 {
 	end_block(rw);
+	resolve_merge_spans(rw->res);
 	rw->seq = 0;
 }
 
@@ -41,8 +47,11 @@ void rewrite_end_part(struct rewrite *rw)
 static void plain_cost(void *ctx, uint32_t fn, uint32_t file, const struct cg_cost_run *run)
 {
 	struct rewrite *rw = ctx;
-	if (rw->fn_res.elf && run->lo <= run->hi)
-		resolve_widen(rw->res, fn, run->lo, run->hi);
+	(void)fn;   /* the block's */
+	if (rw->fn_res.elf) {
+		rw->span_lo = run->lo < rw->span_lo ? run->lo : rw->span_lo;
+		rw->span_hi = run->hi > rw->span_hi ? run->hi : rw->span_hi;
+	}
 	cgw_cost_run(rw->s->w, rw->fn_res.out, resolve_file(rw->res, file), run);
 }
 
@@ -63,6 +72,18 @@ void rewrite_begin_block(struct rewrite *rw, uint32_t fn)
 		cgw_enter(w, rw->fn_res.out, cgw_fn_get(w, rw->fn_res.out)->file);
 		cg_reader_sink_costs(rw->r, fn, plain_cost, rw);
 	}
+}
+
+/* ELF function FN has a cost line at ADDR: the block's span widens, or a line outside
+ * FN's block (none is, from callgrind) is a block of its own. */
+static void widen_span(struct rewrite *rw, uint32_t fn, uint64_t addr)
+{
+	if (!rw->have_block || fn != rw->fn) {
+		resolve_note_block(rw->res, fn, addr, addr);
+		return;
+	}
+	rw->span_lo = addr < rw->span_lo ? addr : rw->span_lo;
+	rw->span_hi = addr > rw->span_hi ? addr : rw->span_hi;
 }
 
 /* ---- ownership of a line ---- */
@@ -166,7 +187,7 @@ void rewrite_cost(struct rewrite *rw, const struct cg_record *rec)
 	int span = s->instr >= 0;
 	if (rw->plain && rec->fn == rw->fn) {
 		if (rw->fn_res.elf && span)
-			resolve_widen(rw->res, rec->fn, rec->pos[s->instr], rec->pos[s->instr]);
+			widen_span(rw, rec->fn, rec->pos[s->instr]);
 		cgw_cost(s->w, &(struct cgw_cost){ .fn = rw->fn_res.out,
 						   .file = resolve_file(rw->res, rec->file),
 						   .pos = rec->pos, .costs = rec->costs,
@@ -181,7 +202,7 @@ void rewrite_cost(struct rewrite *rw, const struct cg_record *rec)
 		x = &xv;
 	}
 	if (x->elf && span)
-		resolve_widen(rw->res, rec->fn, rec->pos[s->instr], rec->pos[s->instr]);
+		widen_span(rw, rec->fn, rec->pos[s->instr]);
 	struct owner w = owner_of(rw, x, rec->fn, rec->pos, 1);
 	struct resolve_where at;
 	resolve_place(rw->res, w.sym, w.out, rec->pos, rec->file, &at);

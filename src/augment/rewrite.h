@@ -32,6 +32,8 @@ struct rewrite {
 	uint32_t cache_out;              /* ... owner */
 	int in_foreign_run;              /* the previous line was foreign code (rule 5) */
 	uint32_t foreign_out;            /* ... and the identity its run was given */
+	uint64_t span_lo, span_hi;       /* an ELF function's block: the addresses of its cost
+	                                    lines (rule 9; lo > hi: none yet) */
 };
 
 /* RW with no block, reading S and R, resolving through RES and holding moved pieces in

@@ -108,6 +108,8 @@ int symtab_add(struct symtab *st, uint32_t source, const struct symtab_entry *e,
 void symtab_finish(struct symtab *st);
 /* The segment covering ADDR, or NULL. Valid until symtab_free(). */
 const struct symtab_segment *symtab_lookup(const struct symtab *st, uint64_t addr);
+/* 1 if a segment has an address in [LO, HI], else 0. */
+int symtab_overlaps(const struct symtab *st, uint64_t lo, uint64_t hi);
 /* Symbol I, 0 <= I < symtab_count(), counted in the order of the adds. Built on the first
  * request for I (the table is not changed otherwise), the same object afterwards; valid
  * until symtab_free(). */

@@ -384,7 +384,8 @@ void symtab_index_build(struct symtab *st)
 	st->stats.segments = total;
 }
 
-const struct symtab_segment *symtab_lookup(const struct symtab *st, uint64_t addr)
+/* The index of the first segment that ends at or after ADDR, or nsegs. */
+static size_t first_ending_from(const struct symtab *st, uint64_t addr)
 {
 	size_t lo = 0, hi = st->nsegs;
 	while (lo < hi) {
@@ -394,7 +395,19 @@ const struct symtab_segment *symtab_lookup(const struct symtab *st, uint64_t add
 		else
 			hi = mid;
 	}
-	if (lo < st->nsegs && st->segs[lo].start <= addr)
-		return &st->segs[lo];
+	return lo;
+}
+
+const struct symtab_segment *symtab_lookup(const struct symtab *st, uint64_t addr)
+{
+	size_t i = first_ending_from(st, addr);
+	if (i < st->nsegs && st->segs[i].start <= addr)
+		return &st->segs[i];
 	return NULL;
+}
+
+int symtab_overlaps(const struct symtab *st, uint64_t lo, uint64_t hi)
+{
+	size_t i = first_ending_from(st, lo);
+	return i < st->nsegs && st->segs[i].start <= hi;
 }

@@ -213,16 +213,34 @@ for (@addrs) {
 	my $o = owner(hex($addr));
 	$contrib{"$part\t$fn"}{$o} = 1 if defined $o;
 }
-# Rule 9: lines of a map symbol inside the span of an ELF function's own cost lines (at
-# most 16 MiB, same part; cgcheck --spans) go to that function, so the pseudo-functions
-# holding such lines count toward its bound too.
-my %spans;   # part -> [[lo, hi, key], ...] sorted by lo, with the running maximum of hi
+# Rule 9: lines of a map symbol inside the span of an ELF function (at most 16 MiB, same
+# part) go to that function, so the pseudo-functions holding such lines count toward its
+# bound too. The span: the hull of the function's own cost lines in those of its fn=
+# blocks that overlap a symbol's range (cgcheck --spans gives each block's).
+sub overlaps_symbol {
+	my ($lo, $hi) = @_;
+	for my $s (@by_start) {
+		last if $s->[0] > $hi;
+		return 1 if $s->[1] > $lo;
+	}
+	return 0;
+}
+my %span_of;   # "part\tfunction key" -> [lo, hi]
 my (undef, @span_rows) = run($cgcheck, '--spans', $in);
 for (@span_rows) {
 	chomp;
 	my ($part, $fn, $file, $obj, $lo, $hi) = split /\t/;
-	next if hex($hi) - hex($lo) > 16 << 20;
-	push @{$spans{$part}}, [hex($lo), hex($hi), "$part\t$fn\t$file\t$obj"];
+	($lo, $hi) = (hex($lo), hex($hi));
+	next unless overlaps_symbol($lo, $hi);
+	my $s = $span_of{"$part\t$fn\t$file\t$obj"} //= [$lo, $hi];
+	$s->[0] = $lo if $lo < $s->[0];
+	$s->[1] = $hi if $hi > $s->[1];
+}
+my %spans;   # part -> [[lo, hi, key], ...] sorted by lo, with the running maximum of hi
+for my $key (keys %span_of) {
+	my ($lo, $hi) = @{$span_of{$key}};
+	next if $hi - $lo > 16 << 20;
+	push @{$spans{(split /\t/, $key)[0]}}, [$lo, $hi, $key];
 }
 for my $p (keys %spans) {
 	my @v = sort { $a->[0] <=> $b->[0] } @{$spans{$p}};

@@ -96,6 +96,14 @@ cat >"$tmp/want" <<EOF
 EOF
 check inclusive "$tmp/want" --inclusive
 
+# --spans: one row per fn= block of a function outside ???, also a function's second block
+printf '1\tBuiltins_X\t???\t/bin/node\t2000\t2010\n1\tBuiltins_X\t???\t/bin/node\t2030\t2030\n' >"$tmp/want"
+if "$cg" --spans "$cases/spans.cg" >"$tmp/got" 2>"$tmp/err" && cmp -s "$tmp/got" "$tmp/want"; then
+	ok spans-per-block
+else
+	bad spans-per-block "output differs: $(diff "$tmp/want" "$tmp/got" | head -5)"
+fi
+
 # --jit-invariants RANGES IN OUT on hand-written pairs (cases/jit-*, ranges cases/jit.ranges)
 # jit NAME IN OUT RC ERE...: exit RC, nothing on stderr, every ERE matches a line of stdout,
 # and no violation line when RC is 0

@@ -513,6 +513,20 @@ fail:
 	return -1;
 }
 
+/* whether a range has an address in [LO, HI] (disjoint, sorted by start) */
+static bool jit_overlaps(u64 lo, u64 hi)
+{
+	size_t a = 0, b = nJR; /* the first range ending above LO */
+	while (a < b) {
+		size_t mid = a + (b - a) / 2;
+		if (JR[mid].end <= lo)
+			a = mid + 1;
+		else
+			b = mid;
+	}
+	return a < nJR && JR[a].start <= hi;
+}
+
 /* index of the range holding ADDR, or -1 */
 static int jit_own(u64 addr)
 {
@@ -729,18 +743,47 @@ static void jsite_add(u64 s, int callee, int r, u64 n, const u64 *c)
 		JS[i].rem[e] += c[e];
 }
 
+/* Rule 9 (README): the span of an ELF function is the hull of its self cost
+ * lines in those of its fn= blocks (a fn= line and the lines up to the next)
+ * that overlap a JIT range. The block being read, in the first reading of IN: */
+static int blk_f = -1;
+static u64 blk_lo, blk_hi;
+
+/* the end of the current block: --spans prints it, --jit-invariants takes it
+ * into its function's span if it overlaps a JIT range */
+static void jit_block_end(void)
+{
+	if (blk_f < 0)
+		return;
+	Func *fp = &F[blk_f];
+	blk_f = -1;
+	if (opt_spans) {
+		printf("%d\t%s\t%s\t%s\t%llx\t%llx\n", P.num, show(fp->name), show(fp->file),
+		       show(fp->obj), blk_lo, blk_hi);
+		return;
+	}
+	if (!jit_overlaps(blk_lo, blk_hi))
+		return;
+	if (!fp->has_span || blk_lo < fp->span_lo)
+		fp->span_lo = blk_lo;
+	if (!fp->has_span || blk_hi > fp->span_hi)
+		fp->span_hi = blk_hi;
+	fp->has_span = true;
+}
+
 /* a self cost line of function F at address A (first subposition) */
 static void jit_self(int f, u64 a, const u64 *c)
 {
-	if (jit_side < 0) { /* the first reading of IN: spans of ELF functions */
-		Func *fp = &F[f];
+	if (jit_side < 0) { /* the first reading of IN: blocks of ELF functions */
 		if (!instr_first || is_unknown_obj(f))
 			return;
-		if (!fp->has_span || a < fp->span_lo)
-			fp->span_lo = a;
-		if (!fp->has_span || a > fp->span_hi)
-			fp->span_hi = a;
-		fp->has_span = true;
+		if (blk_f != f) { /* no line of another function comes between a fn= and the next */
+			jit_block_end();
+			blk_f = f;
+			blk_lo = blk_hi = a;
+		}
+		blk_lo = a < blk_lo ? a : blk_lo;
+		blk_hi = a > blk_hi ? a : blk_hi;
 		return;
 	}
 	int j = jit_side ? jit_out(f) : jit_attr(f, instr_first, a);
@@ -830,7 +873,7 @@ static void jit_spans_end(void)
 	size_t n = 0;
 	for (size_t i = 0; i < P.ntouched; i++) {
 		const Func *fp = &F[P.touched[i]];
-		if (fp->has_span && fp->span_hi - fp->span_lo < ((u64)16 << 20)) {
+		if (fp->has_span && fp->span_hi - fp->span_lo <= ((u64)16 << 20)) {
 			pairs[2 * n] = fp->span_lo;
 			pairs[2 * n++ + 1] = fp->span_hi;
 		}
@@ -1125,14 +1168,10 @@ static void finish_part(void)
 				   P.num, P.evname[i], P.selfsum[i], tv);
 	}
 	check_functions();
+	if (jit_side < 0)
+		jit_block_end();
 	if (opt_jit)
 		jit_part_end();
-	for (size_t i = 0; opt_spans && i < P.ntouched; i++) {
-		const Func *fp = &F[P.touched[i]];
-		if (fp->has_span)
-			printf("%d\t%s\t%s\t%s\t%llx\t%llx\n", P.num, show(fp->name), show(fp->file),
-			       show(fp->obj), fp->span_lo, fp->span_hi);
-	}
 	for (int i = 0; opt_totals && i < P.nev; i++)
 		printf("%d\t%s\t%llu\n", P.num, P.evname[i], P.selfsum[i]);
 }
@@ -1431,6 +1470,8 @@ static void spec_line(const char *line)
 	else if ((a = after(line, "fi=")) || (a = after(line, "fe=")))
 		P.file = resolve(K_FL, line[1] == 'i' ? "fi" : "fe", a, -1, -1);
 	else if ((a = after(line, "fn="))) {
+		if (jit_side < 0)
+			jit_block_end();
 		/* the file is reset to the last fl=; fi=/fe= do not count */
 		P.file = P.fnfile >= 0 ? P.fnfile : empty_sid();
 		P.ob = P.ob >= 0 ? P.ob : empty_sid();
@@ -1549,8 +1590,9 @@ static void usage(FILE *o)
 		"  --totals      part event sum-of-self-costs\n"
 		"  --inclusive   part name file object self+calls-to-others\n"
 		"  --max-errors N  print at most N problems (default 1000, 0 = all)\n"
-		"  --spans       per part, the lowest and highest address of the self cost\n"
-		"                lines of each function outside object ??? (hex)\n"
+		"  --spans       part name file object lo hi: per fn= block of a function\n"
+		"                outside object ???, the lowest and highest address of its self\n"
+		"                cost lines (hex)\n"
 		"  --jit-invariants RANGES IN OUT\n"
 		"                cgjit's JIT call-graph invariants of OUT (augmented) against IN\n"
 		"                (its input); RANGES: lines 'START SIZE ENTRY NAME' (disjoint JIT\n"

@@ -291,6 +291,65 @@ static void test_augment__plain_jumps_copied(void **state)
 	free(s);
 }
 
+/* Rule 9: pseudo-function F (0x1000) has a line at 0x2008, in map symbol X's range, which
+ * moves; the ELF function Builtins_X has lines around it in two blocks, each meeting X's
+ * range. FIRST and SECOND are those lines' addresses. */
+static const char rule9_map[] = "1000 100 F\n2000 100 X\n";
+#define RULE9(first, second) HDR "positions: instr line\nevents: Ir\nsummary: 14\n" \
+	"ob=(1) /bin/node\nfl=(1) ???\nfn=(1) Builtins_X\n" first " 0 1\n" \
+	"ob=(2) ???\nfl=(2) ???\nfn=(2) 0x0000000000001000\n0x1000 0 5\n0x2008 0 7\n" \
+	"ob=(1)\nfl=(1)\nfn=(1)\n" second " 0 1\ntotals: 14\n"
+
+static void test_augment__rule9_spans_blocks(void **state)
+{
+	(void)state;
+	/* neither block alone spans 0x2008: their hull does */
+	char *s = augment(RULE9("0x2000", "0x2010"), rule9_map, 0);
+	assert_int_equal(rep.lines_to_elf_functions, 1);
+	assert_non_null(strstr(s, "fn=(1)\n0x2010 0 1\n-8 * 7\n"));
+	assert_non_null(strstr(s, "cob=(1)\ncfn=(1)\ncalls=7 0x2008 0\n0x1000 0 7\n"));
+	assert_null(strstr(s, " X\n"));
+	free(s);
+}
+
+static void test_augment__rule9_blocks_outside_symbols(void **state)
+{
+	(void)state;
+	/* Builtins_X's blocks lie on both sides of X, neither meeting it: the line stays X's */
+	char *s = augment(RULE9("0x1f00", "0x2200"), rule9_map, 0);
+	assert_int_equal(rep.lines_to_elf_functions, 0);
+	assert_non_null(strstr(s, "fn=(3) X\n0x2008 0 7\n"));
+	free(s);
+}
+
+static void test_augment__rule9_wide_span(void **state)
+{
+	(void)state;
+	/* each block meets a symbol, and together they span more than 16 MiB */
+	static const char map[] = "1000 100 F\n2000 100 X\n1002000 100 Y\n";
+	char *s = augment(RULE9("0x2000", "0x1002001"), map, 0);
+	assert_int_equal(rep.lines_to_elf_functions, 0);
+	assert_non_null(strstr(s, "fn=(3) X\n0x2008 0 7\n"));
+	free(s);
+	s = augment(RULE9("0x2000", "0x1002000"), map, 0);   /* exactly 16 MiB: counts */
+	assert_int_equal(rep.lines_to_elf_functions, 1);
+	free(s);
+}
+
+static void test_augment__rule9_first_defined_wins_a_tie(void **state)
+{
+	(void)state;
+	/* the same span and name length: the function defined first, whatever its id */
+	char *s = augment(HDR "positions: instr line\nevents: Ir\nsummary: 16\n"
+			  "ob=(1) /bin/node\nfl=(1) ???\nfn=(7) Builtins_Y\n0x2000 0 1\n0x2010 0 1\n"
+			  "fn=(3) Builtins_X\n0x2000 0 1\n0x2010 0 1\n"
+			  "ob=(2) ???\nfl=(2) ???\nfn=(2) 0x0000000000001000\n0x1000 0 5\n0x2008 0 7\n"
+			  "totals: 16\n", rule9_map, 0);
+	assert_int_equal(rep.lines_to_elf_functions, 1);
+	assert_non_null(strstr(s, "cob=(1)\ncfn=(7)\ncalls=7 0x2008 0\n"));
+	free(s);
+}
+
 /* V8 baseline code: F's entry (0x10000000) calls the prologue builtin P at +0xf, which
  * returns to +0x14 with a lower stack pointer: callgrind records P -> 0x10000014. */
 static const char baseline[] = HDR "positions: instr line\nevents: Ir\nsummary: 35\n"
@@ -496,6 +555,10 @@ int main(void)
 		cmocka_unit_test(test_augment__moved_owner_defined_later),
 		cmocka_unit_test(test_augment__ids_exhausted),
 		cmocka_unit_test(test_augment__default_output),
+		cmocka_unit_test(test_augment__rule9_spans_blocks),
+		cmocka_unit_test(test_augment__rule9_blocks_outside_symbols),
+		cmocka_unit_test(test_augment__rule9_wide_span),
+		cmocka_unit_test(test_augment__rule9_first_defined_wins_a_tie),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -42,6 +42,7 @@ void resolve_begin_part(struct resolver *r)
 	strtab_clear(&r->suffixes);
 	idmap_clear(&r->moved_ids);
 	r->nspans = 0;
+	r->spans_repeat = 0;
 	r->nfns = 0;
 	r->npseudo = 0;
 	if (r->file_out)
@@ -275,17 +276,43 @@ void resolve_note_block(struct resolver *r, uint32_t fn, uint64_t lo, uint64_t h
 {
 	if (!symtab_overlaps(r->s->st, lo, hi))
 		return;
+	r->spans_repeat |= (r->flags[fn] & RESOLVE_SPAN) != 0;
+	r->flags[fn] |= RESOLVE_SPAN;
 	XGROW(r->spans, r->spans_cap, r->nspans + 1);
 	r->spans[r->nspans++] = (struct resolve_span){
 		lo, fn, hi - lo >= RESOLVE_WIDE ? RESOLVE_WIDE : (uint32_t)(hi - lo) };
 }
 
-static int cmp_span(const void *a, const void *b)
+static int span_before(const struct resolve_span *x, const struct resolve_span *y)
 {
-	const struct resolve_span *x = a, *y = b;
-	if (x->fn != y->fn)
-		return x->fn < y->fn ? -1 : 1;
-	return x->lo < y->lo ? -1 : x->lo > y->lo;
+	return x->fn != y->fn ? x->fn < y->fn : x->lo < y->lo;
+}
+
+static void sift_down(struct resolve_span *v, size_t n, size_t i)
+{
+	for (size_t c; (c = 2 * i + 1) < n; i = c) {
+		if (c + 1 < n && span_before(&v[c], &v[c + 1]))
+			c++;
+		if (!span_before(&v[i], &v[c]))
+			return;
+		struct resolve_span t = v[i];
+		v[i] = v[c];
+		v[c] = t;
+	}
+}
+
+/* Sorts V by function, then lowest address, in place: qsort() would take a copy of the
+ * spans, at the part's end, when memory peaks. */
+static void sort_spans(struct resolve_span *v, size_t n)
+{
+	for (size_t i = n / 2; i-- > 0;)
+		sift_down(v, n, i);
+	for (size_t k = n; k-- > 1;) {
+		struct resolve_span t = v[0];
+		v[0] = v[k];
+		v[k] = t;
+		sift_down(v, k, 0);
+	}
 }
 
 /* The highest address of span X, or UINT64_MAX for a wide one. */
@@ -296,9 +323,10 @@ static uint64_t span_hi(const struct resolve_span *x)
 
 void resolve_merge_spans(struct resolver *r)
 {
-	if (r->nspans < 2)
-		return;
-	qsort(r->spans, r->nspans, sizeof(*r->spans), cmp_span);
+	if (!r->spans_repeat)
+		return;   /* one entry per function already (callgrind writes one block each) */
+	r->spans_repeat = 0;
+	sort_spans(r->spans, r->nspans);
 	size_t n = 0;
 	for (size_t i = 0; i < r->nspans; i++) {
 		const struct resolve_span *x = &r->spans[i];

@@ -41,8 +41,14 @@ enum {
 	RESOLVE_DONE = 1,        /* defined in the part */
 	RESOLVE_LOOKUP = 2,      /* resolve_fn.lookup */
 	RESOLVE_ELF = 4,         /* resolve_fn.elf */
-	RESOLVE_KIND_SHIFT = 3,  /* resolve_fn.kind, 2 bits */
+	RESOLVE_KIND_SHIFT = 3,  /* resolve_fn.kind, 2 bits (resolve_kind_of()) */
+	RESOLVE_SPAN = 32,       /* has a rule-9 span entry (resolve_note_block()) */
 };
+
+static inline uint8_t resolve_kind_of(uint8_t flags)
+{
+	return (uint8_t)(flags >> RESOLVE_KIND_SHIFT & 3);
+}
 
 struct resolve_pseudo {
 	uint32_t out;          /* writer function */
@@ -92,6 +98,7 @@ struct resolver {
 	 * 71,637 of 263,255 functions have one: the builtins' caller contexts. */
 	struct resolve_span *spans;
 	size_t nspans, spans_cap;
+	int spans_repeat;             /* some function has two entries: merge them */
 	char *name;                   /* scratch for names being built */
 	size_t name_len, name_cap;
 	const char *last_row_file;    /* cache: the last line-table file and its writer file */
@@ -121,7 +128,7 @@ static inline struct resolve_fn resolve_get(const struct resolver *r, uint32_t f
 {
 	uint8_t f = r->flags[fn];
 	struct resolve_fn x = {
-		.kind = (uint8_t)(f >> RESOLVE_KIND_SHIFT), .lookup = (f & RESOLVE_LOOKUP) != 0,
+		.kind = resolve_kind_of(f), .lookup = (f & RESOLVE_LOOKUP) != 0,
 		.elf = (f & RESOLVE_ELF) != 0, .out = r->ref[fn], .sym = -1,
 	};
 	if (x.kind != RESOLVE_PLAIN) {
@@ -138,7 +145,7 @@ static inline struct resolve_fn resolve_get(const struct resolver *r, uint32_t f
 /* The writer function of input function FN. */
 static inline uint32_t resolve_out(const struct resolver *r, uint32_t fn)
 {
-	return r->flags[fn] >> RESOLVE_KIND_SHIFT == RESOLVE_PLAIN ? r->ref[fn]
+	return resolve_kind_of(r->flags[fn]) == RESOLVE_PLAIN ? r->ref[fn]
 								      : r->pseudo[r->ref[fn]].out;
 }
 

@@ -336,6 +336,24 @@ static void test_augment__rule9_wide_span(void **state)
 	free(s);
 }
 
+static void test_augment__rule9_interleaved_blocks(void **state)
+{
+	(void)state;
+	/* three functions, two blocks each, interleaved: each span is its own two blocks' */
+	char *s = augment(HDR "positions: instr line\nevents: Ir\nsummary: 24\n"
+			  "ob=(1) /bin/node\nfl=(1) ???\nfn=(3) Builtins_C\n0x2200 0 1\n"
+			  "fn=(1) Builtins_A\n0x2000 0 1\nfn=(2) Builtins_B\n0x2100 0 1\n"
+			  "fn=(3)\n0x2210 0 1\nfn=(1)\n0x2010 0 1\nfn=(2)\n0x2110 0 1\n"
+			  "ob=(2) ???\nfl=(2) ???\nfn=(4) 0x0000000000001000\n0x1000 0 3\n"
+			  "0x2008 0 4\n0x2108 0 5\n0x2208 0 6\ntotals: 24\n",
+			  "1000 100 F\n2000 300 X\n", 0);
+	assert_int_equal(rep.lines_to_elf_functions, 3);
+	assert_non_null(strstr(s, "cfn=(1)\ncalls=4 0x2008 0\n"));
+	assert_non_null(strstr(s, "cfn=(2)\ncalls=5 0x2108 0\n"));
+	assert_non_null(strstr(s, "cfn=(3)\ncalls=6 0x2208 0\n"));
+	free(s);
+}
+
 static void test_augment__rule9_first_defined_wins_a_tie(void **state)
 {
 	(void)state;
@@ -558,6 +576,7 @@ int main(void)
 		cmocka_unit_test(test_augment__rule9_spans_blocks),
 		cmocka_unit_test(test_augment__rule9_blocks_outside_symbols),
 		cmocka_unit_test(test_augment__rule9_wide_span),
+		cmocka_unit_test(test_augment__rule9_interleaved_blocks),
 		cmocka_unit_test(test_augment__rule9_first_defined_wins_a_tie),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,5 +1,5 @@
-/* deferred_calls.c - call records held until the part ends; returns recorded as calls
- * (docs/formats.md 2.3). */
+/* deferred_calls.c - call records held until the part ends, in a compact stream; returns
+ * recorded as calls (docs/formats.md 2.3). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -9,47 +9,151 @@
 /* The longest x86-64 instruction: a return address lies at most this far past its call. */
 enum { MAX_CALL_LEN = 15 };
 
+/* The most bytes one call takes in the stream: a 64-bit number takes 10 at most. */
+#define MAX_RECORD(q) (10 * (3 + 1 + (size_t)(q)->nevents + 2 * (size_t)(q)->npos))
+
 void deferred_calls_init(struct deferred_calls *q)
 {
 	memset(q, 0, sizeof(*q));
 	q->instr = -1;
 	idmap_init(&q->returns);
+	idmap_init(&q->pooled);
 }
 
 void deferred_calls_free(struct deferred_calls *q)
 {
-	free(q->v);
-	free(q->pool);
+	free(q->at);
+	free(q->flags);
+	free(q->stream);
 	free(q->order);
+	free(q->interior);
+	free(q->pool);
 	idmap_free(&q->returns);
+	idmap_free(&q->pooled);
 	memset(q, 0, sizeof(*q));
 }
 
 void deferred_calls_reset(struct deferred_calls *q, unsigned nevents, unsigned npos, int instr)
 {
 	q->n = 0;
+	q->len = 0;
+	memset(q->last_pos, 0, sizeof(q->last_pos));
+	memset(q->last_target, 0, sizeof(q->last_target));
 	q->nevents = nevents;
 	q->npos = npos;
 	q->instr = instr;
 }
 
+/* ---- the stream ---- */
+
+static unsigned char *put_num(unsigned char *p, uint64_t v)
+{
+	while (v >= 0x80) {
+		*p++ = (unsigned char)(v | 0x80);
+		v >>= 7;
+	}
+	*p++ = (unsigned char)v;
+	return p;
+}
+
+static const unsigned char *get_num(const unsigned char *p, uint64_t *v)
+{
+	uint64_t x = 0;
+	for (unsigned shift = 0;; shift += 7) {
+		unsigned char b = *p++;
+		x |= (uint64_t)(b & 0x7f) << shift;
+		if (!(b & 0x80))
+			break;
+	}
+	*v = x;
+	return p;
+}
+
+/* V less BASE, as a small number when they are close (either way) */
+static uint64_t diff_code(uint64_t v, uint64_t base)
+{
+	uint64_t d = v - base;
+	return d << 1 ^ (uint64_t)-(int64_t)(d >> 63);
+}
+
+static uint64_t diff_decode(uint64_t code, uint64_t base)
+{
+	return base + (code >> 1 ^ (uint64_t)-(int64_t)(code & 1));
+}
+
+/* A symbol index or -1 as a number */
+static uint64_t sym_code(int32_t sym)
+{
+	return (uint64_t)((int64_t)sym + 1);
+}
+
 size_t deferred_calls_add(struct deferred_calls *q, const struct dcall *c)
 {
-	size_t stride = q->nevents + 1 + 2 * (size_t)q->npos;
-	XGROW(q->v, q->cap, q->n + 1);
-	XGROW(q->pool, q->pool_cap, (q->n + 1) * stride);
-	q->v[q->n] = (struct dcall_held){
-		.caller = c->caller, .callee = c->callee, .file = c->file,
-		.caller_sym = c->caller_sym, .callee_sym = c->callee_sym,
-		.interior = c->interior != 0,
-	};
-	uint64_t *p = q->pool + q->n * stride;
-	memcpy(p, c->costs, q->nevents * sizeof(*p));
-	p[q->nevents] = c->count;
-	memcpy(p + q->nevents + 1, c->pos, q->npos * sizeof(*p));
-	memcpy(p + q->nevents + 1 + q->npos, c->target, q->npos * sizeof(*p));
+	XGROW(q->at, q->at_cap, q->n + 1);
+	XGROW(q->flags, q->flags_cap, q->n + 1);
+	XGROW(q->stream, q->stream_cap, q->len + MAX_RECORD(q));
+	q->at[q->n] = (struct dcall_at){ c->caller, c->file };
+	q->flags[q->n] = c->interior ? DCALL_INTERIOR : 0;
+	unsigned char *p = q->stream + q->len;
+	p = put_num(p, c->callee);
+	p = put_num(p, sym_code(c->caller_sym));
+	p = put_num(p, sym_code(c->callee_sym));
+	p = put_num(p, c->count);
+	for (unsigned e = 0; e < q->nevents; e++)
+		p = put_num(p, c->costs[e]);
+	for (unsigned k = 0; k < q->npos; k++) {
+		p = put_num(p, diff_code(c->pos[k], q->last_pos[k]));
+		p = put_num(p, diff_code(c->target[k], q->last_target[k]));
+		q->last_pos[k] = c->pos[k];
+		q->last_target[k] = c->target[k];
+	}
+	q->len = (size_t)(p - q->stream);
 	return q->n++;
 }
+
+void deferred_calls_rewind(struct dcall_cursor *k)
+{
+	memset(k, 0, sizeof(*k));
+}
+
+int deferred_calls_next(const struct deferred_calls *q, struct dcall_cursor *k)
+{
+	if (k->i >= q->n)
+		return 0;
+	size_t i = k->i++;
+	const unsigned char *p = q->stream + k->off;
+	uint64_t v;
+	p = get_num(p, &v);
+	k->c.callee = (uint32_t)v;
+	p = get_num(p, &v);
+	k->c.caller_sym = (int32_t)((int64_t)v - 1);
+	p = get_num(p, &v);
+	k->c.callee_sym = (int32_t)((int64_t)v - 1);
+	p = get_num(p, &k->c.count);
+	for (unsigned e = 0; e < q->nevents; e++)
+		p = get_num(p, &k->costs[e]);
+	for (unsigned j = 0; j < q->npos; j++) {
+		p = get_num(p, &v);
+		k->pos[j] = diff_decode(v, k->pos[j]);
+		p = get_num(p, &v);
+		k->target[j] = diff_decode(v, k->target[j]);
+	}
+	k->off = (size_t)(p - q->stream);
+	k->c.caller = q->at[i].caller;
+	k->c.file = q->at[i].file;
+	k->flags = q->flags[i];
+	k->c.interior = (k->flags & DCALL_INTERIOR) != 0;
+	if (k->flags & DCALL_LOWERED) {
+		const uint64_t *x = q->pool + idmap_get(&q->pooled, i) * ((size_t)q->nevents + 1);
+		memcpy(k->costs, x, q->nevents * sizeof(*x));
+	}
+	k->c.pos = k->pos;
+	k->c.target = k->target;
+	k->c.costs = k->costs;
+	return 1;
+}
+
+/* ---- rule 6 ---- */
 
 /* Calls from JIT code ordered by (symbol of the call site, callee, site). All records of
  * one site count together: F's code at s may run in several identities (F, F'2, a
@@ -95,46 +199,74 @@ static uint64_t arc_key(int32_t sym, uint32_t fn)
 	return (uint64_t)(uint32_t)sym << 32 | fn;
 }
 
-/* The calls from JIT code that a maybe-return can match, sorted (cmp_site): those from
- * a return's symbol to its caller. Held calls are mostly calls from JIT code; few of
- * them are on such an arc. Returns their number. */
-static size_t order_sites(struct deferred_calls *q)
+/* Call I's costs and count (the cursor's) into the pool, once: returns its index there. */
+static size_t pool_put(struct deferred_calls *q, const struct dcall_cursor *k, size_t i)
 {
+	uint32_t at = idmap_get(&q->pooled, i);
+	if (at != UINT32_MAX)
+		return at;
+	size_t stride = (size_t)q->nevents + 1, np = q->pooled.count;
+	XGROW(q->pool, q->pool_cap, (np + 1) * stride);
+	memcpy(q->pool + np * stride, k->costs, q->nevents * sizeof(*q->pool));
+	q->pool[np * stride + q->nevents] = k->c.count;
+	idmap_put(&q->pooled, i, (uint32_t)np);
+	return np;
+}
+
+/* The calls that take part in matching, from the stream: the maybe-returns in order
+ * (*NI of them) and the calls from JIT code that they can match, sorted (cmp_site): those
+ * from a return's symbol to its caller (*NS). Held calls are mostly calls from JIT code;
+ * few of them are on such an arc. Both keep their costs and count in the pool. */
+static void collect(struct deferred_calls *q, size_t *ni, size_t *ns)
+{
+	struct dcall_cursor k;
 	idmap_clear(&q->returns);
-	for (size_t i = 0; i < q->n; i++)
-		if (q->v[i].interior)
-			idmap_put(&q->returns, arc_key(q->v[i].callee_sym, q->v[i].caller), 0);
-	if (q->returns.count == 0)
-		return 0;
-	size_t ns = 0;
-	for (size_t i = 0; i < q->n; i++) {
-		const struct dcall_held *c = &q->v[i];
+	idmap_clear(&q->pooled);
+	*ni = *ns = 0;
+	size_t first = 0;
+	while (first < q->n && !(q->flags[first] & DCALL_INTERIOR))
+		first++;
+	if (first == q->n)
+		return;   /* no maybe-return: nothing to read */
+	deferred_calls_rewind(&k);
+	while (deferred_calls_next(q, &k))
+		if (k.c.interior)
+			idmap_put(&q->returns, arc_key(k.c.callee_sym, k.c.caller), 0);
+	deferred_calls_rewind(&k);
+	while (deferred_calls_next(q, &k)) {
+		size_t i = k.i - 1;
+		const struct dcall *c = &k.c;
+		if (c->interior) {
+			XGROW(q->interior, q->interior_cap, *ni + 1);
+			q->interior[(*ni)++] = (struct dcall_site){ c->callee_sym, c->caller,
+								    c->target[q->instr], i,
+								    pool_put(q, &k, i) };
+		}
 		if (c->caller_sym < 0 || idmap_get(&q->returns, arc_key(c->caller_sym, c->callee)) == UINT32_MAX)
 			continue;
-		XGROW(q->order, q->order_cap, ns + 1);
-		q->order[ns++] = (struct dcall_site){ c->caller_sym, c->callee,
-						      deferred_calls_pos(q, i)[q->instr], i };
+		XGROW(q->order, q->order_cap, *ns + 1);
+		q->order[(*ns)++] = (struct dcall_site){ c->caller_sym, c->callee, c->pos[q->instr],
+							 i, pool_put(q, &k, i) };
 	}
-	if (ns)   /* ORDER may still be NULL, which qsort() must not get */
-		qsort(q->order, ns, sizeof(*q->order), cmp_site);
-	return ns;
+	if (*ns)   /* ORDER may still be NULL, which qsort() must not get */
+		qsort(q->order, *ns, sizeof(*q->order), cmp_site);
 }
 
 size_t deferred_calls_match_returns(struct deferred_calls *q)
 {
 	if (q->instr < 0)
 		return 0;
-	size_t ns = order_sites(q);
+	size_t ni, ns;
+	collect(q, &ni, &ns);
 	if (ns == 0)
 		return 0;
-	size_t dropped = 0;
+	size_t dropped = 0, stride = (size_t)q->nevents + 1;
 	unsigned ne = q->nevents;
-	for (size_t i = 0; i < q->n; i++) {
-		struct dcall_held *r = &q->v[i];
-		if (!r->interior)
-			continue;
-		uint64_t dest = deferred_calls_target(q, i)[q->instr];
-		size_t last = last_site_below(q, ns, r->callee_sym, r->caller, dest);
+	for (size_t j = 0; j < ni; j++) {
+		const struct dcall_site *r = &q->interior[j];
+		/* here caller_sym is the return's callee symbol F, callee its caller P, site B */
+		uint64_t dest = r->site;
+		size_t last = last_site_below(q, ns, r->caller_sym, r->callee, dest);
 		if (last == ns)
 			continue;
 		uint64_t site = q->order[last].site;
@@ -142,34 +274,34 @@ size_t deferred_calls_match_returns(struct deferred_calls *q)
 			continue;
 		size_t first = last;
 		while (first > 0 && q->order[first - 1].site == site &&
-		       q->order[first - 1].caller_sym == r->callee_sym &&
-		       q->order[first - 1].callee == r->caller)
+		       q->order[first - 1].caller_sym == r->caller_sym &&
+		       q->order[first - 1].callee == r->callee)
 			first--;
 		/* The calls at s must contain the return's arc: no more calls, no more cost. */
 		uint64_t count = 0;
 		uint64_t left[CG_MAX_EVENTS] = { 0 };
 		for (size_t k = first; k <= last; k++) {
-			size_t s = q->order[k].i;
-			count += deferred_calls_count(q, s);
-			const uint64_t *sc = deferred_calls_costs(q, s);
+			const uint64_t *sc = q->pool + q->order[k].k * stride;
+			count += sc[ne];
 			for (unsigned e = 0; e < ne; e++)
 				left[e] += sc[e];
 		}
-		const uint64_t *rc = deferred_calls_costs(q, i);
-		int fits = deferred_calls_count(q, i) <= count;
+		const uint64_t *rc = q->pool + r->k * stride;
+		int fits = rc[ne] <= count;
 		for (unsigned e = 0; fits && e < ne; e++)
 			fits = rc[e] <= left[e];
 		if (!fits)
 			continue;
-		r->dropped = 1;
+		q->flags[r->i] |= DCALL_DROPPED;
 		dropped++;
 		for (unsigned e = 0; e < ne; e++) {
 			uint64_t take = rc[e];
 			for (size_t k = first; take && k <= last; k++) {
-				uint64_t *sc = deferred_calls_costs(q, q->order[k].i) + e;
+				uint64_t *sc = q->pool + q->order[k].k * stride + e;
 				uint64_t t = *sc < take ? *sc : take;
 				*sc -= t;
 				take -= t;
+				q->flags[q->order[k].i] |= DCALL_LOWERED;
 			}
 		}
 	}

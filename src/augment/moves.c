@@ -147,10 +147,8 @@ static void assign_elf_owners(struct moves *mv)
 		m->sym = -1;
 		m->file = cgw_fn_get(mv->s->w, m->owner)->file;
 		mv->s->rep->lines_to_elf_functions += m->kind == MOVE_LINE;
-		if (m->kind == MOVE_CALL) {
-			mv->calls.v[m->call].caller = m->owner;
-			mv->calls.v[m->call].file = m->file;
-		}
+		if (m->kind == MOVE_CALL)
+			deferred_calls_move(&mv->calls, m->call, m->owner, m->file);
 	}
 	free(v);
 }
@@ -203,14 +201,14 @@ static void write_lines(struct moves *mv)
 
 static void write_held_calls(struct moves *mv)
 {
-	struct deferred_calls *q = &mv->calls;
-	for (size_t i = 0; i < q->n; i++) {
-		const struct dcall_held *d = &q->v[i];
-		if (!d->dropped)
+	struct dcall_cursor k;
+	deferred_calls_rewind(&k);
+	while (deferred_calls_next(&mv->calls, &k)) {
+		const struct dcall *d = &k.c;
+		if (!(k.flags & DCALL_DROPPED))
 			cgw_call(mv->s->w, &(struct cgw_call){
-				.fn = d->caller, .file = d->file, .pos = deferred_calls_pos(q, i),
-				.callee = d->callee, .target = deferred_calls_target(q, i),
-				.count = deferred_calls_count(q, i), .costs = deferred_calls_costs(q, i) });
+				.fn = d->caller, .file = d->file, .pos = d->pos, .callee = d->callee,
+				.target = d->target, .count = d->count, .costs = d->costs });
 	}
 }
 
@@ -220,7 +218,7 @@ static int sum_synth(struct moves *mv)
 	for (size_t i = 0; i < mv->n; i++) {
 		const struct move *m = &mv->v[i];
 		struct moves_synth *s = synth_for(mv, i);
-		if (m->kind == MOVE_CALL && mv->calls.v[m->call].dropped)
+		if (m->kind == MOVE_CALL && deferred_calls_dropped(&mv->calls, m->call))
 			continue;   /* a return, not written: nothing of it moved */
 		/* A moved call at its cost as the input gave it, before a return recorded as a
 		 * call lowered it (rule 6): what came back through the return ran inside the

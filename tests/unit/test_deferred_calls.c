@@ -26,24 +26,73 @@ static void test_deferred_calls__held_as_given(void **state)
 				   .costs = costs };
 		assert_int_equal(deferred_calls_add(&q, &c), i);
 	}
+	/* rule 9 gives call 500's site to another function */
+	deferred_calls_move(&q, 500, 77, 9);
+	struct dcall_cursor k;
+	deferred_calls_rewind(&k);
 	for (uint32_t i = 0; i < 1000; i++) {
-		const struct dcall_held *d = &q.v[i];
-		assert_int_equal(d->caller, i);
+		assert_true(deferred_calls_next(&q, &k));
+		const struct dcall *d = &k.c;
+		assert_int_equal(d->caller, i == 500 ? 77 : i);
 		assert_int_equal(d->callee, i + 1);
-		assert_int_equal(d->file, i % 7);
+		assert_int_equal(d->file, i == 500 ? 9 : i % 7);
 		assert_int_equal(d->caller_sym, (int32_t)i % 3 - 1);
 		assert_int_equal(d->callee_sym, 5);
 		assert_int_equal(d->interior, i % 2);
-		assert_int_equal(d->dropped, 0);
-		assert_int_equal(deferred_calls_count(&q, i), i + 100);
-		assert_int_equal(deferred_calls_costs(&q, i)[1], i * 5);
-		assert_int_equal(deferred_calls_pos(&q, i)[0], 0x1000 + i);
-		assert_int_equal(deferred_calls_pos(&q, i)[2], 7);
-		assert_int_equal(deferred_calls_target(&q, i)[1], i + 1);
-		assert_int_equal(deferred_calls_target(&q, i)[2], 8);
+		assert_int_equal(k.flags & DCALL_DROPPED, 0);
+		assert_int_equal(d->count, i + 100);
+		assert_int_equal(d->costs[0], i * 3);
+		assert_int_equal(d->costs[1], i * 5);
+		assert_int_equal(d->pos[0], 0x1000 + i);
+		assert_int_equal(d->pos[1], i);
+		assert_int_equal(d->pos[2], 7);
+		assert_int_equal(d->target[0], 0x2000 + i);
+		assert_int_equal(d->target[1], i + 1);
+		assert_int_equal(d->target[2], 8);
 	}
+	assert_false(deferred_calls_next(&q, &k));
 	deferred_calls_reset(&q, 1, 1, 0);
 	assert_int_equal(q.n, 0);
+	deferred_calls_free(&q);
+}
+
+/* Numbers at the edges of the stream's coding: 0, 2^64 - 1, positions that jump either
+ * way by any amount, symbol -1 and the largest, 64 events. */
+static void test_deferred_calls__extremes_kept(void **state)
+{
+	(void)state;
+	static const uint64_t v[] = { 0, 1, 127, 128, UINT32_MAX, (uint64_t)1 << 63,
+				      UINT64_MAX - 1, UINT64_MAX };
+	enum { NV = sizeof(v) / sizeof(v[0]), N = 200 };
+	struct deferred_calls q;
+	deferred_calls_init(&q);
+	deferred_calls_reset(&q, CG_MAX_EVENTS, CG_MAX_POS, 0);
+	uint64_t want[N][2 + CG_MAX_EVENTS + 2 * CG_MAX_POS];
+	for (size_t i = 0; i < N; i++) {
+		uint64_t *w = want[i];
+		for (size_t j = 0; j < 2 + CG_MAX_EVENTS + 2 * CG_MAX_POS; j++)
+			w[j] = v[(i * 7 + j * 3 + i * j) % NV];
+		struct dcall c = { .caller = (uint32_t)w[0], .callee = UINT32_MAX - (uint32_t)i,
+				   .caller_sym = i % 2 ? -1 : INT32_MAX, .callee_sym = (int32_t)i,
+				   .count = w[1], .costs = w + 2, .pos = w + 2 + CG_MAX_EVENTS,
+				   .target = w + 2 + CG_MAX_EVENTS + CG_MAX_POS };
+		deferred_calls_add(&q, &c);
+	}
+	struct dcall_cursor k;
+	deferred_calls_rewind(&k);
+	for (size_t i = 0; i < N; i++) {
+		assert_true(deferred_calls_next(&q, &k));
+		const uint64_t *w = want[i];
+		assert_int_equal(k.c.caller, (uint32_t)w[0]);
+		assert_int_equal(k.c.callee, UINT32_MAX - (uint32_t)i);
+		assert_int_equal(k.c.caller_sym, i % 2 ? -1 : INT32_MAX);
+		assert_int_equal(k.c.callee_sym, (int32_t)i);
+		assert_true(k.c.count == w[1]);
+		assert_memory_equal(k.c.costs, w + 2, CG_MAX_EVENTS * sizeof(*w));
+		assert_memory_equal(k.c.pos, w + 2 + CG_MAX_EVENTS, CG_MAX_POS * sizeof(*w));
+		assert_memory_equal(k.c.target, w + 2 + CG_MAX_EVENTS + CG_MAX_POS, CG_MAX_POS * sizeof(*w));
+	}
+	assert_false(deferred_calls_next(&q, &k));
 	deferred_calls_free(&q);
 }
 
@@ -158,10 +207,15 @@ static void test_deferred_calls__returns_match_the_rule(void **state)
 		size_t want = model_match(m, n);
 		assert_int_equal(deferred_calls_match_returns(&q), want);
 		total += want;
+		struct dcall_cursor k;
+		deferred_calls_rewind(&k);
 		for (size_t i = 0; i < n; i++) {
-			assert_int_equal(q.v[i].dropped, m[i].dropped);
+			assert_true(deferred_calls_next(&q, &k));
+			assert_int_equal(deferred_calls_dropped(&q, i), m[i].dropped);
+			assert_int_equal((k.flags & DCALL_DROPPED) != 0, m[i].dropped);
+			assert_int_equal(k.c.count, m[i].count);
 			for (int e = 0; e < NEV; e++)
-				assert_int_equal(deferred_calls_costs(&q, i)[e], m[i].costs[e]);
+				assert_int_equal(k.c.costs[e], m[i].costs[e]);
 		}
 	}
 	assert_true(total > 100);   /* the parts had returns to find */
@@ -175,7 +229,7 @@ static void test_deferred_calls__returns_match_the_rule(void **state)
 						    .callee_sym = 0, .interior = 1, .count = 1,
 						    .pos = p2, .target = p2, .costs = c2 });
 	assert_int_equal(deferred_calls_match_returns(&fresh), 0);
-	assert_int_equal(fresh.v[0].dropped, 0);
+	assert_int_equal(deferred_calls_dropped(&fresh, 0), 0);
 	deferred_calls_free(&fresh);
 	/* no instruction addresses: nothing is matched */
 	deferred_calls_reset(&q, NEV, 1, -1);
@@ -190,6 +244,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_deferred_calls__held_as_given),
+		cmocka_unit_test(test_deferred_calls__extremes_kept),
 		cmocka_unit_test(test_deferred_calls__returns_match_the_rule),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

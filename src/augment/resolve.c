@@ -210,7 +210,7 @@ static uint32_t define_plain(struct resolver *r, const struct cg_def *def, const
 		if (put_suffix(r, q, def->len - head)) {
 			memcpy(r->name, def->name, head);
 			r->s->rep->renamed_callers++;
-			return cgw_fn(w, r->name, r->name_len, o, file, id);
+			return cgw_fn_copied(w, r->name, r->name_len, o, file, id);
 		}
 	}
 	/* Borrowed until the record ends (cgw_settle), not interned: that would hash every

@@ -354,6 +354,18 @@ uint32_t cgw_fn_borrowed(struct cgw *w, const char *name, size_t len, uint32_t o
 	return fn;
 }
 
+uint32_t cgw_fn_copied(struct cgw *w, const char *name, size_t len, uint32_t obj, uint32_t file,
+		       const struct cgw_id *id)
+{
+	const char *n = name;
+	size_t l = len;
+	if (writable_name(&n, &l))
+		return cgw_fn(w, name, len, obj, file, id);
+	uint32_t fn = add_fn(w, arena_strndup(&w->transient, name, len), len, obj, file);
+	number(w, fn, id);
+	return fn;
+}
+
 void cgw_settle(struct cgw *w)
 {
 	for (size_t i = w->settled; i < w->nfns; i++) {

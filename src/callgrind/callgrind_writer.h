@@ -60,6 +60,10 @@ uint32_t cgw_fn(struct cgw *w, const char *name, size_t len, uint32_t obj, uint3
  * copy and a hash of every long name. */
 uint32_t cgw_fn_borrowed(struct cgw *w, const char *name, size_t len, uint32_t obj, uint32_t file,
 			 const struct cgw_id *id);
+/* The same for a name built for the record (a definition with its JIT callers renamed):
+ * copied until the next cgw_settle(), not interned. */
+uint32_t cgw_fn_copied(struct cgw *w, const char *name, size_t len, uint32_t obj, uint32_t file,
+		       const struct cgw_id *id);
 const struct cgw_fn *cgw_fn_get(const struct cgw *w, uint32_t fn);
 /* Called after each input record: the names of identities made since the last call
  * (borrowed, or copied for the record) are kept only if not written yet. A name written

@@ -450,6 +450,24 @@ static void test_augment__one_name_two_ids(void **state)
 	free(s);
 }
 
+/* Two functions that are not JIT code, whose caller parts are two addresses of one JIT
+ * function: both come out as memcpy'jit_A(...)'main, each under its own input id (not
+ * merged: kcachegrind and callgrind_annotate key them as one function by name). */
+static void test_augment__renamed_callers_keep_their_ids(void **state)
+{
+	(void)state;
+	char *s = augment(HDR "positions: line\nevents: Ir\nsummary: 3\n"
+			  "ob=(1) /lib/libc.so\nfl=(1) x.c\n"
+			  "fn=(4) memcpy'0x0000000010000000'main\n0 1\n"
+			  "fn=(9) memcpy'0x0000000010000010'main\n0 2\n"
+			  "cfn=(4)\ncalls=1 0\n0 1\n"
+			  "totals: 3\n", map1, 0);
+	assert_non_null(strstr(s, "fn=(4) memcpy'jit_A(/src/a.raku:10)'main\n0 1\n"));
+	assert_non_null(strstr(s, "fn=(9) memcpy'jit_A(/src/a.raku:10)'main\n0 2\ncfn=(4)\ncalls=1 0\n"));
+	assert_int_equal(rep.renamed_callers, 2);
+	free(s);
+}
+
 static void test_augment__parts_define_ids_again(void **state)
 {
 	(void)state;
@@ -568,6 +586,7 @@ int main(void)
 		cmocka_unit_test(test_augment__calls_still_reencoded),
 		cmocka_unit_test(test_augment__uppercase_hex_reencoded),
 		cmocka_unit_test(test_augment__plain_jumps_copied),
+		cmocka_unit_test(test_augment__renamed_callers_keep_their_ids),
 		cmocka_unit_test(test_augment__parts_define_ids_again),
 		cmocka_unit_test(test_augment__input_ids_kept),
 		cmocka_unit_test(test_augment__moved_owner_defined_later),

@@ -98,8 +98,14 @@ E2E_SCRIPTS := tests/e2e/run.sh tests/e2e/flame.sh tests/e2e/reports.sh tests/e2
 	tests/e2e/timeline.sh tests/e2e/inputs.sh tests/e2e/cli.sh tests/e2e/luajit.sh tests/e2e/wasm.sh tests/e2e/raptorjit.sh tests/e2e/foreign.sh tests/e2e/ids.sh tests/tools/cgcheck-selftest.sh \
 	tests/tools/check-layers.pl
 
+# callgrind_annotate's answers, kept by the content of what it read (tests/e2e/Annotate.pm):
+# check-asan asks the same of the same files as check, and most of reports.sh's time was
+# callgrind_annotate's. The same directory whatever B is.
+ANNOTATE_CACHE ?= $(CURDIR)/build/annotate-cache
+
 e2e: $(B)/cgjit $(B)/cgcheck $(AGENT_SO) $(B)/cgjit_luajit.lua
-	@CGJIT=$(B)/cgjit CGCHECK=$(B)/cgcheck JVMTI_AGENT=$(AGENT_SO) tests/e2e/run-all.sh $(E2E_SCRIPTS)
+	@CGJIT=$(B)/cgjit CGCHECK=$(B)/cgcheck JVMTI_AGENT=$(AGENT_SO) CGJIT_ANNOTATE_CACHE=$(ANNOTATE_CACHE) \
+		tests/e2e/run-all.sh $(E2E_SCRIPTS)
 
 check: unit fuzz-replay e2e
 

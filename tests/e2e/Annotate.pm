@@ -1,34 +1,80 @@
-# Annotate.pm - callgrind_annotate's function list for a plain callgrind file, as a hash
-# "file:name" => cost (summed where a name appears under several objects), for the checkers
-# that compare cgjit's figures with it (check-report.pl, check-focus.pl).
-# callgrind_annotate takes seconds on a sample, and both checkers ask it the same questions
-# of the same augmented file: with CGJIT_ANNOTATE_CACHE set to a directory, each answer is
-# kept there under the file's MD5 and the option, and read back the next time.
+# Annotate.pm - what callgrind_annotate (or cg_annotate) prints for a profile, for the
+# checkers that compare cgjit's figures with it (check-report.pl, check-focus.pl,
+# check-augment.pl, check-flame-self.pl).
+# callgrind_annotate takes seconds on a sample, and the checkers ask it the same questions
+# of the same files: the samples, and augmented outputs that `make check` and `make
+# check-asan` write byte for byte alike. With CGJIT_ANNOTATE_CACHE set to a directory
+# (the Makefile's e2e target sets one that both share), each answer is kept there and read
+# back the next time, under the MD5 of everything it depends on: the profile's bytes, the
+# command, the directory it ran in, the tool's own script and this file.
 package Annotate;
 use strict;
 use warnings;
 use Digest::MD5;
+use File::Path qw(make_path);
 use File::Temp qw(tempdir);
 
-# costs(PROFILE, "no"|"yes"): --inclusive=no or --inclusive=yes, every function listed.
+# the MD5 of a file's bytes
+sub file_md5 {
+	my ($path) = @_;
+	open(my $in, '<', $path) or die "$path: $!";
+	binmode $in;
+	my $sum = Digest::MD5->new->addfile($in)->hexdigest;
+	close $in;
+	return $sum;
+}
+
+# the MD5 of TOOL, found in PATH (a newer callgrind_annotate may answer otherwise)
+my %tool_md5;
+sub tool_md5 {
+	my ($tool) = @_;
+	return $tool_md5{$tool} //= do {
+		my ($path) = grep { -f && -x } map { "$_/$tool" } split /:/, $ENV{PATH} // '';
+		$path ? file_md5($path) : 'none';
+	};
+}
+
+# where the answer to KEY-PARTS... about PROFILE is kept, or undef without a cache
+sub cache_path {
+	my ($profile, @parts) = @_;
+	my $cache = $ENV{CGJIT_ANNOTATE_CACHE} or return undef;
+	my $key = Digest::MD5->new;
+	$key->add(join("\0", file_md5($profile), file_md5(__FILE__), @parts));
+	return "$cache/" . $key->hexdigest;
+}
+
+# lines(DIR, PROFILE, TOOL, ARGS...): the lines `cd DIR && TOOL ARGS... PROFILE` prints on
+# stdout (stderr dropped), and its exit status; DIR undef: an empty directory (the tools
+# strip the current directory from file names).
+sub lines {
+	my ($dir, $profile, $tool, @args) = @_;
+	my $where = defined $dir ? $dir : '';
+	my $kept = cache_path($profile, 'lines', $where, tool_md5($tool), $tool, @args);
+	if ($kept && -e $kept) {
+		my ($rc, @l) = @{read_lines($kept)};
+		return ($rc, @l);
+	}
+	$dir //= tempdir(CLEANUP => 1);
+	my $q = sub { my $s = shift; $s =~ s/'/'\\''/g; return "'$s'"; };
+	my $cmd = join(' ', 'cd', $q->($dir), '&&', map { $q->($_) } $tool, @args, $profile);
+	open(my $fh, '-|', "$cmd 2>/dev/null") or die "$tool: $!";
+	my @l = <$fh>;
+	close $fh;
+	my $rc = $? >> 8;
+	write_lines($kept, [$rc, @l]) if $kept;
+	return ($rc, @l);
+}
+
+# costs(PROFILE, "no"|"yes"): callgrind_annotate's function list with --inclusive=no or
+# --inclusive=yes, every function listed: "file:name" => cost (summed where a name appears
+# under several objects).
 sub costs {
 	my ($profile, $incl) = @_;
-	my $cache = $ENV{CGJIT_ANNOTATE_CACHE};
-	my $kept;
-	if ($cache) {
-		open(my $in, '<', $profile) or die "$profile: $!";
-		binmode $in;
-		$kept = "$cache/" . Digest::MD5->new->addfile($in)->hexdigest . ".incl-$incl";
-		close $in;
-		return read_list($kept) if -e $kept;
-	}
+	my (undef, @out) = lines(undef, $profile, 'callgrind_annotate', "--inclusive=$incl",
+				 '--threshold=100');
 	my %cost;
-	# an empty directory: callgrind_annotate strips the current directory from fl= names only
-	my $dir = tempdir(CLEANUP => 1);
-	open(my $fh, "-|", "cd $dir && callgrind_annotate --inclusive=$incl --threshold=100 '$profile'")
-		or die "callgrind_annotate: $!";
 	my $body = 0;
-	while (<$fh>) {
+	for (@out) {
 		# the function list is the fourth block between dashed lines
 		if (/^-+$/) { $body++; last if $body > 6; next; }
 		next unless $body == 6;
@@ -37,34 +83,28 @@ sub costs {
 		$c =~ tr/,//d;
 		$cost{$k} += $c;
 	}
-	close $fh;
-	write_list($kept, \%cost) if $kept;
 	return \%cost;
 }
 
-# one "COST\tKEY" line per function; written under a temporary name and renamed, so that a
-# reader never sees half a list
-sub write_list {
-	my ($path, $cost) = @_;
-	mkdir(($path =~ m{^(.*)/})[0]);
+# the exit status, then the lines; written under a temporary name and renamed, so that a
+# reader never sees half an answer (scripts run in parallel)
+sub write_lines {
+	my ($path, $v) = @_;
+	make_path(($path =~ m{^(.*)/})[0]);
 	my $tmp = "$path.$$";
 	open(my $out, '>', $tmp) or die "$tmp: $!";
-	print $out "$cost->{$_}\t$_\n" for sort keys %$cost;
+	print $out "$v->[0]\n", @$v[1 .. $#$v];
 	close $out or die "$tmp: $!";
 	rename($tmp, $path) or die "$path: $!";
 }
 
-sub read_list {
+sub read_lines {
 	my ($path) = @_;
-	my %cost;
 	open(my $in, '<', $path) or die "$path: $!";
-	while (<$in>) {
-		chomp;
-		my ($c, $k) = split /\t/, $_, 2;
-		$cost{$k} = $c;
-	}
+	my @l = <$in>;
 	close $in;
-	return \%cost;
+	chomp(my $rc = shift @l);
+	return [$rc, @l];
 }
 
 1;

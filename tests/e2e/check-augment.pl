@@ -15,7 +15,9 @@ use strict;
 use warnings;
 use FindBin;
 use lib $FindBin::Bin;
+use Annotate;
 use AuditLog;
+use Cwd qw(getcwd);
 use JitDump;
 use PathMap;
 
@@ -167,7 +169,8 @@ my ($first_event, @summaries);
 		push @summaries, [split ' ', $1] if /^summary:\s*(.*)/;
 	}
 }
-my ($arc, @ann) = run('callgrind_annotate', '--inclusive=no', '--threshold=100', "--show=$first_event", $out);
+my ($arc, @ann) = Annotate::lines(getcwd(), $out, 'callgrind_annotate', '--inclusive=no',
+				   '--threshold=100', "--show=$first_event");
 my %annot;
 for (@ann) {
 	# entries for fi= files come without the [object]

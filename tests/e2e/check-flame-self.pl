@@ -29,7 +29,9 @@
 use strict;
 use warnings;
 use Cwd qw(abs_path);
-use File::Temp qw(tempdir);
+use FindBin;
+use lib $FindBin::Bin;
+use Annotate;
 use Getopt::Long;
 use JSON::PP;
 
@@ -192,14 +194,15 @@ my %files;
 		$files{$name} = 1 if defined $name;
 	}
 }
-my $tool = $doc->{format} eq "cachegrind" ? "cg_annotate --threshold=0" : "callgrind_annotate --inclusive=no --threshold=100";
-my $dir = tempdir(CLEANUP => 1);   # callgrind_annotate strips the current directory from names
+my @tool = $doc->{format} eq "cachegrind" ? ("cg_annotate", "--threshold=0")
+	  : ("callgrind_annotate", "--inclusive=no", "--threshold=100");
+# in an empty directory: callgrind_annotate strips the current directory from names
 # (callgrind_annotate 3.19 warns about the header lines of parts after the first, and sums
 # their costs: its warnings are not ours)
-open(my $a, "-|", "cd $dir && $tool --show=$ev --sort=$ev '$profile' 2>/dev/null") or die "$tool: $!\n";
+my (undef, @annotated) = Annotate::lines(undef, $profile, @tool, "--show=$ev", "--sort=$ev");
 my $cachegrind = $doc->{format} eq "cachegrind";
 my (%ann, $in_list, $prev);
-while (<$a>) {
+for (@annotated) {
 	chomp;
 	if (/^-+$/) {
 		$in_list = defined $prev && $prev =~ /file:function$/ ? 1 : $in_list ? 2 : 0;
@@ -224,7 +227,6 @@ while (<$a>) {
 	$name //= $key =~ /^[^:]*:(.*)$/ ? $1 : $key;
 	$ann{folded_name($name)} += $c;
 }
-close $a;
 # callgrind_annotate takes the cost line after "calls=0" (a call begun in an earlier part)
 # as the caller's self cost (docs/reports.md): those callers are not compared
 my %zero;
@@ -257,5 +259,5 @@ for my $k (sort keys %names) {
 		$abad++;
 	}
 }
-print +($abad ? "not ok" : "ok") . " - $label: $an functions drawn at the self cost of $tool"
+print +($abad ? "not ok" : "ok") . " - $label: $an functions drawn at the self cost of @tool"
 	. ($skipped ? " ($skipped callers of calls=0 lines not compared)" : "") . "\n";

@@ -10,8 +10,9 @@
 # "N passed, N failed, N skipped" last; exits 1 on any failure.
 . "$(dirname "$0")/harness.sh"
 # check-report.pl and check-focus.pl ask callgrind_annotate the same of each augmented
-# sample: one answer each (tests/e2e/Annotate.pm)
-export CGJIT_ANNOTATE_CACHE="$tmp/annotate"
+# sample: one answer each (tests/e2e/Annotate.pm), kept where `make` says (shared with the
+# other scripts and with check-asan), else for this run
+export CGJIT_ANNOTATE_CACHE="${CGJIT_ANNOTATE_CACHE:-$tmp/annotate}"
 
 check_lines() {   # SCRIPT ARGS...: a checker's "ok", "not ok" and "skip" lines counted
 	while IFS= read -r line; do

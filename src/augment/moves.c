@@ -145,7 +145,7 @@ static void assign_elf_owners(struct moves *mv)
 		struct move *m = &mv->v[v[k].move];
 		m->owner = resolve_out(mv->res, mv->elf_owner[k] - 1);
 		m->sym = -1;
-		m->file = cgw_fn_get(mv->s->w, m->owner)->file;
+		m->file = cgw_fn_get(mv->s->w, m->owner).file;
 		mv->s->rep->lines_to_elf_functions += m->kind == MOVE_LINE;
 		if (m->kind == MOVE_CALL)
 			deferred_calls_move(&mv->calls, m->call, m->owner, m->file);

@@ -354,7 +354,7 @@ void resolve_place(struct resolver *r, int64_t sym, uint32_t out, const uint64_t
 		return;
 	}
 	const struct symbol *y = symtab_symbol(s->st, (uint32_t)sym);
-	at->file = cgw_fn_get(s->w, out)->file;
+	at->file = cgw_fn_get(s->w, out).file;
 	uint64_t line = y->line;
 	const struct symline *row = s->instr >= 0 ? symtab_line(y, pos[s->instr]) : NULL;
 	if (row) {

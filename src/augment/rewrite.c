@@ -69,7 +69,7 @@ void rewrite_begin_block(struct rewrite *rw, uint32_t fn)
 	rw->plain = rw->fn_res.kind == RESOLVE_PLAIN && !rw->fn_res.lookup;
 	if (rw->plain) {
 		struct cgw *w = rw->s->w;
-		cgw_enter(w, rw->fn_res.out, cgw_fn_get(w, rw->fn_res.out)->file);
+		cgw_enter(w, rw->fn_res.out, cgw_fn_get(w, rw->fn_res.out).file);
 		cg_reader_sink_costs(rw->r, fn, plain_cost, rw);
 	}
 }

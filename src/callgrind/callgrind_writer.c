@@ -42,13 +42,21 @@ struct cgw {
 	struct cg_outbuf buf;
 
 	struct table objs, files;
-	struct cgw_fn *fns;         /* every identity, interned or borrowed */
+	/* Every identity, interned or not, has an object and a file: an index in CTXS, the
+	 * distinct (object, file) pairs of the part, which are few (4 bytes an identity where
+	 * the pair took 8) */
+	uint32_t *fn_ctx;
+	struct cgw_fn *ctxs;
+	size_t nctxs, ctxs_cap, fn_ctx_cap;
+	struct idmap ctx_of;        /* object << 32 | file -> index in ctxs */
+	uint64_t last_ctx_key;      /* the pair looked up last, and its index */
+	uint32_t last_ctx;
 	/* Output ids of identities: the input's where it gave one (struct cgw_id). Those that
 	 * fit 32 bits are in FN_ID, larger ones (another writer's, or a hostile file's) in
 	 * BIG_IDS, found through BIG_OF. */
 	uint32_t *fn_id;
 	uint8_t *fn_state;          /* FN_* */
-	size_t nfns, fns_cap, fn_id_cap, fn_state_cap;
+	size_t nfns, fn_id_cap, fn_state_cap;
 	uint64_t *big_ids;
 	size_t nbig, big_cap;
 	struct idmap big_of;        /* identity -> index in big_ids */
@@ -127,6 +135,8 @@ struct cgw *cgw_new(struct output *out)
 	table_init(&w->files);
 	idmap_init(&w->pending_ids);
 	idmap_init(&w->big_of);
+	idmap_init(&w->ctx_of);
+	w->last_ctx = UINT32_MAX;
 	return w;
 }
 
@@ -145,7 +155,9 @@ void cgw_free(struct cgw *w)
 	idmap_free(&w->pending_ids);
 	arena_free(&w->transient);
 	arena_free(&w->pending);
-	free(w->fns);
+	free(w->fn_ctx);
+	free(w->ctxs);
+	idmap_free(&w->ctx_of);
 	free(w->fn_id);
 	free(w->fn_state);
 	free(w->big_ids);
@@ -171,6 +183,9 @@ void cgw_part_begin(struct cgw *w)
 	arena_reset(&w->transient);
 	arena_reset(&w->pending);
 	w->nfns = 0;
+	w->nctxs = 0;
+	idmap_clear(&w->ctx_of);
+	w->last_ctx = UINT32_MAX;
 	w->settled = 0;
 	w->nbig = 0;
 	idmap_clear(&w->big_of);
@@ -222,13 +237,31 @@ uint32_t cgw_file(struct cgw *w, const char *name, size_t len)
 	return table_intern(&w->files, name, len);
 }
 
+/* The index of the pair (OBJ, FILE) in w->ctxs, added if new. */
+static uint32_t ctx_index(struct cgw *w, uint32_t obj, uint32_t file)
+{
+	uint64_t key = (uint64_t)obj << 32 | file;
+	if (w->last_ctx != UINT32_MAX && w->last_ctx_key == key)
+		return w->last_ctx;
+	uint32_t i = idmap_get(&w->ctx_of, key);
+	if (i == UINT32_MAX) {
+		XGROW(w->ctxs, w->ctxs_cap, w->nctxs + 1);
+		w->ctxs[w->nctxs] = (struct cgw_fn){ obj, file };
+		i = (uint32_t)w->nctxs++;
+		idmap_put(&w->ctx_of, key, i);
+	}
+	w->last_ctx_key = key;
+	w->last_ctx = i;
+	return i;
+}
+
 static uint32_t add_fn(struct cgw *w, const char *name, size_t len, uint32_t obj, uint32_t file)
 {
-	XGROW(w->fns, w->fns_cap, w->nfns + 1);
+	XGROW(w->fn_ctx, w->fn_ctx_cap, w->nfns + 1);
 	XGROW(w->fn_id, w->fn_id_cap, w->nfns + 1);
 	XGROW(w->fn_state, w->fn_state_cap, w->nfns + 1);
 	XGROW(w->recent, w->recent_cap, w->nfns - w->settled + 1);
-	w->fns[w->nfns] = (struct cgw_fn){ obj, file };
+	w->fn_ctx[w->nfns] = ctx_index(w, obj, file);
 	w->fn_id[w->nfns] = 0;
 	w->fn_state[w->nfns] = 0;
 	w->recent[w->nfns - w->settled] = (struct cgw_name){ name, len };
@@ -381,9 +414,9 @@ void cgw_settle(struct cgw *w)
 	arena_reset(&w->transient);
 }
 
-const struct cgw_fn *cgw_fn_get(const struct cgw *w, uint32_t fn)
+struct cgw_fn cgw_fn_get(const struct cgw *w, uint32_t fn)
 {
-	return &w->fns[fn];
+	return w->ctxs[w->fn_ctx[fn]];
 }
 
 const uint64_t *cgw_sums(const struct cgw *w)
@@ -464,7 +497,7 @@ static void ref_fn(struct cgw *w, const char *tag, uint32_t i)
 void cgw_enter(struct cgw *w, uint32_t fn, uint32_t file)
 {
 	if (!w->have_fn || w->fn != fn) {
-		const struct cgw_fn *f = &w->fns[fn];
+		const struct cgw_fn *f = &w->ctxs[w->fn_ctx[fn]];
 		int force_fl = 0;
 		if (!w->have_ob || w->ob != f->obj) {
 			ref_obj(w, "ob=", f->obj);
@@ -654,7 +687,7 @@ void cgw_call(struct cgw *w, const struct cgw_call *c)
 		cg_outbuf_put(&w->buf, c->comment, strlen(c->comment));
 		cg_outbuf_put(&w->buf, "\n", 1);
 	}
-	const struct cgw_fn *callee = &w->fns[c->callee];
+	const struct cgw_fn *callee = &w->ctxs[w->fn_ctx[c->callee]];
 	if (callee->obj != w->ob)
 		ref_obj(w, "cob=", callee->obj);
 	if (callee->file != w->file)
@@ -679,7 +712,7 @@ void cgw_call(struct cgw *w, const struct cgw_call *c)
 
 int cgw_jump(struct cgw *w, const struct cgw_jump *j)
 {
-	if (w->fns[j->tfn].obj != w->fns[j->fn].obj)
+	if (cgw_fn_get(w, j->tfn).obj != cgw_fn_get(w, j->fn).obj)
 		return -1;
 	if (!numbered(w, j->fn) || !numbered(w, j->tfn)) {
 		hold(w, NULL, j);

@@ -64,7 +64,7 @@ uint32_t cgw_fn_borrowed(struct cgw *w, const char *name, size_t len, uint32_t o
  * copied until the next cgw_settle(), not interned. */
 uint32_t cgw_fn_copied(struct cgw *w, const char *name, size_t len, uint32_t obj, uint32_t file,
 		       const struct cgw_id *id);
-const struct cgw_fn *cgw_fn_get(const struct cgw *w, uint32_t fn);
+struct cgw_fn cgw_fn_get(const struct cgw *w, uint32_t fn);   /* its object and file */
 /* Called after each input record: the names of identities made since the last call
  * (borrowed, or copied for the record) are kept only if not written yet. A name written
  * where the input defines it is never stored. */

@@ -154,7 +154,7 @@ static void body_blank(struct cgw *w)
 	uint32_t e = cgw_fn_borrowed(w, "", 0, ob, fl, &fresh);
 	uint64_t p[2] = { 0x10, 1 }, c[2] = { 1, 0 };
 	cost(w, f, fl, p, c);
-	cost(w, g, cgw_fn_get(w, g)->file, p, c);
+	cost(w, g, cgw_fn_get(w, g).file, p, c);
 	cost(w, e, fl, p, c);
 }
 

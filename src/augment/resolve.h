@@ -153,7 +153,7 @@ static inline uint32_t resolve_out(const struct resolver *r, uint32_t fn)
  * lines at addresses LO to HI: if that overlaps a symbol's range, FN's span takes it in
  * (rule 9 looks for moved code there; moved code is always in a symbol's range). */
 void resolve_note_block(struct resolver *r, uint32_t fn, uint64_t lo, uint64_t hi);
-/* The end of the part's body: the spans become one per function, sorted by function. */
+/* The end of the part's body: the spans become one per function (in no set order). */
 void resolve_merge_spans(struct resolver *r);
 
 /* symtab_lookup(ADDR) in the run's symbols, through a small cache: the symbols do not

@@ -43,9 +43,9 @@ sub cache_path {
 	return "$cache/" . $key->hexdigest;
 }
 
-# lines(DIR, PROFILE, TOOL, ARGS...): the lines `cd DIR && TOOL ARGS... PROFILE` prints on
-# stdout (stderr dropped), and its exit status; DIR undef: an empty directory (the tools
-# strip the current directory from file names).
+# lines(DIR, PROFILE, TOOL, ARGS...): the exit status of `cd DIR && TOOL ARGS... PROFILE`
+# and the lines it prints on stdout (stderr dropped); DIR undef: an empty directory (the
+# tools strip the current directory from file names). Only answers with status 0 are kept.
 sub lines {
 	my ($dir, $profile, $tool, @args) = @_;
 	my $where = defined $dir ? $dir : '';
@@ -61,7 +61,8 @@ sub lines {
 	my @l = <$fh>;
 	close $fh;
 	my $rc = $? >> 8;
-	write_lines($kept, [$rc, @l]) if $kept;
+	# only a run that worked: a failure (killed, out of memory) must not outlive this run
+	write_lines($kept, [$rc, @l]) if $kept && $? == 0;
 	return ($rc, @l);
 }
 

@@ -220,13 +220,16 @@ for (@addrs) {
 # part) go to that function, so the pseudo-functions holding such lines count toward its
 # bound too. The span: the hull of the function's own cost lines in those of its fn=
 # blocks that overlap a symbol's range (cgcheck --spans gives each block's).
-sub overlaps_symbol {
+my @end_max;   # per entry of @by_start, the largest end up to it
+for my $i (0 .. $#by_start) {
+	my $e = $by_start[$i][1];
+	push @end_max, $i && $end_max[$i - 1] > $e ? $end_max[$i - 1] : $e;
+}
+sub overlaps_symbol {   # some symbol has an address in [LO, HI]
 	my ($lo, $hi) = @_;
-	for my $s (@by_start) {
-		last if $s->[0] > $hi;
-		return 1 if $s->[1] > $lo;
-	}
-	return 0;
+	my ($a, $b) = (0, scalar @by_start);   # the first entry starting above HI
+	while ($a < $b) { my $m = int(($a + $b) / 2); if ($by_start[$m][0] <= $hi) { $a = $m + 1 } else { $b = $m } }
+	return $a > 0 && $end_max[$a - 1] > $lo;
 }
 my %span_of;   # "part\tfunction key" -> [lo, hi]
 my (undef, @span_rows) = run($cgcheck, '--spans', $in);

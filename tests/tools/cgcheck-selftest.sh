@@ -163,6 +163,11 @@ jit jit-recursion-call-dropped jit-rec.in.cg jit-rec-dropped.out.cg 1 \
 	"^violation${T}inv1${T}1${T}jit_F${T}Ir: inclusive 54 != 58 = calls into it in the input 58 - returns recorded as calls 0 \+ synthetic calls into it 0\$" \
 	"^violation${T}inv5${T}1${T}jit_F${T}Ir: its callers pay 54, its self cost 22 \+ calls to others 36 \+ synthetic calls 0 = 58; " \
 	"^summary${T}parts=1${T}functions=1${T}returns=0${T}violations=2\$"
+# jit_G's own line inside the span of an ELF function (Builtins_E) stays jit_G's: rule 9
+# takes only code of another JIT function, reached by a jump
+jit jit-rule9-own-code jit-r9own.in.cg jit-r9own.out.cg 0 \
+	"^fn${T}1${T}jit_G${T}incl=0${T}.*${T}self=10${T}in-self=10${T}" \
+	"^summary${T}parts=1${T}functions=1${T}returns=0${T}violations=0\$"
 "$cg" --jit-invariants "$cases/jit.ranges" "$cases/jit-ret.in.cg" >/dev/null 2>&1
 rc=$?
 if [ "$rc" -eq 2 ]; then ok jit-usage; else bad jit-usage "one profile exited $rc, not 2"; fi

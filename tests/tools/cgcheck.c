@@ -602,16 +602,19 @@ static bool jit_in_elf_function(u64 a)
 /* input: the group a line of function F at address A (if HAVE_A) belongs to.
  * With addresses, the symbol owning the address, or none: uncovered code
  * reached by a jump from JIT code gets an identity of its own (README, rule
- * 5), and covered code inside the span of an ELF function's own cost lines
- * goes to that function (rule 9: node's map names builtins in its binary) */
+ * 5), and code of another JIT function than F's, reached by a jump, inside
+ * the span of an ELF function goes to that function (rule 9: node's map
+ * names builtins in its binary); F's own code stays F's wherever it is */
 static int jit_attr(int f, bool have_a, u64 a)
 {
 	int r;
 	if (!is_unknown_obj(f))
 		return -1;
-	if (have_a)
-		return (r = jit_own(a)) >= 0 && !jit_in_elf_function(a) ? JR[r].j : -1;
-	return jit_in(f);
+	if (!have_a)
+		return jit_in(f);
+	if ((r = jit_own(a)) < 0)
+		return -1;
+	return JR[r].j != jit_in(f) && jit_in_elf_function(a) ? -1 : JR[r].j;
 }
 
 /* output: the group of a function of a JIT object, by the longest prefix of

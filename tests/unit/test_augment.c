@@ -322,6 +322,20 @@ static void test_augment__rule9_blocks_outside_symbols(void **state)
 	free(s);
 }
 
+static void test_augment__rule9_block_beside_symbols_not_counted(void **state)
+{
+	(void)state;
+	/* Builtins_X's second block, 48 MiB away, meets no symbol: it does not widen the
+	 * span, which holds 0x2008 (a span over both blocks would be too wide) */
+	char *s = augment(HDR "positions: instr line\nevents: Ir\nsummary: 16\n"
+			  "ob=(1) /bin/node\nfl=(1) ???\nfn=(1) Builtins_X\n0x2000 0 1\n0x2010 0 1\n"
+			  "ob=(2) ???\nfl=(2) ???\nfn=(2) 0x0000000000001000\n0x1000 0 5\n0x2008 0 7\n"
+			  "ob=(1)\nfl=(1)\nfn=(1)\n0x3002000 0 2\ntotals: 16\n", rule9_map, 0);
+	assert_int_equal(rep.lines_to_elf_functions, 1);
+	assert_non_null(strstr(s, "cob=(1)\ncfn=(1)\ncalls=7 0x2008 0\n"));
+	free(s);
+}
+
 static void test_augment__rule9_wide_span(void **state)
 {
 	(void)state;
@@ -357,14 +371,17 @@ static void test_augment__rule9_interleaved_blocks(void **state)
 static void test_augment__rule9_first_defined_wins_a_tie(void **state)
 {
 	(void)state;
-	/* the same span and name length: the function defined first, whatever its id */
-	char *s = augment(HDR "positions: instr line\nevents: Ir\nsummary: 16\n"
-			  "ob=(1) /bin/node\nfl=(1) ???\nfn=(7) Builtins_Y\n0x2000 0 1\n0x2010 0 1\n"
-			  "fn=(3) Builtins_X\n0x2000 0 1\n0x2010 0 1\n"
+	/* the same span and name length: the function defined first (Builtins_X, on a cfn=
+	 * line), whatever its id and wherever its block */
+	char *s = augment(HDR "positions: instr line\nevents: Ir\nsummary: 17\n"
+			  "ob=(1) /bin/node\nfl=(1) ???\nfn=(5) main\n0x100 0 1\n"
+			  "cfn=(9) Builtins_X\ncalls=1 0x2000 0\n0x104 0 2\n"
+			  "fn=(7) Builtins_Y\n0x2000 0 1\n0x2010 0 1\n"
+			  "fn=(9)\n0x2000 0 1\n0x2010 0 1\n"
 			  "ob=(2) ???\nfl=(2) ???\nfn=(2) 0x0000000000001000\n0x1000 0 5\n0x2008 0 7\n"
-			  "totals: 16\n", rule9_map, 0);
+			  "totals: 17\n", rule9_map, 0);
 	assert_int_equal(rep.lines_to_elf_functions, 1);
-	assert_non_null(strstr(s, "cob=(1)\ncfn=(7)\ncalls=7 0x2008 0\n"));
+	assert_non_null(strstr(s, "cob=(1)\ncfn=(9)\ncalls=7 0x2008 0\n"));
 	free(s);
 }
 
@@ -594,6 +611,7 @@ int main(void)
 		cmocka_unit_test(test_augment__default_output),
 		cmocka_unit_test(test_augment__rule9_spans_blocks),
 		cmocka_unit_test(test_augment__rule9_blocks_outside_symbols),
+		cmocka_unit_test(test_augment__rule9_block_beside_symbols_not_counted),
 		cmocka_unit_test(test_augment__rule9_wide_span),
 		cmocka_unit_test(test_augment__rule9_interleaved_blocks),
 		cmocka_unit_test(test_augment__rule9_first_defined_wins_a_tie),

@@ -17,7 +17,6 @@ void deferred_calls_init(struct deferred_calls *q)
 	memset(q, 0, sizeof(*q));
 	q->instr = -1;
 	idmap_init(&q->returns);
-	idmap_init(&q->pooled);
 }
 
 void deferred_calls_free(struct deferred_calls *q)
@@ -29,7 +28,7 @@ void deferred_calls_free(struct deferred_calls *q)
 	free(q->interior);
 	free(q->pool);
 	idmap_free(&q->returns);
-	idmap_free(&q->pooled);
+	free(q->pool_call);
 	memset(q, 0, sizeof(*q));
 }
 
@@ -144,7 +143,10 @@ int deferred_calls_next(const struct deferred_calls *q, struct dcall_cursor *k)
 	k->flags = q->flags[i];
 	k->c.interior = (k->flags & DCALL_INTERIOR) != 0;
 	if (k->flags & DCALL_LOWERED) {
-		const uint64_t *x = q->pool + idmap_get(&q->pooled, i) * ((size_t)q->nevents + 1);
+		/* the pool is in call order, and so are the cursor's calls */
+		while (q->pool_call[k->pooled] < i)
+			k->pooled++;
+		const uint64_t *x = q->pool + k->pooled * ((size_t)q->nevents + 1);
 		memcpy(k->costs, x, q->nevents * sizeof(*x));
 	}
 	k->c.pos = k->pos;
@@ -199,17 +201,16 @@ static uint64_t arc_key(int32_t sym, uint32_t fn)
 	return (uint64_t)(uint32_t)sym << 32 | fn;
 }
 
-/* Call I's costs and count (the cursor's) into the pool, once: returns its index there. */
+/* Call I's costs and count (the cursor's) into the pool: returns its index there. Calls
+ * come in order, each once. */
 static size_t pool_put(struct deferred_calls *q, const struct dcall_cursor *k, size_t i)
 {
-	uint32_t at = idmap_get(&q->pooled, i);
-	if (at != UINT32_MAX)
-		return at;
-	size_t stride = (size_t)q->nevents + 1, np = q->pooled.count;
+	size_t stride = (size_t)q->nevents + 1, np = q->npool++;
 	XGROW(q->pool, q->pool_cap, (np + 1) * stride);
+	XGROW(q->pool_call, q->pool_call_cap, np + 1);
 	memcpy(q->pool + np * stride, k->costs, q->nevents * sizeof(*q->pool));
 	q->pool[np * stride + q->nevents] = k->c.count;
-	idmap_put(&q->pooled, i, (uint32_t)np);
+	q->pool_call[np] = i;
 	return np;
 }
 
@@ -221,7 +222,7 @@ static void collect(struct deferred_calls *q, size_t *ni, size_t *ns)
 {
 	struct dcall_cursor k;
 	idmap_clear(&q->returns);
-	idmap_clear(&q->pooled);
+	q->npool = 0;
 	*ni = *ns = 0;
 	size_t first = 0;
 	while (first < q->n && !(q->flags[first] & DCALL_INTERIOR))
@@ -234,19 +235,21 @@ static void collect(struct deferred_calls *q, size_t *ni, size_t *ns)
 			idmap_put(&q->returns, arc_key(k.c.callee_sym, k.c.caller), 0);
 	deferred_calls_rewind(&k);
 	while (deferred_calls_next(q, &k)) {
-		size_t i = k.i - 1;
+		size_t i = k.i - 1, at = SIZE_MAX;
 		const struct dcall *c = &k.c;
 		if (c->interior) {
+			at = pool_put(q, &k, i);
 			XGROW(q->interior, q->interior_cap, *ni + 1);
 			q->interior[(*ni)++] = (struct dcall_site){ c->callee_sym, c->caller,
-								    c->target[q->instr], i,
-								    pool_put(q, &k, i) };
+								    c->target[q->instr], i, at };
 		}
 		if (c->caller_sym < 0 || idmap_get(&q->returns, arc_key(c->caller_sym, c->callee)) == UINT32_MAX)
 			continue;
+		if (at == SIZE_MAX)   /* one entry for a call that is both */
+			at = pool_put(q, &k, i);
 		XGROW(q->order, q->order_cap, *ns + 1);
 		q->order[(*ns)++] = (struct dcall_site){ c->caller_sym, c->callee, c->pos[q->instr],
-							 i, pool_put(q, &k, i) };
+							 i, at };
 	}
 	if (*ns)   /* ORDER may still be NULL, which qsort() must not get */
 		qsort(q->order, *ns, sizeof(*q->order), cmp_site);

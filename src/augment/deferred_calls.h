@@ -72,15 +72,17 @@ struct deferred_calls {
 	size_t order_cap;
 	struct dcall_site *interior;   /* the maybe-returns, in order (site: their target) */
 	size_t interior_cap;
-	uint64_t *pool;             /* per call taking part: costs (nevents), count */
-	size_t pool_cap;
-	struct idmap pooled;        /* call -> its index in pool */
+	uint64_t *pool;             /* per call taking part, in call order: costs (nevents),
+	                               count */
+	size_t *pool_call;          /* ... and that call's index */
+	size_t npool, pool_cap, pool_call_cap;
 };
 
 /* Reads the held calls in order: deferred_calls_rewind(), then each deferred_calls_next()
  * fills C (its pointers into the cursor, valid until the next call) and I. */
 struct dcall_cursor {
 	size_t i, off;
+	size_t pooled;              /* pool entries of the calls before I */
 	struct dcall c;
 	unsigned flags;             /* DCALL_* */
 	uint64_t pos[CG_MAX_POS], target[CG_MAX_POS], costs[CG_MAX_EVENTS];
@@ -114,6 +116,6 @@ int deferred_calls_next(const struct deferred_calls *q, struct dcall_cursor *k);
  * (all records from F's code at s to P together, whatever identity ran it) have at least R's count and, per event, at
  * least the cost left after earlier matches. R is marked dropped and its inclusive cost
  * is subtracted from the calls at s (their count is kept). Returns the number dropped. */
-size_t deferred_calls_match_returns(struct deferred_calls *q);
+size_t deferred_calls_match_returns(struct deferred_calls *q);   /* once per part */
 
 #endif

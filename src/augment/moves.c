@@ -96,7 +96,8 @@ static int elf_owner_beats(const struct cg_names *names, uint32_t fn, uint64_t w
 {
 	if (!best || width != best_width)
 		return !best || width < best_width;
-	uint32_t len = cg_names_get_fn(names, fn)->len, best_len = cg_names_get_fn(names, best - 1)->len;
+	/* lengths are capped at CG_FN_LEN_MAX: longer names tie, and the first defined wins */
+	uint32_t len = cg_names_get_fn(names, fn).len, best_len = cg_names_get_fn(names, best - 1).len;
 	return len != best_len ? len < best_len : fn < best - 1;
 }
 

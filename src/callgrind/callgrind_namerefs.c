@@ -52,9 +52,9 @@ static uint32_t fn_index(struct cg_reader *r, int compressed, uint64_t id, uint3
 	} else if (known != UINT32_MAX) {
 		/* Not looked up by name: two ids with one name stay two indices
 		 * (callgrind_names.h). Only the id's own definition is compared. */
-		const struct cg_fn *f = cg_names_get_fn(&r->names, known);
-		uint32_t len = n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
-		return f->len == len && f->fp == cg_names_fn_fp(name, n, obj, file) ? known : UINT32_MAX;
+		struct cg_fn f = cg_names_get_fn(&r->names, known);
+		uint32_t len = n > CG_FN_LEN_MAX ? CG_FN_LEN_MAX : (uint32_t)n;
+		return f.len == len && f.fp == cg_names_fn_fp(name, n, obj, file) ? known : UINT32_MAX;
 	} else {
 		idx = cg_names_add_fn(&r->names, cg_names_fn_fp(name, n, obj, file), n);
 	}

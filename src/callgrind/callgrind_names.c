@@ -20,7 +20,8 @@ void cg_names_free(struct cg_names *n)
 {
 	strtab_free(&n->objs);
 	strtab_free(&n->files);
-	free(n->fns);
+	free(n->fn_fp);
+	free(n->fn_len);
 	idmap_free(&n->plain);
 	for (int i = 0; i < 3; i++) {
 		idmap_free(&n->ids[i]);
@@ -96,8 +97,10 @@ uint32_t cg_names_fn_fp(const char *name, size_t len, uint32_t obj, uint32_t fil
 
 uint32_t cg_names_add_fn(struct cg_names *n, uint32_t fp, size_t len)
 {
-	XGROW(n->fns, n->fns_cap, n->nfns + 1);
-	n->fns[n->nfns] = (struct cg_fn){ fp, len > UINT32_MAX ? UINT32_MAX : (uint32_t)len };
+	XGROW(n->fn_fp, n->fn_fp_cap, n->nfns + 1);
+	XGROW(n->fn_len, n->fn_len_cap, n->nfns + 1);
+	n->fn_fp[n->nfns] = fp;
+	n->fn_len[n->nfns] = (uint16_t)(len > CG_FN_LEN_MAX ? CG_FN_LEN_MAX : len);
 	return (uint32_t)n->nfns++;
 }
 

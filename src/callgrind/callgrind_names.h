@@ -14,7 +14,7 @@
  * tells "(id) same-name" again (fine) from "(id) other-name" (refused). Uncompressed names
  * ("fn=name": other writers, tests) are interned by (name, object, file) in a table of
  * their own, so that their indices follow the distinct names, not the lines. Everything
- * is cleared at each new part; memory grows with the number of definitions, 8 bytes each,
+ * is cleared at each new part; memory grows with the number of definitions, 6 bytes each,
  * not with the length of the names. */
 #ifndef CGJIT_CALLGRIND_NAMES_H
 #define CGJIT_CALLGRIND_NAMES_H
@@ -29,14 +29,16 @@ enum cg_space { SP_OBJ, SP_FILE, SP_FN };
 
 struct cg_fn {
 	uint32_t fp;        /* fingerprint of (name, obj, file): cg_names_fn_fp() */
-	uint32_t len;       /* of the name (capped at UINT32_MAX) */
+	uint32_t len;       /* of the name, capped at CG_FN_LEN_MAX */
 };
+enum { CG_FN_LEN_MAX = UINT16_MAX };
 
 struct cg_names {
 	struct strtab objs;     /* index -> object name */
 	struct strtab files;    /* index -> file name */
-	struct cg_fn *fns;      /* index -> function fingerprint and length */
-	size_t nfns, fns_cap;
+	uint32_t *fn_fp;        /* index -> function fingerprint ... */
+	uint16_t *fn_len;       /* ... and name length (6 bytes a function, not 8) */
+	size_t nfns, fn_fp_cap, fn_len_cap;
 	struct idmap plain;     /* uncompressed names: cg_names_plain_key() -> index */
 	struct idmap ids[3];    /* compressed input id -> index, per space: sparse ids */
 	uint32_t *dense[3];     /* ... and small ids, where callgrind's are (UINT32_MAX: none) */
@@ -70,9 +72,9 @@ uint32_t cg_names_add_fn(struct cg_names *n, uint32_t fp, size_t len);
 /* The index of the uncompressed function (NAME, OBJ, FILE), added if new (*ADDED tells). */
 uint32_t cg_names_intern_plain(struct cg_names *n, const char *name, size_t len, uint32_t obj,
 			       uint32_t file, int *added);
-static inline const struct cg_fn *cg_names_get_fn(const struct cg_names *n, uint32_t i)
+static inline struct cg_fn cg_names_get_fn(const struct cg_names *n, uint32_t i)
 {
-	return &n->fns[i];
+	return (struct cg_fn){ n->fn_fp[i], n->fn_len[i] };
 }
 static inline const struct strtab_entry *cg_names_get(const struct cg_names *n,
 						      enum cg_space space, uint32_t i)

@@ -372,6 +372,27 @@ static void test_callgrind_reader__redefinition_refused(void **state)
 	expect_cases(cases, sizeof(cases) / sizeof(cases[0]));
 }
 
+/* Names longer than the 65,535 bytes a length is kept in: the same again is fine, one a
+ * byte longer (both lengths capped alike) is refused by the fingerprint. */
+static void test_callgrind_reader__long_name_redefinition(void **state)
+{
+	(void)state;
+	enum { LONG = 70000 };
+	char *a = malloc(LONG + 2), *text = malloc(3 * LONG + 512);
+	assert_non_null(a);
+	assert_non_null(text);
+	memset(a, 'a', LONG + 1);
+	a[LONG + 1] = '\0';
+	for (int longer = 0; longer < 2; longer++) {
+		snprintf(text, 3 * LONG + 512, HDR "events: Ir\nob=(1) x\nfl=(1) x\nfn=(2) %.*s\n1 1\n"
+			 "fn=(2) %.*s\n1 1\ntotals: 2\n", LONG, a, LONG + longer, a);
+		struct bad_case c = { text, longer ? ":12: id (2) redefined as 'aaaa" : NULL };
+		expect_cases(&c, 1);
+	}
+	free(a);
+	free(text);
+}
+
 /* What the sink received, checked against what the test wrote. */
 struct sink_log {
 	char *text;             /* every line delivered (sink or record), in order, "\n" after each */
@@ -582,6 +603,7 @@ int main(void)
 		cmocka_unit_test(test_callgrind_reader__uncompressed_and_fi),
 		cmocka_unit_test(test_callgrind_reader__one_name_two_ids),
 		cmocka_unit_test(test_callgrind_reader__redefinition_refused),
+		cmocka_unit_test(test_callgrind_reader__long_name_redefinition),
 		cmocka_unit_test(test_callgrind_reader__parts_reset_ids),
 		cmocka_unit_test(test_callgrind_reader__jumps_and_crlf),
 		cmocka_unit_test(test_callgrind_reader__long_line_and_context_names),

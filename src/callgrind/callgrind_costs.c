@@ -289,7 +289,7 @@ static inline void prefetch_fn_id(const struct cg_names *n, const char *p)
 			for (q += 4; (unsigned)(*q - '0') <= 9 && id < ((uint64_t)1 << 40); q++)
 				id = id * 10 + (unsigned)(*q - '0');
 			if (id < n->dense_n[SP_FN])
-				__builtin_prefetch(&n->dense[SP_FN][id]);
+				__builtin_prefetch(&n->dense[SP_FN][3 * id]);
 			return;
 		}
 		/* past an empty line, or a call's "cfi=(N)" or "cob=(N)" */

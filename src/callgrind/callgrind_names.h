@@ -41,8 +41,10 @@ struct cg_names {
 	size_t nfns, fn_fp_cap, fn_len_cap;
 	struct idmap plain;     /* uncompressed names: cg_names_plain_key() -> index */
 	struct idmap ids[3];    /* compressed input id -> index, per space: sparse ids */
-	uint32_t *dense[3];     /* ... and small ids, where callgrind's are (UINT32_MAX: none) */
-	size_t dense_cap[3], dense_n[3];   /* capacity; entries in use */
+	/* ... and small ids, where callgrind's are: 3 bytes an id, the index little-endian
+	 * (CG_DENSE_NONE: none; larger indices go to the map), with a byte to spare after */
+	unsigned char *dense[3];
+	size_t dense_cap[3], dense_n[3];   /* capacity in bytes; ids covered */
 	size_t nids[3];
 };
 
@@ -50,12 +52,19 @@ void cg_names_init(struct cg_names *n);
 void cg_names_free(struct cg_names *n);
 void cg_names_clear(struct cg_names *n);
 
+enum { CG_DENSE_NONE = 0xffffff };
+
 /* The index bound to compressed id ID in SPACE, or UINT32_MAX. */
 static inline uint32_t cg_names_id_get(const struct cg_names *n, enum cg_space sp, uint64_t id)
 {
 	/* an id put in the map may lie below a later, larger table */
-	uint32_t i = id < n->dense_n[sp] ? n->dense[sp][id] : UINT32_MAX;
-	return i != UINT32_MAX ? i : idmap_get(&n->ids[sp], id);
+	if (id < n->dense_n[sp]) {
+		const unsigned char *e = n->dense[sp] + 3 * id;
+		uint32_t i = (uint32_t)e[0] | (uint32_t)e[1] << 8 | (uint32_t)e[2] << 16;
+		if (i != CG_DENSE_NONE)
+			return i;
+	}
+	return idmap_get(&n->ids[sp], id);
 }
 void cg_names_id_put(struct cg_names *n, enum cg_space sp, uint64_t id, uint32_t index);
 

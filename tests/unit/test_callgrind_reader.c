@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "callgrind/callgrind_names.h"
 #include "callgrind/callgrind_reader.h"
 #include "core/diag.h"
 #include "helpers.h"
@@ -393,6 +394,42 @@ static void test_callgrind_reader__long_name_redefinition(void **state)
 	free(text);
 }
 
+/* The id tables: dense ids in 3-byte entries, sparse and hostile ids and indices of
+ * 2^24 - 1 or more in the map; every id gives back the index put last. */
+static void test_callgrind_reader__id_tables(void **state)
+{
+	(void)state;
+	enum { N = 20000 };
+	static uint64_t ids[N];
+	static uint32_t idx[N];
+	struct cg_names n;
+	cg_names_init(&n);
+	srand(25);
+	for (int round = 0; round < 2; round++) {
+		for (size_t i = 0; i < N; i++) {
+			int k = rand() % 8;
+			ids[i] = k == 0 ? UINT64_MAX - (uint64_t)(rand() % 1000)          /* hostile */
+			       : k == 1 ? ((uint64_t)1 << 40) + (uint64_t)rand()       /* sparse */
+			       : (uint64_t)(rand() % (3 * N));                       /* dense, reused */
+			idx[i] = k == 2 ? CG_DENSE_NONE + (uint32_t)(rand() % 3)       /* past 3 bytes */
+			       : (uint32_t)rand() % CG_DENSE_NONE;
+			cg_names_id_put(&n, SP_FN, ids[i], idx[i]);
+		}
+		for (size_t i = 0; i < N; i++) {
+			size_t last = i;   /* the index this id got last */
+			for (size_t j = i + 1; j < N; j++)
+				if (ids[j] == ids[i])
+					last = j;
+			assert_int_equal(cg_names_id_get(&n, SP_FN, ids[i]), idx[last]);
+		}
+		assert_int_equal(cg_names_id_get(&n, SP_FN, 3 * N + 5), UINT32_MAX);
+		assert_int_equal(cg_names_id_get(&n, SP_OBJ, ids[0]), UINT32_MAX);
+		cg_names_clear(&n);   /* a new part: nothing bound */
+		assert_int_equal(cg_names_id_get(&n, SP_FN, ids[N - 1]), UINT32_MAX);
+	}
+	cg_names_free(&n);
+}
+
 /* What the sink received, checked against what the test wrote. */
 struct sink_log {
 	char *text;             /* every line delivered (sink or record), in order, "\n" after each */
@@ -604,6 +641,7 @@ int main(void)
 		cmocka_unit_test(test_callgrind_reader__one_name_two_ids),
 		cmocka_unit_test(test_callgrind_reader__redefinition_refused),
 		cmocka_unit_test(test_callgrind_reader__long_name_redefinition),
+		cmocka_unit_test(test_callgrind_reader__id_tables),
 		cmocka_unit_test(test_callgrind_reader__parts_reset_ids),
 		cmocka_unit_test(test_callgrind_reader__jumps_and_crlf),
 		cmocka_unit_test(test_callgrind_reader__long_line_and_context_names),

@@ -21,6 +21,7 @@ struct cgw_name {
 };
 
 enum { FN_NUMBERED = 1, FN_WRITTEN = 2, FN_BIG = 4 };
+enum { FN_ID_BITS = 24, FN_ID_MAX = (1u << FN_ID_BITS) - 1 };
 
 /* A call or a jump held by the writer (cgw_call, cgw_jump): its positions and costs in
  * the held pool, from POOL on. */
@@ -43,20 +44,22 @@ struct cgw {
 
 	struct table objs, files;
 	/* Every identity, interned or not, has an object and a file: an index in CTXS, the
-	 * distinct (object, file) pairs of the part, which are few (4 bytes an identity where
-	 * the pair took 8) */
-	uint32_t *fn_ctx;
+	 * distinct (object, file) pairs of the part, which are few: 2 bytes an identity where
+	 * the pair took 8, or 4 once a part has more than 65,536 pairs (ctx_of()) */
+	uint16_t *fn_ctx16;
+	uint32_t *fn_ctx32;         /* instead, when CTX_WIDE */
+	int ctx_wide;
 	struct cgw_fn *ctxs;
 	size_t nctxs, ctxs_cap, fn_ctx_cap;
 	struct idmap ctx_of;        /* object << 32 | file -> index in ctxs */
 	uint64_t last_ctx_key;      /* the pair looked up last, and its index */
 	uint32_t last_ctx;
-	/* Output ids of identities: the input's where it gave one (struct cgw_id). Those that
-	 * fit 32 bits are in FN_ID, larger ones (another writer's, or a hostile file's) in
-	 * BIG_IDS, found through BIG_OF. */
-	uint32_t *fn_id;
-	uint8_t *fn_state;          /* FN_* */
-	size_t nfns, fn_id_cap, fn_state_cap;
+	/* Per identity, its FN_* flags in the top byte and its output id below (the input's
+	 * where it gave one, struct cgw_id), if that fits 24 bits: callgrind's ids do (the
+	 * big node profile's reach 615,394); larger ones (another writer's, a hostile file's)
+	 * are in BIG_IDS, found through BIG_OF. 4 bytes, where id and flags took 5. */
+	uint32_t *fn_word;
+	size_t nfns, fn_word_cap;
 	uint64_t *big_ids;
 	size_t nbig, big_cap;
 	struct idmap big_of;        /* identity -> index in big_ids */
@@ -155,11 +158,11 @@ void cgw_free(struct cgw *w)
 	idmap_free(&w->pending_ids);
 	arena_free(&w->transient);
 	arena_free(&w->pending);
-	free(w->fn_ctx);
+	free(w->fn_ctx16);
+	free(w->fn_ctx32);
 	free(w->ctxs);
 	idmap_free(&w->ctx_of);
-	free(w->fn_id);
-	free(w->fn_state);
+	free(w->fn_word);
 	free(w->big_ids);
 	idmap_free(&w->big_of);
 	free(w->held);
@@ -184,6 +187,12 @@ void cgw_part_begin(struct cgw *w)
 	arena_reset(&w->pending);
 	w->nfns = 0;
 	w->nctxs = 0;
+	if (w->ctx_wide) {   /* the next part may have few pairs again */
+		free(w->fn_ctx32);
+		w->fn_ctx32 = NULL;
+		w->fn_ctx_cap = 0;
+		w->ctx_wide = 0;
+	}
 	idmap_clear(&w->ctx_of);
 	w->last_ctx = UINT32_MAX;
 	w->settled = 0;
@@ -255,34 +264,69 @@ static uint32_t ctx_index(struct cgw *w, uint32_t obj, uint32_t file)
 	return i;
 }
 
+static inline uint32_t ctx_of(const struct cgw *w, uint32_t fn)
+{
+	return w->ctx_wide ? w->fn_ctx32[fn] : w->fn_ctx16[fn];
+}
+
+/* Identity FN has pair CTX. */
+static void set_ctx(struct cgw *w, uint32_t fn, uint32_t ctx)
+{
+	if (!w->ctx_wide && ctx > UINT16_MAX) {
+		uint32_t *wide = xmalloc((w->fn_ctx_cap ? w->fn_ctx_cap : 1) * sizeof(*wide));
+		for (size_t i = 0; i < fn; i++)
+			wide[i] = w->fn_ctx16[i];
+		free(w->fn_ctx16);
+		w->fn_ctx16 = NULL;
+		w->fn_ctx32 = wide;
+		w->ctx_wide = 1;
+	}
+	if (w->ctx_wide)
+		w->fn_ctx32[fn] = ctx;
+	else
+		w->fn_ctx16[fn] = (uint16_t)ctx;
+}
+
 static uint32_t add_fn(struct cgw *w, const char *name, size_t len, uint32_t obj, uint32_t file)
 {
-	XGROW(w->fn_ctx, w->fn_ctx_cap, w->nfns + 1);
-	XGROW(w->fn_id, w->fn_id_cap, w->nfns + 1);
-	XGROW(w->fn_state, w->fn_state_cap, w->nfns + 1);
+	if (w->ctx_wide)
+		XGROW(w->fn_ctx32, w->fn_ctx_cap, w->nfns + 1);
+	else
+		XGROW(w->fn_ctx16, w->fn_ctx_cap, w->nfns + 1);
+	XGROW(w->fn_word, w->fn_word_cap, w->nfns + 1);
 	XGROW(w->recent, w->recent_cap, w->nfns - w->settled + 1);
-	w->fn_ctx[w->nfns] = ctx_index(w, obj, file);
-	w->fn_id[w->nfns] = 0;
-	w->fn_state[w->nfns] = 0;
+	set_ctx(w, (uint32_t)w->nfns, ctx_index(w, obj, file));
+	w->fn_word[w->nfns] = 0;
 	w->recent[w->nfns - w->settled] = (struct cgw_name){ name, len };
 	return (uint32_t)w->nfns++;
 }
 
 /* ---- output ids ---- */
 
+static inline unsigned fn_flags(const struct cgw *w, uint32_t fn)
+{
+	return w->fn_word[fn] >> FN_ID_BITS;
+}
+
+static inline void fn_flag(struct cgw *w, uint32_t fn, unsigned flag)
+{
+	w->fn_word[fn] |= (uint32_t)flag << FN_ID_BITS;
+}
+
 static uint64_t out_id(const struct cgw *w, uint32_t fn)
 {
-	return w->fn_state[fn] & FN_BIG ? w->big_ids[idmap_get(&w->big_of, fn)] : w->fn_id[fn];
+	return fn_flags(w, fn) & FN_BIG ? w->big_ids[idmap_get(&w->big_of, fn)]
+					 : w->fn_word[fn] & FN_ID_MAX;
 }
 
 static void set_id(struct cgw *w, uint32_t fn, uint64_t id)
 {
-	w->fn_state[fn] |= FN_NUMBERED;
-	if (id <= UINT32_MAX) {
-		w->fn_id[fn] = (uint32_t)id;
+	fn_flag(w, fn, FN_NUMBERED);
+	if (id <= FN_ID_MAX) {
+		w->fn_word[fn] |= (uint32_t)id;
 		return;
 	}
-	w->fn_state[fn] |= FN_BIG;
+	fn_flag(w, fn, FN_BIG);
 	XGROW(w->big_ids, w->big_cap, w->nbig + 1);
 	w->big_ids[w->nbig] = id;
 	idmap_put(&w->big_of, fn, (uint32_t)w->nbig++);
@@ -317,7 +361,7 @@ static void number(struct cgw *w, uint32_t fn, const struct cgw_id *id)
 {
 	if (id->from == CGW_ID_INPUT)
 		use_id(w, id->id);
-	if (w->fn_state[fn] & FN_NUMBERED)
+	if (fn_flags(w, fn) & FN_NUMBERED)
 		return;
 	switch (id->from) {
 	case CGW_ID_INPUT:
@@ -403,7 +447,7 @@ void cgw_settle(struct cgw *w)
 {
 	for (size_t i = w->settled; i < w->nfns; i++) {
 		const struct cgw_name *f = &w->recent[i - w->settled];
-		if ((w->fn_state[i] & FN_WRITTEN) || !f->name)
+		if ((fn_flags(w, (uint32_t)i) & FN_WRITTEN) || !f->name)
 			continue;
 		XGROW(w->pending_names, w->pending_cap, w->npending + 1);
 		w->pending_names[w->npending] =
@@ -416,7 +460,7 @@ void cgw_settle(struct cgw *w)
 
 struct cgw_fn cgw_fn_get(const struct cgw *w, uint32_t fn)
 {
-	return w->ctxs[w->fn_ctx[fn]];
+	return w->ctxs[ctx_of(w, fn)];
 }
 
 const uint64_t *cgw_sums(const struct cgw *w)
@@ -469,10 +513,10 @@ static void ref_file(struct cgw *w, const char *tag, uint32_t i)
 /* "TAG(id)", with the name at the identity's first use. */
 static void ref_fn(struct cgw *w, const char *tag, uint32_t i)
 {
-	if (!(w->fn_state[i] & FN_NUMBERED))
+	if (!(fn_flags(w, i) & FN_NUMBERED))
 		abort();   /* a record naming it should have been held (cgw_call, cgw_jump) */
 	struct cgw_name *f = NULL;
-	if (!(w->fn_state[i] & FN_WRITTEN))
+	if (!(fn_flags(w, i) & FN_WRITTEN))
 		f = i >= w->settled ? &w->recent[i - w->settled]
 		  : &w->pending_names[idmap_get(&w->pending_ids, i)];
 	size_t len = f ? f->len : 0;
@@ -488,7 +532,7 @@ static void ref_fn(struct cgw *w, const char *tag, uint32_t i)
 		memcpy(o, f->name, len);
 		o += len;
 		f->name = NULL;   /* written: its pending copy is no longer needed */
-		w->fn_state[i] |= FN_WRITTEN;
+		fn_flag(w, i, FN_WRITTEN);
 	}
 	*o++ = '\n';
 	cg_outbuf_commit(&w->buf, (size_t)(o - s));
@@ -497,7 +541,7 @@ static void ref_fn(struct cgw *w, const char *tag, uint32_t i)
 void cgw_enter(struct cgw *w, uint32_t fn, uint32_t file)
 {
 	if (!w->have_fn || w->fn != fn) {
-		const struct cgw_fn *f = &w->ctxs[w->fn_ctx[fn]];
+		const struct cgw_fn *f = &w->ctxs[ctx_of(w, fn)];
 		int force_fl = 0;
 		if (!w->have_ob || w->ob != f->obj) {
 			ref_obj(w, "ob=", f->obj);
@@ -647,7 +691,7 @@ static void copy_pair(struct cgw *w, const char *a, size_t alen, const char *b, 
 
 static int numbered(const struct cgw *w, uint32_t fn)
 {
-	return (w->fn_state[fn] & FN_NUMBERED) != 0;
+	return (fn_flags(w, fn) & FN_NUMBERED) != 0;
 }
 
 /* Holds a call or jump that names an identity waiting for its id: a copy, with its
@@ -687,7 +731,7 @@ void cgw_call(struct cgw *w, const struct cgw_call *c)
 		cg_outbuf_put(&w->buf, c->comment, strlen(c->comment));
 		cg_outbuf_put(&w->buf, "\n", 1);
 	}
-	const struct cgw_fn *callee = &w->ctxs[w->fn_ctx[c->callee]];
+	const struct cgw_fn *callee = &w->ctxs[ctx_of(w, c->callee)];
 	if (callee->obj != w->ob)
 		ref_obj(w, "cob=", callee->obj);
 	if (callee->file != w->file)
@@ -754,7 +798,7 @@ int cgw_jump(struct cgw *w, const struct cgw_jump *j)
 int cgw_number_new(struct cgw *w)
 {
 	for (size_t i = 0; i < w->nfns; i++)
-		if (!(w->fn_state[i] & FN_NUMBERED))
+		if (!(fn_flags(w, i) & FN_NUMBERED))
 			set_id(w, (uint32_t)i, fresh_id(w));
 	if (w->ids_exhausted)
 		return -1;

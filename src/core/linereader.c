@@ -47,7 +47,8 @@ void line_reader_init(struct line_reader *lr, struct input *in, size_t max_line)
 	memset(lr, 0, sizeof(*lr));
 	lr->in = in;
 	lr->max_line = max_line;
-	lr->cap = 2 * CHUNK;
+	/* the size of the thread's buffers, which this one becomes one of (join()) */
+	lr->cap = HEAD + CHUNK + 1;
 	lr->buf = xmalloc(lr->cap);
 	lr->buf[0] = '\0';
 }

@@ -362,9 +362,85 @@ static void test_callgrind_writer__ids_exhausted(void **state)
 	free(s);
 }
 
+/* More (object, file) pairs than 2-byte indices hold: identities keep theirs when the
+ * table widens, calls write cfi= by them, and the next part starts narrow again. */
+static void body_many_files(struct cgw *w)
+{
+	enum { N = 70000 };
+	static uint32_t fn[N], file[N];
+	char name[32];
+	uint32_t obj = cgw_obj(w, "/bin/prog", 9);
+	for (uint32_t i = 0; i < N; i++) {
+		int n = snprintf(name, sizeof(name), "f%u.c", i);
+		file[i] = cgw_file(w, name, (size_t)n);
+		fn[i] = cgw_fn_copied(w, name, (size_t)n, obj, file[i], &fresh);
+		cgw_settle(w);
+	}
+	for (uint32_t i = 0; i < N; i++) {
+		assert_int_equal(cgw_fn_get(w, fn[i]).file, file[i]);
+		assert_int_equal(cgw_fn_get(w, fn[i]).obj, obj);
+	}
+	uint64_t p[2] = { 0x1000, 1 }, c[2] = { 1, 0 };
+	cost(w, fn[N - 1], file[N - 1], p, c);
+	cgw_call(w, &(struct cgw_call){ .fn = fn[N - 1], .file = file[N - 1], .pos = p,
+					.callee = fn[3], .target = p, .count = 1, .costs = c });
+	assert_int_equal(cgw_number_new(w), 0);
+	cgw_part_begin(w);
+	uint32_t f = cgw_file(w, "g.c", 3), g = cgw_fn_copied(w, "g", 1, cgw_obj(w, "x", 1), f, &fresh);
+	assert_int_equal(cgw_fn_get(w, g).file, f);
+}
+
+static void test_callgrind_writer__many_pairs(void **state)
+{
+	(void)state;
+	char *s = run_writer(body_many_files);
+	/* files are numbered where first written */
+	assert_non_null(strstr(s, "ob=(1) /bin/prog\nfl=(1) f69999.c\nfn=(70000) f69999.c\n"));
+	assert_non_null(strstr(s, "cfi=(2) f3.c\ncfn=(4) f3.c\ncalls=1 "));
+	free(s);
+}
+
+/* Input ids around the 24 bits an identity keeps in place: the larger ones in the map. */
+static void body_id_widths(struct cgw *w)
+{
+	static const uint64_t ids[] = { 3, (1u << 24) - 1, 1u << 24, ((uint64_t)1 << 32) + 5,
+					UINT64_MAX - 1, 0 };
+	uint32_t obj = cgw_obj(w, "/bin/prog", 9), file = cgw_file(w, "a.c", 3);
+	uint64_t p[2] = { 0x1000, 1 }, c[2] = { 1, 0 };
+	uint32_t fn[6];
+	for (int i = 0; i < 6; i++) {
+		char name[8];
+		int n = snprintf(name, sizeof(name), "f%d", i);
+		struct cgw_id id = { CGW_ID_INPUT, ids[i] };
+		fn[i] = cgw_fn_copied(w, name, (size_t)n, obj, file, &id);
+		cgw_settle(w);
+		cost(w, fn[i], file, p, c);
+	}
+	for (int i = 0; i < 6; i++)   /* each written again by its id alone */
+		cost(w, fn[i], file, p, c);
+}
+
+static void test_callgrind_writer__id_widths(void **state)
+{
+	(void)state;
+	char *s = run_writer(body_id_widths);
+	static const char *const want[] = {
+		"fn=(3) f0\n", "fn=(16777215) f1\n", "fn=(16777216) f2\n", "fn=(4294967301) f3\n",
+		"fn=(18446744073709551614) f4\n", "fn=(0) f5\n",
+		"fn=(3)\n", "fn=(16777215)\n", "fn=(16777216)\n", "fn=(4294967301)\n",
+		"fn=(18446744073709551614)\n", "fn=(0)\n",
+	};
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+		if (!strstr(s, want[i]))
+			fail_msg("'%s' not written", want[i]);
+	free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_callgrind_writer__many_pairs),
+		cmocka_unit_test(test_callgrind_writer__id_widths),
 		cmocka_unit_test(test_callgrind_writer__ids_and_contexts),
 		cmocka_unit_test(test_callgrind_writer__no_blank_names),
 		cmocka_unit_test(test_callgrind_writer__raw_copy_needs_same_base),

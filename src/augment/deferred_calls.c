@@ -4,13 +4,14 @@
 #include <string.h>
 
 #include "augment/deferred_calls.h"
+#include "core/varint.h"
 #include "core/xalloc.h"
 
 /* The longest x86-64 instruction: a return address lies at most this far past its call. */
 enum { MAX_CALL_LEN = 15 };
 
 /* The most bytes one call takes in the stream: a 64-bit number takes 10 at most. */
-#define MAX_RECORD(q) (10 * (3 + 1 + (size_t)(q)->nevents + 2 * (size_t)(q)->npos))
+#define MAX_RECORD(q) (VARINT_MAX * (3 + 1 + (size_t)(q)->nevents + 2 * (size_t)(q)->npos))
 
 void deferred_calls_init(struct deferred_calls *q)
 {
@@ -45,41 +46,6 @@ void deferred_calls_reset(struct deferred_calls *q, unsigned nevents, unsigned n
 
 /* ---- the stream ---- */
 
-static unsigned char *put_num(unsigned char *p, uint64_t v)
-{
-	while (v >= 0x80) {
-		*p++ = (unsigned char)(v | 0x80);
-		v >>= 7;
-	}
-	*p++ = (unsigned char)v;
-	return p;
-}
-
-static const unsigned char *get_num(const unsigned char *p, uint64_t *v)
-{
-	uint64_t x = 0;
-	for (unsigned shift = 0;; shift += 7) {
-		unsigned char b = *p++;
-		x |= (uint64_t)(b & 0x7f) << shift;
-		if (!(b & 0x80))
-			break;
-	}
-	*v = x;
-	return p;
-}
-
-/* V less BASE, as a small number when they are close (either way) */
-static uint64_t diff_code(uint64_t v, uint64_t base)
-{
-	uint64_t d = v - base;
-	return d << 1 ^ (uint64_t)-(int64_t)(d >> 63);
-}
-
-static uint64_t diff_decode(uint64_t code, uint64_t base)
-{
-	return base + (code >> 1 ^ (uint64_t)-(int64_t)(code & 1));
-}
-
 /* A symbol index or -1 as a number */
 static uint64_t sym_code(int32_t sym)
 {
@@ -94,15 +60,15 @@ size_t deferred_calls_add(struct deferred_calls *q, const struct dcall *c)
 	q->at[q->n] = (struct dcall_at){ c->caller, c->file };
 	q->flags[q->n] = c->interior ? DCALL_INTERIOR : 0;
 	unsigned char *p = q->stream + q->len;
-	p = put_num(p, c->callee);
-	p = put_num(p, sym_code(c->caller_sym));
-	p = put_num(p, sym_code(c->callee_sym));
-	p = put_num(p, c->count);
+	p = varint_put(p, c->callee);
+	p = varint_put(p, sym_code(c->caller_sym));
+	p = varint_put(p, sym_code(c->callee_sym));
+	p = varint_put(p, c->count);
 	for (unsigned e = 0; e < q->nevents; e++)
-		p = put_num(p, c->costs[e]);
+		p = varint_put(p, c->costs[e]);
 	for (unsigned k = 0; k < q->npos; k++) {
-		p = put_num(p, diff_code(c->pos[k], q->last_pos[k]));
-		p = put_num(p, diff_code(c->target[k], q->last_target[k]));
+		p = varint_put(p, varint_diff(c->pos[k], q->last_pos[k]));
+		p = varint_put(p, varint_diff(c->target[k], q->last_target[k]));
 		q->last_pos[k] = c->pos[k];
 		q->last_target[k] = c->target[k];
 	}
@@ -122,20 +88,20 @@ int deferred_calls_next(const struct deferred_calls *q, struct dcall_cursor *k)
 	size_t i = k->i++;
 	const unsigned char *p = q->stream + k->off;
 	uint64_t v;
-	p = get_num(p, &v);
+	p = varint_get(p, &v);
 	k->c.callee = (uint32_t)v;
-	p = get_num(p, &v);
+	p = varint_get(p, &v);
 	k->c.caller_sym = (int32_t)((int64_t)v - 1);
-	p = get_num(p, &v);
+	p = varint_get(p, &v);
 	k->c.callee_sym = (int32_t)((int64_t)v - 1);
-	p = get_num(p, &k->c.count);
+	p = varint_get(p, &k->c.count);
 	for (unsigned e = 0; e < q->nevents; e++)
-		p = get_num(p, &k->costs[e]);
+		p = varint_get(p, &k->costs[e]);
 	for (unsigned j = 0; j < q->npos; j++) {
-		p = get_num(p, &v);
-		k->pos[j] = diff_decode(v, k->pos[j]);
-		p = get_num(p, &v);
-		k->target[j] = diff_decode(v, k->target[j]);
+		p = varint_get(p, &v);
+		k->pos[j] = varint_undiff(v, k->pos[j]);
+		p = varint_get(p, &v);
+		k->target[j] = varint_undiff(v, k->target[j]);
 	}
 	k->off = (size_t)(p - q->stream);
 	k->c.caller = q->at[i].caller;

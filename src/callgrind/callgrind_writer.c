@@ -418,29 +418,31 @@ uint32_t cgw_fn(struct cgw *w, const char *name, size_t len, uint32_t obj, uint3
 	return fn;
 }
 
-uint32_t cgw_fn_borrowed(struct cgw *w, const char *name, size_t len, uint32_t obj, uint32_t file,
-			 const struct cgw_id *id)
+/* A new identity with NAME kept as it is (COPY: copied until cgw_settle(), else
+ * borrowed), not interned. A name that needs changing may equal another identity after
+ * the change: it is interned. */
+static uint32_t fn_kept(struct cgw *w, const char *name, size_t len, uint32_t obj, uint32_t file,
+			const struct cgw_id *id, int copy)
 {
-	/* A name that needs changing may equal another identity after the change. */
 	const char *n = name;
 	size_t l = len;
 	if (writable_name(&n, &l))
 		return cgw_fn(w, name, len, obj, file, id);
-	uint32_t fn = add_fn(w, name, len, obj, file);
+	uint32_t fn = add_fn(w, copy ? arena_strndup(&w->transient, name, len) : name, len, obj, file);
 	number(w, fn, id);
 	return fn;
+}
+
+uint32_t cgw_fn_borrowed(struct cgw *w, const char *name, size_t len, uint32_t obj, uint32_t file,
+			 const struct cgw_id *id)
+{
+	return fn_kept(w, name, len, obj, file, id, 0);
 }
 
 uint32_t cgw_fn_copied(struct cgw *w, const char *name, size_t len, uint32_t obj, uint32_t file,
 		       const struct cgw_id *id)
 {
-	const char *n = name;
-	size_t l = len;
-	if (writable_name(&n, &l))
-		return cgw_fn(w, name, len, obj, file, id);
-	uint32_t fn = add_fn(w, arena_strndup(&w->transient, name, len), len, obj, file);
-	number(w, fn, id);
-	return fn;
+	return fn_kept(w, name, len, obj, file, id, 1);
 }
 
 void cgw_settle(struct cgw *w)

@@ -10,12 +10,13 @@
 #include <string.h>
 
 #include "core/scan.h"
+#include "core/varint.h"
 #include "core/xalloc.h"
 #include "jit/symtab.h"
 #include "jit/symtab_stream.h"
 
 /* A checkpoint every STRIDE entries bounds the decoding that random access needs. */
-enum { STRIDE = 16, VARINT_MAX = 10 };
+enum { STRIDE = 16 };
 
 /* The last word of a name, less its ":LINE:COL", is often a source path that thousands of
  * names share (V8: "JS:*f /app/lib/x.js:12:5"; MoarVM: "f(gen/x.nqp:12)", the word in
@@ -62,42 +63,6 @@ void symtab_stream_free(struct symtab_stream *sm)
 	arena_free(&sm->arena);
 }
 
-static unsigned char *put_varint(unsigned char *p, uint64_t v)
-{
-	while (v >= 0x80) {
-		*p++ = (unsigned char)(v | 0x80);
-		v >>= 7;
-	}
-	*p++ = (unsigned char)v;
-	return p;
-}
-
-/* The stream is written only here, so a varint in it ends within VARINT_MAX bytes. */
-static const unsigned char *get_varint(const unsigned char *p, uint64_t *v)
-{
-	uint64_t x = 0;
-	for (unsigned shift = 0;; shift += 7) {
-		unsigned char b = *p++;
-		x |= (uint64_t)(b & 0x7f) << shift;
-		if (b < 0x80)
-			break;
-	}
-	*v = x;
-	return p;
-}
-
-/* Differences mod 2^64, signed, so that a small step down costs a byte as a step up does. */
-static uint64_t zigzag(uint64_t now, uint64_t before)
-{
-	uint64_t d = now - before;
-	return (d << 1) ^ (uint64_t)-(int64_t)(d >> 63);
-}
-
-static uint64_t unzigzag(uint64_t z, uint64_t before)
-{
-	return before + ((z >> 1) ^ (uint64_t)-(int64_t)(z & 1));
-}
-
 /* Decodes the entry at P, whose differences are to *START and *LINE (updated). An entry:
  * start, size, line, then HEAD_LEN << 2 | kind and the head's bytes, then unless the
  * name is whole the location's number, and TAIL_LEN and the tail's bytes or the numbers
@@ -106,28 +71,28 @@ static const unsigned char *decode(const unsigned char *p, uint64_t *start, uint
 				   struct symtab_stream_entry *e)
 {
 	uint64_t v;
-	p = get_varint(p, &v);
-	e->start = *start = unzigzag(v, *start);
-	p = get_varint(p, &e->size);
-	p = get_varint(p, &v);
-	e->line = *line = unzigzag(v, *line);
-	p = get_varint(p, &v);
+	p = varint_get(p, &v);
+	e->start = *start = varint_undiff(v, *start);
+	p = varint_get(p, &e->size);
+	p = varint_get(p, &v);
+	e->line = *line = varint_undiff(v, *line);
+	p = varint_get(p, &v);
 	e->kind = (unsigned)(v & ((1u << KIND_BITS) - 1));
 	e->head = (const char *)p;
 	e->head_len = (size_t)(v >> KIND_BITS);
 	p += e->head_len;
 	if (e->kind == NAME_WHOLE)
 		return p;
-	p = get_varint(p, &v);
+	p = varint_get(p, &v);
 	e->loc = (uint32_t)v;
 	if (e->kind == NAME_TEXT) {
-		p = get_varint(p, &v);
+		p = varint_get(p, &v);
 		e->tail = (const char *)p;
 		e->tail_len = (size_t)v;
 		return p + e->tail_len;
 	}
 	for (unsigned k = 0; k < kind_numbers(e->kind); k++)
-		p = get_varint(p, &e->num[k]);
+		p = varint_get(p, &e->num[k]);
 	if (e->kind == NAME_LINE) {
 		e->kind = e->num[0] & 1 ? NAME_LINE_PAREN : NAME_LINE;
 		e->num[0] >>= 1;
@@ -150,19 +115,19 @@ static const unsigned char *skip_varint(const unsigned char *p)
 static const unsigned char *skip(const unsigned char *p, uint64_t *start, uint64_t *line)
 {
 	uint64_t v;
-	p = get_varint(p, &v);
-	*start = unzigzag(v, *start);
+	p = varint_get(p, &v);
+	*start = varint_undiff(v, *start);
 	p = skip_varint(p);
-	p = get_varint(p, &v);
-	*line = unzigzag(v, *line);
-	p = get_varint(p, &v);
+	p = varint_get(p, &v);
+	*line = varint_undiff(v, *line);
+	p = varint_get(p, &v);
 	unsigned kind = (unsigned)(v & ((1u << KIND_BITS) - 1));
 	p += v >> KIND_BITS;
 	if (kind == NAME_WHOLE)
 		return p;
 	p = skip_varint(p);
 	if (kind == NAME_TEXT) {
-		p = get_varint(p, &v);
+		p = varint_get(p, &v);
 		return p + v;
 	}
 	for (unsigned k = 0; k < kind_numbers(kind); k++)
@@ -359,7 +324,7 @@ static void put_name(struct symtab_stream *sm, unsigned char *p, const char *nam
 	if (kind != NAME_WHOLE)
 		loc = loc_number(sm, name + from, to - from);
 	if (loc == NO_LOC) {
-		p = put_varint(p, (uint64_t)len << KIND_BITS | NAME_WHOLE);
+		p = varint_put(p, (uint64_t)len << KIND_BITS | NAME_WHOLE);
 		memcpy(p, name, len);
 		sm->len = (size_t)(p + len - sm->data);
 		return;
@@ -367,16 +332,16 @@ static void put_name(struct symtab_stream *sm, unsigned char *p, const char *nam
 	unsigned stored = kind == NAME_LINE_PAREN ? NAME_LINE : kind;
 	if (stored == NAME_LINE)
 		num[0] = num[0] << 1 | (kind == NAME_LINE_PAREN);
-	p = put_varint(p, (uint64_t)from << KIND_BITS | stored);
+	p = varint_put(p, (uint64_t)from << KIND_BITS | stored);
 	memcpy(p, name, from);
-	p = put_varint(p + from, loc);
+	p = varint_put(p + from, loc);
 	if (kind == NAME_TEXT) {
-		p = put_varint(p, len - to);
+		p = varint_put(p, len - to);
 		memcpy(p, name + to, len - to);
 		p += len - to;
 	}
 	for (unsigned k = 0; k < kind_numbers(stored); k++)
-		p = put_varint(p, num[k]);
+		p = varint_put(p, num[k]);
 	sm->len = (size_t)(p - sm->data);
 }
 
@@ -388,9 +353,9 @@ void symtab_stream_put(struct symtab_stream *sm, const struct symtab_entry *e)
 	}
 	XGROW(sm->data, sm->cap, sm->len + 8 * VARINT_MAX + e->name_len);
 	unsigned char *p = sm->data + sm->len;
-	p = put_varint(p, zigzag(e->start, sm->prev_start));
-	p = put_varint(p, e->size);
-	p = put_varint(p, zigzag(e->source_line, sm->prev_line));
+	p = varint_put(p, varint_diff(e->start, sm->prev_start));
+	p = varint_put(p, e->size);
+	p = varint_put(p, varint_diff(e->source_line, sm->prev_line));
 	put_name(sm, p, e->name, e->name_len);
 	sm->prev_start = e->start;
 	sm->prev_line = e->source_line;

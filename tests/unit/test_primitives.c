@@ -13,6 +13,7 @@
 #include "core/idmap.h"
 #include "core/io.h"
 #include "core/linereader.h"
+#include "core/scan.h"
 #include "core/slot_index.h"
 #include "core/strtab.h"
 
@@ -235,6 +236,34 @@ static void test_slot_index__find_and_grow(void **state)
 	slot_index_free(&x);
 }
 
+/* fmt_dec() against snprintf(): 0, every power of ten and its neighbours, 2^64 - 1, and
+ * random numbers of every length. */
+static void test_scan__fmt_dec_is_printf(void **state)
+{
+	(void)state;
+	uint64_t v[4000];
+	size_t n = 0;
+	v[n++] = 0;
+	v[n++] = UINT64_MAX;
+	for (uint64_t t = 1; t <= UINT64_MAX / 10; t *= 10) {
+		v[n++] = t - 1;
+		v[n++] = t;
+		v[n++] = t + 1;
+	}
+	srand(24);
+	while (n < sizeof(v) / sizeof(v[0])) {
+		uint64_t x = (uint64_t)rand() << 42 ^ (uint64_t)rand() << 21 ^ (uint64_t)rand();
+		v[n++] = x >> (rand() % 64);
+	}
+	for (size_t i = 0; i < n; i++) {
+		char want[32], got[32];
+		int w = snprintf(want, sizeof(want), "%llu", (unsigned long long)v[i]);
+		size_t g = fmt_dec(got, v[i]);
+		assert_int_equal(g, (size_t)w);
+		assert_memory_equal(got, want, g);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -244,6 +273,7 @@ int main(void)
 		cmocka_unit_test(test_slot_index__find_and_grow),
 		cmocka_unit_test(test_linereader__crlf_limit_and_last_line),
 		cmocka_unit_test(test_diag__first_error_wins_and_quote),
+		cmocka_unit_test(test_scan__fmt_dec_is_printf),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

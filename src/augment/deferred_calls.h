@@ -79,7 +79,8 @@ struct deferred_calls {
 };
 
 /* Reads the held calls in order: deferred_calls_rewind(), then each deferred_calls_next()
- * fills C (its pointers into the cursor, valid until the next call) and I. */
+ * fills C (its pointers into the cursor, valid until the next call) and FLAGS; I is the
+ * index of the next call. */
 struct dcall_cursor {
 	size_t i, off;
 	size_t pooled;              /* pool entries of the calls before I */

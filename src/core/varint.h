@@ -32,6 +32,14 @@ static inline const unsigned char *varint_get(const unsigned char *p, uint64_t *
 	return p;
 }
 
+/* Past the number at P. */
+static inline const unsigned char *varint_skip(const unsigned char *p)
+{
+	while (*p++ >= 0x80)
+		;
+	return p;
+}
+
 /* NOW less BEFORE, mod 2^64, as a small number when they are close either way. */
 static inline uint64_t varint_diff(uint64_t now, uint64_t before)
 {

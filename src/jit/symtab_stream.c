@@ -101,13 +101,6 @@ static const unsigned char *decode(const unsigned char *p, uint64_t *start, uint
 }
 
 /* Past a varint at P. */
-static const unsigned char *skip_varint(const unsigned char *p)
-{
-	while (*p++ >= 0x80)
-		;
-	return p;
-}
-
 /* Past the entry at P, as decode() but keeping only the bases of the next one's
  * differences: symtab_stream_get() walks up to STRIDE - 1 entries to the one it wants,
  * for every member of an overlap cluster (symtab_index.c), and the shuffled 1M-entry
@@ -117,7 +110,7 @@ static const unsigned char *skip(const unsigned char *p, uint64_t *start, uint64
 	uint64_t v;
 	p = varint_get(p, &v);
 	*start = varint_undiff(v, *start);
-	p = skip_varint(p);
+	p = varint_skip(p);
 	p = varint_get(p, &v);
 	*line = varint_undiff(v, *line);
 	p = varint_get(p, &v);
@@ -125,13 +118,13 @@ static const unsigned char *skip(const unsigned char *p, uint64_t *start, uint64
 	p += v >> KIND_BITS;
 	if (kind == NAME_WHOLE)
 		return p;
-	p = skip_varint(p);
+	p = varint_skip(p);
 	if (kind == NAME_TEXT) {
 		p = varint_get(p, &v);
 		return p + v;
 	}
 	for (unsigned k = 0; k < kind_numbers(kind); k++)
-		p = skip_varint(p);
+		p = varint_skip(p);
 	return p;
 }
 

@@ -382,14 +382,121 @@ static inline __attribute__((always_inline)) int sink_run(struct cg_reader *r,
 	return 1;
 }
 
+/* One subposition at P as parse_simple_pos() reads it, against base B (FIRST: hex
+ * allowed): its end with the value in *V, or NULL. */
+static inline __attribute__((always_inline)) const char *
+simple_pos1(const char *p, uint64_t b, uint64_t *v, int first)
+{
+	char c = *p;
+	if (c == '*') {
+		*v = b;
+		return p + 1;
+	}
+	if (c == '+') {
+		if (!(p = dec19(p + 1, v)) || b > UINT64_MAX - *v)
+			return NULL;
+		*v += b;
+		return p;
+	}
+	if (c == '-') {
+		if (!(p = dec19(p + 1, v)) || *v > b)
+			return NULL;
+		*v = b - *v;
+		return p;
+	}
+	if (c == '0' && p[1] == 'x') {
+		if (!first)
+			return NULL;
+		const char *s = p += 2;
+		uint64_t x = 0;
+		int h;
+		while ((h = hexval(*p)) >= 0 && p - s < 16) {
+			x = x << 4 | (uint64_t)h;
+			p++;
+		}
+		if (p == s || hexval(*p) >= 0)
+			return NULL;
+		*v = x;
+		return p;
+	}
+	return dec19(p, v);
+}
+
+/* sink_run() for one event and NPOS (1 or 2) subpositions, the shape of nearly every
+ * profile, with the base, costs and sums in locals rather than arrays: the array version
+ * stored each line's positions and loaded them back as the next line's base, on the
+ * chain from line to line. Same lines taken, same run handed out. */
+static inline __attribute__((always_inline)) int sink_run_1ev(struct cg_reader *r,
+								const unsigned npos)
+{
+	struct line_reader *lr = &r->lr;
+	const char *text = lr->buf + lr->start, *p = text;
+	const int instr = r->instr;
+	uint64_t b0 = r->base[0], b1 = npos > 1 ? r->base[1] : 0;
+	uint64_t prev[CG_MAX_POS], first_pos[CG_MAX_POS], last_pos[CG_MAX_POS];
+	uint64_t first_cost = 0, sum = 0, room = UINT64_MAX - r->sums[0];
+	uint64_t lines = 0, jump_lines = 0, lo = UINT64_MAX, hi = 0;
+	size_t first_len = 0;
+	const int jumps = !r->have_jfi && !r->have_jfn;
+	const int long_lines = lr->end - lr->start > lr->max_line;
+	for (;;) {
+		const char *q;
+		uint64_t v0, v1 = 0, c = 0;
+		if (!(q = simple_pos1(p, b0, &v0, 1)) ||
+		    (npos > 1 && (*q++ != ' ' || !(q = simple_pos1(q, b1, &v1, 0)))) ||
+		    (*q == ' ' && !(q = dec19(q + 1, &c))) || *q != '\n' ||
+		    (long_lines && (size_t)(q - p) > lr->max_line) || c > room - sum) {
+			uint64_t base[CG_MAX_POS] = { b0, b1 }, pos[CG_MAX_POS];
+			if (*p != 'j' || !lines || !jumps || !(q = sink_jump(npos, base, p, pos)) ||
+			    (long_lines && (size_t)(q - p) > lr->max_line))
+				break;
+			b0 = pos[0];
+			b1 = npos > 1 ? pos[1] : 0;
+			jump_lines += 2;
+			p = q + 1;
+			continue;
+		}
+		sum += c;
+		if (__builtin_expect(lines++ == 0, 0)) {
+			prev[0] = b0, prev[1] = b1;
+			first_pos[0] = v0, first_pos[1] = v1;
+			first_cost = c;
+			first_len = (size_t)(q - p);
+		}
+		if (instr >= 0) {
+			uint64_t a = instr == 0 ? v0 : v1;
+			lo = a < lo ? a : lo;
+			hi = a > hi ? a : hi;
+		}
+		b0 = v0, b1 = v1;
+		p = q + 1;
+	}
+	if (!lines)
+		return 0;
+	prefetch_fn_id(&r->names, p);
+	r->sums[0] += sum;
+	last_pos[0] = b0, last_pos[1] = b1;
+	memcpy(r->prev, prev, npos * sizeof(*prev));
+	memcpy(r->base, last_pos, npos * sizeof(*last_pos));
+	r->body_cost_seen = 1;
+	line_reader_skip(lr, (size_t)(p - text), lines + jump_lines);
+	struct cg_cost_run run = {
+		.text = text, .len = (size_t)(p - text) - 1 /* without the last "\n" */,
+		.first_len = first_len, .lines = lines + jump_lines, .prev = prev, .first_pos = first_pos,
+		.first_costs = &first_cost, .last_pos = last_pos, .sums = &sum, .lo = lo, .hi = hi,
+	};
+	r->sink(r->sink_ctx, r->fn, r->file, &run);
+	return 1;
+}
+
 int cg_costs_sink_run(struct cg_reader *r)
 {
 	/* Most profiles have one event and "instr line" or "line" positions: loops over
 	 * constants unroll (on the bench profile this loop went from 1.91 to 1.53 G
 	 * instructions, and to 1.21 G with dec19()'s one-digit path). */
 	if (r->nevents == 1 && r->npos == 2)
-		return sink_run(r, 2, 1);
+		return sink_run_1ev(r, 2);
 	if (r->nevents == 1 && r->npos == 1)
-		return sink_run(r, 1, 1);
+		return sink_run_1ev(r, 1);
 	return sink_run(r, r->npos, r->nevents);
 }

@@ -434,9 +434,13 @@ static void test_callgrind_reader__id_tables(void **state)
 struct sink_log {
 	char *text;             /* every line delivered (sink or record), in order, "\n" after each */
 	size_t len, cap;
-	uint64_t lines, runs, multi_line_runs, sums[2];
-	const uint64_t *instr;  /* absolute instr position of every cost line, in order */
-	const uint32_t *files;  /* for every cost line: 0 for x.c, 1 for y.c */
+	uint64_t lines, runs, multi_line_runs, jump_runs, sums[2];
+	unsigned nev;
+	/* per text line, in order: the absolute instr position after it (the base), whether
+	 * it is a cost line (not a jump's two lines), and 0 for x.c, 1 for y.c */
+	const uint64_t *instr;
+	const char *is_cost;
+	const uint32_t *files;
 	uint32_t file_of[2];    /* the reader's index of each, once seen */
 	int file_changes;
 	uint32_t last_file;
@@ -462,12 +466,18 @@ static void sink_check(void *ctx, uint32_t fn, uint32_t file, const struct cg_co
 	assert_true(run->first_len <= run->len);
 	assert_int_equal(run->lines == 1, run->first_len == run->len);
 	uint64_t first = g->lines, last = g->lines + run->lines - 1;
+	assert_true(g->is_cost[first]);
 	assert_int_equal(run->first_pos[0], g->instr[first]);
 	assert_int_equal(run->last_pos[0], g->instr[last]);
 	if (first > 0)
 		assert_int_equal(run->prev[0], g->instr[first - 1]);
 	uint64_t lo = UINT64_MAX, hi = 0;
+	int jumps = 0;
 	for (uint64_t i = first; i <= last; i++) {
+		if (!g->is_cost[i]) {
+			jumps = 1;
+			continue;
+		}
 		lo = g->instr[i] < lo ? g->instr[i] : lo;
 		hi = g->instr[i] > hi ? g->instr[i] : hi;
 		if (g->file_of[g->files[i]] == UINT32_MAX)
@@ -482,62 +492,104 @@ static void sink_check(void *ctx, uint32_t fn, uint32_t file, const struct cg_co
 	g->lines += run->lines;
 	g->runs++;
 	g->multi_line_runs += run->lines > 1;
-	g->sums[0] += run->sums[0];
-	g->sums[1] += run->sums[1];
+	g->jump_runs += jumps;
+	for (unsigned e = 0; e < g->nev; e++)
+		g->sums[e] += run->sums[e];
 	log_text(g, run->text, run->len);
 }
 
 /* Cost lines of a block that stays are handed over in runs, straight from the line
  * reader's buffer: over several buffer fills (4 MiB of lines), with name lines (fi=) and
  * lines that are not canonical (two spaces: a record) in between, every line arrives
- * exactly once, in order, with its absolute positions, file and costs. */
-static void test_callgrind_reader__sink_runs(void **state)
+ * exactly once, in order, with its absolute positions, file and costs; so do the jumps
+ * inside the function (jump=, jcnd= and their source lines), which move the base. NEV
+ * events and NPOS positions: the reader has its own loop for one event and one or two
+ * positions. */
+static void sink_runs_case(unsigned nev, unsigned npos)
 {
-	(void)state;
-	enum { N = 300000 };
-	uint64_t *instr = malloc(N * sizeof(*instr));
-	uint32_t *files = malloc(N * sizeof(*files));
-	size_t cap = 64 * (size_t)N + 1024, len = 0;
+	enum { N = 450000 };
+	size_t nlines = 2 * (size_t)N;   /* at most one jump (two lines) after each line */
+	uint64_t *instr = malloc(nlines * sizeof(*instr));
+	uint32_t *files = malloc(nlines * sizeof(*files));
+	char *is_cost = malloc(nlines);
+	size_t cap = 96 * (size_t)N + 1024, len = 0;
 	char *text = malloc(cap), *body = malloc(cap);
-	size_t blen = 0;
-	assert_true(instr && files && text && body);
-	len += (size_t)sprintf(text + len, HDR "positions: instr line\nevents: Ir Dr\n"
-			       "ob=(1) /bin/x\nfl=(1) x.c\nfn=(1) main\n");
-	uint64_t a = 0, l = 0, ir = 0, dr = 0;
+	size_t blen = 0, k = 0;
+	assert_true(instr && files && is_cost && text && body);
+	len += (size_t)sprintf(text + len, HDR "positions: %s\nevents: %s\n"
+			       "ob=(1) /bin/x\nfl=(1) x.c\nfn=(1) main\n",
+			       npos == 2 ? "instr line" : "instr", nev == 2 ? "Ir Dr" : "Ir");
+	uint64_t a = 0, ir = 0, dr = 0;
 	int other_file = 0;
 	for (uint32_t i = 0; i < N; i++) {
 		if (i % 7919 == 7918) {
 			other_file = !other_file;
 			len += (size_t)sprintf(text + len, other_file ? "fi=(2) y.c\n" : "fe=(1)\n");
 		}
-		char line[80];
-		int n;
-		uint64_t c1 = i % 13, c2 = i % 3;
+		char pos[64], line[128], jump[64] = "";
+		const char *sep = " ";
+		uint64_t c1 = i % 13, c2 = i % 3, jump_to = 0;
 		switch (i % 1000 == 999 ? 5 : i % 5) {
-		case 0: a = 0x400000 + i * 4; l = i % 1000;
-			n = sprintf(line, "0x%llx %llu %llu %llu", (unsigned long long)a,
-				    (unsigned long long)l, (unsigned long long)c1, (unsigned long long)c2);
+		case 0: a = 0x400000 + i * 4;
+			sprintf(pos, npos == 2 ? "0x%llx %u" : "0x%llx", (unsigned long long)a, i % 1000);
 			break;
-		case 1: a += 3; n = sprintf(line, "+3 * %llu", (unsigned long long)c1); c2 = 0; break;
-		case 2: a -= 1; l += 2; n = sprintf(line, "-1 +2 %llu %llu", (unsigned long long)c1,
-						    (unsigned long long)c2); break;
-		case 3: l -= 1; n = sprintf(line, "* -1 %llu", (unsigned long long)c1); c2 = 0; break;
+		case 1: a += 3; sprintf(pos, npos == 2 ? "+3 *" : "+3"); c2 = 0;
+			/* a jump inside the function, then its source line, which moves the base */
+			if (i % 10 == 1) {
+				sprintf(jump, npos == 2 ? "jump=%u +7 *\n+1 *" : "jump=%u +7\n+1", i % 50);
+				jump_to = a + 1;
+			} else {
+				sprintf(jump, npos == 2 ? "jcnd=3/5 -2 *\n* * " : "jcnd=3/5 -2\n* ");
+				jump_to = a;
+			}
+			break;
+		case 2: a -= 1; sprintf(pos, npos == 2 ? "-1 +2" : "-1"); break;
+		case 3:
+			sprintf(pos, npos == 2 ? "* -1" : "*"); c2 = 0;
+			if (c1 == 0)
+				sep = NULL;   /* no costs at all: zero */
+			break;
 		case 5:   /* two spaces: not canonical, so a record */
-			a += 1; c2 = 0; n = sprintf(line, "+1 *  %llu", (unsigned long long)c1); break;
-		default: a += 12345678; l = 4000000000u; n = sprintf(line, "+12345678 4000000000 %llu 1234567890123",
-						   (unsigned long long)c1); c2 = 1234567890123; break;
+			a += 1; c2 = 0; sprintf(pos, npos == 2 ? "+1 * " : "+1 "); break;
+		default: a += 12345678;
+			sprintf(pos, npos == 2 ? "+12345678 4000000000" : "+12345678");
+			c2 = 1234567890123;
+			break;
 		}
-		instr[i] = a;
-		files[i] = other_file;
+		if (nev == 1)
+			c2 = 0;
+		int n;
+		if (!sep)
+			n = sprintf(line, "%s", pos);
+		else if (nev == 2 && c2)
+			n = sprintf(line, "%s %llu %llu", pos, (unsigned long long)c1, (unsigned long long)c2);
+		else
+			n = sprintf(line, "%s %llu", pos, (unsigned long long)c1);
+		instr[k] = a;
+		files[k] = other_file;
+		is_cost[k++] = 1;
 		ir += c1;
 		dr += c2;
 		len += (size_t)sprintf(text + len, "%s\n", line);
 		memcpy(body + blen, line, (size_t)n);
 		blen += (size_t)n;
 		body[blen++] = '\n';
+		if (*jump) {
+			a = jump_to;
+			for (int j = 0; j < 2; j++) {
+				instr[k] = a;   /* the jump line leaves the base, the source line set it */
+				files[k] = other_file;
+				is_cost[k++] = 0;
+			}
+			len += (size_t)sprintf(text + len, "%s\n", jump);
+			blen += (size_t)sprintf(body + blen, "%s\n", jump);
+		}
 	}
-	len += (size_t)sprintf(text + len, "totals: %llu %llu\n", (unsigned long long)ir,
-			       (unsigned long long)dr);
+	if (nev == 2)
+		len += (size_t)sprintf(text + len, "totals: %llu %llu\n", (unsigned long long)ir,
+				       (unsigned long long)dr);
+	else
+		len += (size_t)sprintf(text + len, "totals: %llu\n", (unsigned long long)ir);
 	assert_true(len > (4u << 20));
 	struct fixture f;
 	memset(&f, 0, sizeof(f));
@@ -545,29 +597,42 @@ static void test_callgrind_reader__sink_runs(void **state)
 	f.in = input_open(f.path, &f.d);
 	assert_non_null(f.in);
 	f.r = cg_reader_new(f.in, 1 << 20);
-	struct sink_log g = { .instr = instr, .files = files, .file_of = { UINT32_MAX, UINT32_MAX } };
+	struct sink_log g = { .nev = nev, .instr = instr, .is_cost = is_cost, .files = files,
+			      .file_of = { UINT32_MAX, UINT32_MAX } };
 	struct cg_record rec;
 	int rc, records = 0;
 	while ((rc = cg_reader_next(f.r, &rec, &f.d)) == 1) {
 		keep_defs(&f, &rec);
 		if (rec.kind == CG_FN)
 			cg_reader_sink_costs(f.r, rec.fn, sink_check, &g);
+		if (rec.kind == CG_JUMP) {
+			/* a jump first in a buffer, with no cost line before it to join */
+			assert_false(is_cost[g.lines] || is_cost[g.lines + 1]);
+			assert_int_equal(rec.pos[0], instr[g.lines + 1]);
+			assert_non_null(rec.line_text);
+			log_text(&g, rec.line_text, rec.line_len);
+			log_text(&g, rec.text, rec.len);
+			g.lines += 2;
+			continue;
+		}
 		if (rec.kind != CG_COST)
 			continue;
 		/* the line that is not canonical, and nothing else, comes as a record */
 		assert_false(rec.clean);
+		assert_true(is_cost[g.lines]);
 		assert_int_equal(rec.pos[0], instr[g.lines]);
-		g.sums[0] += rec.costs[0];
-		g.sums[1] += rec.costs[1];
+		for (unsigned e = 0; e < nev; e++)
+			g.sums[e] += rec.costs[e];
 		g.lines++;
 		records++;
 		log_text(&g, rec.text, rec.len);
 	}
 	if (rc != 0)
 		fail_msg("%s (lines %llu, sums %llu)", f.d.msg, (unsigned long long)g.lines, (unsigned long long)g.sums[0]);
-	assert_int_equal(g.lines, N);
+	assert_int_equal(g.lines, k);
 	assert_int_equal(records, N / 1000);
 	assert_true(g.multi_line_runs > 0 && g.runs < N / 100);
+	assert_true(g.jump_runs > 0);
 	assert_true(g.file_changes > 0);
 	assert_true(g.file_of[0] != g.file_of[1] && g.file_of[1] != UINT32_MAX);
 	assert_int_equal(g.sums[0], ir);
@@ -580,6 +645,25 @@ static void test_callgrind_reader__sink_runs(void **state)
 	free(body);
 	free(instr);
 	free(files);
+	free(is_cost);
+}
+
+static void test_callgrind_reader__sink_runs(void **state)
+{
+	(void)state;
+	sink_runs_case(2, 2);
+}
+
+static void test_callgrind_reader__sink_runs_one_event(void **state)
+{
+	(void)state;
+	sink_runs_case(1, 2);
+}
+
+static void test_callgrind_reader__sink_runs_one_event_one_position(void **state)
+{
+	(void)state;
+	sink_runs_case(1, 1);
 }
 
 /* A call's callee defined on its cfn= line is handed out with the call's record, lines
@@ -647,6 +731,8 @@ int main(void)
 		cmocka_unit_test(test_callgrind_reader__long_line_and_context_names),
 		cmocka_unit_test(test_callgrind_reader__errors),
 		cmocka_unit_test(test_callgrind_reader__sink_runs),
+		cmocka_unit_test(test_callgrind_reader__sink_runs_one_event),
+		cmocka_unit_test(test_callgrind_reader__sink_runs_one_event_one_position),
 		cmocka_unit_test(test_callgrind_reader__definition_across_buffers),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -666,6 +666,307 @@ static void test_callgrind_reader__sink_runs_one_event_one_position(void **state
 	sink_runs_case(1, 1);
 }
 
+/* ---- the sink's two loops agree ---- */
+
+/* The reader has a loop of its own for runs of one event (callgrind_costs.c,
+ * sink_run_1ev()); with two events the general one reads them. A body whose lines carry at
+ * most one cost reads the same under "events: Ir" and "events: Ir Dr" (a missing cost is
+ * 0): every record, every run and every error must then be the same, down to each
+ * position of each run. */
+
+static uint64_t xs = 88172645463325252ULL;
+static uint64_t rnd(void)
+{
+	xs ^= xs << 13;
+	xs ^= xs >> 7;
+	xs ^= xs << 17;
+	return xs;
+}
+static unsigned below(unsigned n)
+{
+	return (unsigned)(rnd() % n);
+}
+
+struct text {
+	char *s;
+	size_t n, cap;
+};
+
+static void put(struct text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void put(struct text *t, const char *fmt, ...)
+{
+	va_list ap;
+	if (!t->s) {
+		t->cap = 256;
+		t->s = malloc(t->cap);
+		assert_non_null(t->s);
+	}
+	for (;;) {
+		va_start(ap, fmt);
+		int k = vsnprintf(t->s + t->n, t->cap - t->n, fmt, ap);
+		va_end(ap);
+		assert_true(k >= 0);
+		if (t->n + (size_t)k < t->cap) {
+			t->n += (size_t)k;
+			return;
+		}
+		t->cap = 2 * (t->n + (size_t)k + 64);
+		t->s = realloc(t->s, t->cap);
+		assert_non_null(t->s);
+	}
+}
+
+/* A value: small ones mostly, now and then one near the limits of 64 bits or of 19 digits. */
+static unsigned long long value(void)
+{
+	switch (below(400)) {
+	case 0: return UINT64_MAX - below(4);
+	case 1: return 9999999999999999999ULL - below(3);
+	case 2: return rnd();
+	default: return below(8) ? below(12) : below(8) ? below(1000000) : 0x400000 + below(100000);
+	}
+}
+
+static unsigned junk;   /* per 1000 subpositions: 0 in half the cases */
+static int big_costs;   /* costs of about 2^62: the part's sum overflows in a few lines */
+
+/* A subposition: each form callgrind writes, and now and then one that only the general
+ * path takes, or that it refuses (which ends the reading, the same way for both). The
+ * bases stay well above what "-N" takes off. */
+
+static void subposition(struct text *t)
+{
+	unsigned k = below(990 + junk);
+	if (k < 300) {
+		put(t, "*");
+	} else if (k < 550) {
+		put(t, "+%u", below(8) ? below(16) : below(100000));
+	} else if (k < 650) {
+		put(t, "-%u", below(4));
+	} else if (k < 750) {
+		put(t, "0x%llx", (unsigned long long)(below(4) ? 0x400000 + below(1 << 20) : rnd() | 1ULL << 62));
+	} else if (k < 990) {
+		put(t, "%llu", 1000 + value());
+	} else {
+		switch (below(10)) {
+		case 0: put(t, "+%llu", value()); break;
+		case 1: put(t, "-%llu", value()); break;
+		case 2: put(t, "0X%x", below(1 << 20)); break;
+		case 3: put(t, "0x%x", 0xABC00 + below(256)); break;   /* uppercase digits */
+		case 4: put(t, "0x%llx%u", (unsigned long long)rnd() | 1ULL << 63, below(16)); break;
+		case 5: put(t, "0x"); break;
+		case 6: put(t, "%llu%u", 1000000000000000000ULL + below(1000), below(1000)); break;
+		case 7: put(t, "0%u", below(10)); break;
+		case 8: put(t, "%u", below(1000)); break;
+		default: put(t, "%c", "+-xg*"[below(5)]); break;
+		}
+	}
+}
+
+static void blank(struct text *t)
+{
+	unsigned k = below(60);
+	put(t, k == 0 ? "  " : k == 1 ? "\t" : " ");
+}
+
+static void positions(struct text *t, unsigned npos)
+{
+	for (unsigned i = 0; i < npos; i++) {
+		if (i)
+			blank(t);
+		subposition(t);
+	}
+}
+
+static void end_line(struct text *t)
+{
+	unsigned k = below(80);
+	put(t, k == 0 ? " \n" : k == 1 ? "\r\n" : "\n");
+}
+
+/* A cost line with no cost or one (never two: one event would refuse what two take). */
+static void cost_line(struct text *t, unsigned npos)
+{
+	positions(t, npos);
+	if (below(12)) {
+		blank(t);
+		put(t, "%llu", big_costs ? (1ULL << 62) + below(1000) :
+			       below(20) ? (unsigned long long)below(12) : value());
+	}
+	end_line(t);
+}
+
+/* A block's first line, absolute as callgrind writes it. */
+static void first_line(struct text *t, unsigned npos)
+{
+	if (npos == 2)
+		put(t, "0x%x %u %u\n", 0x400000 + below(1 << 20), 1000 + below(100), below(5));
+	else
+		put(t, "%u %u\n", 1000 + below(100), below(5));
+}
+
+static void body(struct text *t, unsigned npos, unsigned nlines)
+{
+	/* names are defined once, then named by id (a second definition in another file's
+	 * context is an error) */
+	unsigned callee = 0, target = 0;
+	put(t, "ob=(1) /bin/x\nfl=(1) x.c\nfn=(1) main\n");
+	first_line(t, npos);
+	for (unsigned i = 0; i < nlines; i++) {
+		unsigned k = below(100);
+		if (k < 70) {
+			cost_line(t, npos);
+		} else if (k < 80) {   /* a jump and its source line */
+			if (below(2))
+				put(t, "jump=%u ", below(50));
+			else
+				put(t, "jcnd=%u/%u ", below(5), 5 + below(5));
+			positions(t, npos);
+			end_line(t);
+			positions(t, npos);
+			end_line(t);
+		} else if (k < 84) {   /* a call */
+			put(t, callee++ ? "cfn=(2)\ncalls=%u " : "cfn=(2) callee\ncalls=%u ", 1 + below(3));
+			positions(t, npos);
+			end_line(t);
+			cost_line(t, npos);
+		} else if (k < 87) {
+			put(t, below(2) ? "fi=(2) y.c\n" : "fe=(1)\n");
+		} else if (k < 89) {
+			put(t, below(2) ? "jfi=(2) y.c\n" : target++ ? "jfn=(3)\n" : "jfn=(3) target\n");
+		} else if (k < 93) {
+			put(t, below(2) ? "fn=(1)\n" : "fn=(4) other\n");
+			first_line(t, npos);
+		} else if (k < 95) {
+			put(t, below(2) ? "\n" : "# a comment\n");
+		} else {
+			cost_line(t, npos);
+		}
+	}
+	put(t, "totals: %u\n", below(3));
+}
+
+struct agree_log {
+	struct text t;
+	unsigned npos;
+	struct cg_reader *r;
+	int sinking;
+};
+
+static void log_positions(struct agree_log *g, const uint64_t *pos)
+{
+	for (unsigned i = 0; i < g->npos; i++)
+		put(&g->t, " %llu", (unsigned long long)pos[i]);
+}
+
+static void agree_sink(void *ctx, uint32_t fn, uint32_t file, const struct cg_cost_run *run)
+{
+	struct agree_log *g = ctx;
+	put(&g->t, "run fn %u file %u lines %llu len %zu first %zu prev", fn, file,
+	    (unsigned long long)run->lines, run->len, run->first_len);
+	log_positions(g, run->prev);
+	put(&g->t, " first");
+	log_positions(g, run->first_pos);
+	put(&g->t, " cost %llu last", (unsigned long long)run->first_costs[0]);
+	log_positions(g, run->last_pos);
+	put(&g->t, " sum %llu lo %llu hi %llu [%.*s]\n", (unsigned long long)run->sums[0],
+	    (unsigned long long)run->lo, (unsigned long long)run->hi, (int)run->len, run->text);
+}
+
+static void agree_record(struct agree_log *g, const struct cg_record *rec)
+{
+	/* the events: lines differ, and headers are not the loops' */
+	if (rec->kind == CG_HEADER) {
+		put(&g->t, "header line %llu\n", (unsigned long long)rec->line);
+		return;
+	}
+	put(&g->t, "rec %d line %llu [%.*s]", (int)rec->kind, (unsigned long long)rec->line,
+	    (int)rec->len, rec->text);
+	if (rec->kind == CG_COST || rec->kind == CG_CALL || rec->kind == CG_JUMP) {
+		put(&g->t, " fn %u file %u clean %d pos", rec->fn, rec->file, rec->clean);
+		log_positions(g, rec->pos);
+		put(&g->t, " prev");
+		log_positions(g, rec->prev_pos);
+	}
+	if (rec->kind == CG_COST || rec->kind == CG_CALL)
+		put(&g->t, " cost %llu", (unsigned long long)rec->costs[0]);
+	if (rec->kind == CG_CALL || rec->kind == CG_JUMP) {
+		put(&g->t, " count %llu target", (unsigned long long)rec->count);
+		log_positions(g, rec->target);
+		if (rec->line_text)
+			put(&g->t, " [%.*s]", (int)rec->line_len, rec->line_text);
+	}
+	put(&g->t, "\n");
+}
+
+/* Reads TEXT with a sink on most blocks (as augment does for functions that are not JIT
+ * code), logging every record and run; the end says how it ended. */
+static char *read_logged(const char *text, size_t n, unsigned npos, size_t max_line,
+			 uint64_t seed)
+{
+	struct input *in = input_open_mem(text, n, "t.cg");
+	assert_non_null(in);
+	struct agree_log g = { .npos = npos, .r = cg_reader_new(in, max_line) };
+	struct cg_record rec;
+	struct diag d = { 0 };
+	uint64_t keep = xs;
+	xs = seed;   /* the same choice of blocks to sink for both readings */
+	int rc;
+	while ((rc = cg_reader_next(g.r, &rec, &d)) == 1) {
+		agree_record(&g, &rec);
+		if (rec.kind == CG_FN && below(5))
+			cg_reader_sink_costs(g.r, rec.fn, agree_sink, &g);
+	}
+	xs = keep;
+	put(&g.t, "end %d %s sums %llu\n", rc, rc < 0 ? d.msg : "",
+	    (unsigned long long)cg_reader_part_sums(g.r)[0]);
+	cg_reader_free(g.r);
+	input_close(in);
+	return g.t.s;
+}
+
+static void test_callgrind_reader__sink_loops_agree(void **state)
+{
+	(void)state;
+	static const char *const layouts[] = { "instr line", "line", "instr", "line instr" };
+	unsigned runs = 0, cases = 2000;
+	for (unsigned c = 0; c < cases; c++) {
+		unsigned lay = below(4), npos = lay == 0 || lay == 3 ? 2 : 1;
+		junk = below(2) ? 0 : 10;
+		big_costs = below(10) == 0;
+		struct text b = { 0 }, one = { 0 }, two = { 0 };
+		body(&b, npos, 1 + below(300));
+		put(&one, HDR "positions: %s\nevents: Ir\n%s", layouts[lay], b.s);
+		put(&two, HDR "positions: %s\nevents: Ir Dr\n%s", layouts[lay], b.s);
+		/* lines longer than the limit must stop a run where the general path reports them */
+		size_t max_line = below(4) ? 1 << 20 : 12 + below(30);
+		uint64_t seed = rnd();
+		char *a = read_logged(one.s, one.n, npos, max_line, seed);
+		char *z = read_logged(two.s, two.n, npos, max_line, seed);
+		if (strcmp(a, z) != 0) {
+			size_t i = 0;
+			while (a[i] == z[i])
+				i++;
+			while (i > 0 && a[i - 1] != '\n')
+				i--;
+			fprintf(stderr, "case %u, positions: %s: one event and two read differently from\n"
+				"%.300s\n---- two events:\n%.300s\n---- input:\n%.3000s\n", c,
+				layouts[lay], a + i, z + i, b.s);
+			fail();
+		}
+		for (const char *p = a; (p = strstr(p, "run fn")); p++)
+			runs++;
+		free(a);
+		free(z);
+		free(b.s);
+		free(one.s);
+		free(two.s);
+	}
+	/* the loops were exercised, not only the general path */
+	assert_true(runs > cases);
+}
+
 /* A call's callee defined on its cfn= line is handed out with the call's record, lines
  * later; the buffer may change in between (a long comment before the cost line makes it
  * all but certain at each of the 6 MB's buffer ends): the name must be the one defined.
@@ -733,6 +1034,7 @@ int main(void)
 		cmocka_unit_test(test_callgrind_reader__sink_runs),
 		cmocka_unit_test(test_callgrind_reader__sink_runs_one_event),
 		cmocka_unit_test(test_callgrind_reader__sink_runs_one_event_one_position),
+		cmocka_unit_test(test_callgrind_reader__sink_loops_agree),
 		cmocka_unit_test(test_callgrind_reader__definition_across_buffers),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -107,50 +107,63 @@ static inline const char *dec19(const char *p, uint64_t *v)
 	return p;
 }
 
+/* One subposition at P as callgrind writes it ("*", "+D", "-D", "0xH" or "D"), against
+ * base B: its end with the value in *V, or NULL (*V may be changed). Hex only if FIRST:
+ * canonical text has it only in the first subposition. */
+static inline __attribute__((always_inline)) const char *
+simple_pos1(const char *p, uint64_t b, uint64_t *v, int first)
+{
+	char c = *p;
+	if (c == '*') {
+		*v = b;
+		return p + 1;
+	}
+	if (c == '+') {
+		if (!(p = dec19(p + 1, v)) || b > UINT64_MAX - *v)
+			return NULL;
+		*v += b;
+		return p;
+	}
+	if (c == '-') {
+		if (!(p = dec19(p + 1, v)) || *v > b)
+			return NULL;
+		*v = b - *v;
+		return p;
+	}
+	if (c == '0' && p[1] == 'x') {
+		if (!first)
+			return NULL;
+		const char *s = p += 2;
+		uint64_t x = 0;
+		int h;
+		while ((h = hexval(*p)) >= 0 && p - s < 16) {
+			x = x << 4 | (uint64_t)h;
+			p++;
+		}
+		if (p == s || hexval(*p) >= 0)
+			return NULL;
+		*v = x;
+		return p;
+	}
+	return dec19(p, v);
+}
+
+/* The NPOS subpositions at P, one space between them, as simple_pos1() reads each: their
+ * end with POS filled from BASE, or NULL. */
+static inline __attribute__((always_inline)) const char *
+parse_simple_pos(unsigned npos, const uint64_t *base, const char *p, uint64_t *pos)
+{
+	for (unsigned i = 0; i < npos; i++)
+		if ((i && *p++ != ' ') || !(p = simple_pos1(p, base[i], &pos[i], i == 0)))
+			return NULL;
+	return p;
+}
+
 /* The common case of a cost line, as callgrind writes it: one space between fields, each
  * subposition "*", "+D", "-D", "0xH" (first only) or "D", decimal costs of at most 19
  * digits, then "\n". Fills POS (from BASE) and COSTS and returns where the line's "\n"
  * is; returns NULL on anything else, which cg_costs_line() then reads (and explains, if
  * it is wrong). Most of a profile's lines are such lines: this is written for speed. */
-static inline __attribute__((always_inline)) const char *
-parse_simple_pos(unsigned npos, const uint64_t *base, const char *p, uint64_t *pos)
-{
-	for (unsigned i = 0; i < npos; i++) {
-		if (i && *p++ != ' ')
-			return NULL;
-		char c = *p;
-		uint64_t v, b = base[i];
-		if (c == '*') {
-			v = b;
-			p++;
-		} else if (c == '+') {
-			if (!(p = dec19(p + 1, &v)) || b > UINT64_MAX - v)
-				return NULL;
-			v += b;
-		} else if (c == '-') {
-			if (!(p = dec19(p + 1, &v)) || v > b)
-				return NULL;
-			v = b - v;
-		} else if (c == '0' && p[1] == 'x') {
-			if (i > 0)
-				return NULL;   /* canonical text has hex only in the first subposition */
-			const char *s = p += 2;
-			int h;
-			v = 0;
-			while ((h = hexval(*p)) >= 0 && p - s < 16) {
-				v = v << 4 | (uint64_t)h;
-				p++;
-			}
-			if (p == s || hexval(*p) >= 0)
-				return NULL;
-		} else if (!(p = dec19(p, &v))) {
-			return NULL;
-		}
-		pos[i] = v;
-	}
-	return p;
-}
-
 static inline __attribute__((always_inline)) const char *
 parse_simple_cost_line(unsigned npos, unsigned nevents, const uint64_t *base, const char *p,
 		       uint64_t *pos, uint64_t *costs)
@@ -382,46 +395,6 @@ static inline __attribute__((always_inline)) int sink_run(struct cg_reader *r,
 	return 1;
 }
 
-/* One subposition at P as parse_simple_pos() reads it, against base B (FIRST: hex
- * allowed): its end with the value in *V, or NULL. */
-static inline __attribute__((always_inline)) const char *
-simple_pos1(const char *p, uint64_t b, uint64_t *v, int first)
-{
-	char c = *p;
-	if (c == '*') {
-		*v = b;
-		return p + 1;
-	}
-	if (c == '+') {
-		if (!(p = dec19(p + 1, v)) || b > UINT64_MAX - *v)
-			return NULL;
-		*v += b;
-		return p;
-	}
-	if (c == '-') {
-		if (!(p = dec19(p + 1, v)) || *v > b)
-			return NULL;
-		*v = b - *v;
-		return p;
-	}
-	if (c == '0' && p[1] == 'x') {
-		if (!first)
-			return NULL;
-		const char *s = p += 2;
-		uint64_t x = 0;
-		int h;
-		while ((h = hexval(*p)) >= 0 && p - s < 16) {
-			x = x << 4 | (uint64_t)h;
-			p++;
-		}
-		if (p == s || hexval(*p) >= 0)
-			return NULL;
-		*v = x;
-		return p;
-	}
-	return dec19(p, v);
-}
-
 /* sink_run() for one event and NPOS (1 or 2) subpositions, the shape of nearly every
  * profile, with the base, costs and sums in locals rather than arrays: the array version
  * stored each line's positions and loaded them back as the next line's base, on the
@@ -491,9 +464,10 @@ static inline __attribute__((always_inline)) int sink_run_1ev(struct cg_reader *
 
 int cg_costs_sink_run(struct cg_reader *r)
 {
-	/* Most profiles have one event and "instr line" or "line" positions: loops over
-	 * constants unroll (on the bench profile this loop went from 1.91 to 1.53 G
-	 * instructions, and to 1.21 G with dec19()'s one-digit path). */
+	/* Most profiles have one event and "instr line" or "line" positions: a loop of
+	 * their own (on the bench profile the general loop went from 1.91 to 1.53 G
+	 * instructions when compiled for these constants, to 1.21 G with dec19()'s
+	 * one-digit path, and sink_run_1ev() takes 1.16 G). */
 	if (r->nevents == 1 && r->npos == 2)
 		return sink_run_1ev(r, 2);
 	if (r->nevents == 1 && r->npos == 1)

@@ -85,7 +85,7 @@ int cg_costs_pos(struct cg_reader *r, const char **pp, const char *end, uint64_t
  * NUL (linereader.h): it needs no bounds, as a NUL ends every token. */
 
 /* A decimal number of 1 to 19 digits at P (no overflow): returns its end, or NULL. */
-static inline const char *dec19(const char *p, uint64_t *v)
+static inline __attribute__((always_inline)) const char *dec19(const char *p, uint64_t *v)
 {
 	unsigned d = (unsigned)(unsigned char)*p - '0';
 	if (d > 9)
@@ -107,13 +107,54 @@ static inline const char *dec19(const char *p, uint64_t *v)
 	return p;
 }
 
-/* One subposition at P as callgrind writes it ("*", "+D", "-D", "0xH" or "D"), against
- * base B: its end with the value in *V, or NULL (*V may be changed). Hex only if FIRST:
- * canonical text has it only in the first subposition. */
+/* The first subposition at P as callgrind writes it ("*", "+D", "-D", "0xH" or "D"), against
+ * base B: its end with the value in *V, or NULL (*V may be changed). */
 static inline __attribute__((always_inline)) const char *
-simple_pos1(const char *p, uint64_t b, uint64_t *v, int first)
+simple_pos1(const char *p, uint64_t b, uint64_t *v)
 {
 	char c = *p;
+	if (c == '+') {
+		if (!(p = dec19(p + 1, v)) || b > UINT64_MAX - *v)
+			return NULL;
+		*v += b;
+		return p;
+	}
+	if (c == '*') {
+		*v = b;
+		return p + 1;
+	}
+	if (c == '-') {
+		if (!(p = dec19(p + 1, v)) || *v > b)
+			return NULL;
+		*v = b - *v;
+		return p;
+	}
+	if (c == '0' && p[1] == 'x') {
+		const char *s = p += 2;
+		uint64_t x = 0;
+		int h;
+		while ((h = hexval(*p)) >= 0 && p - s < 16) {
+			x = x << 4 | (uint64_t)h;
+			p++;
+		}
+		if (p == s || hexval(*p) >= 0)
+			return NULL;
+		*v = x;
+		return p;
+	}
+	return dec19(p, v);
+}
+
+/* A later subposition at P, as simple_pos1() reads the first but with no hex, which
+ * canonical text has only in the first: "0x..." reads as 0 and ends at the "x", which no
+ * caller takes as the end of a subposition. A digit comes first: a line number ("0" when
+ * there is no debug information) is the common case. */
+static inline __attribute__((always_inline)) const char *
+simple_pos_later(const char *p, uint64_t b, uint64_t *v)
+{
+	char c = *p;
+	if ((unsigned)(c - '0') <= 9)
+		return dec19(p, v);
 	if (c == '*') {
 		*v = b;
 		return p + 1;
@@ -130,31 +171,18 @@ simple_pos1(const char *p, uint64_t b, uint64_t *v, int first)
 		*v = b - *v;
 		return p;
 	}
-	if (c == '0' && p[1] == 'x') {
-		if (!first)
-			return NULL;
-		const char *s = p += 2;
-		uint64_t x = 0;
-		int h;
-		while ((h = hexval(*p)) >= 0 && p - s < 16) {
-			x = x << 4 | (uint64_t)h;
-			p++;
-		}
-		if (p == s || hexval(*p) >= 0)
-			return NULL;
-		*v = x;
-		return p;
-	}
-	return dec19(p, v);
+	return NULL;
 }
 
-/* The NPOS subpositions at P, one space between them, as simple_pos1() reads each: their
- * end with POS filled from BASE, or NULL. */
+/* The NPOS subpositions at P, one space between them, as simple_pos1() and
+ * simple_pos_later() read them: their end with POS filled from BASE, or NULL. */
 static inline __attribute__((always_inline)) const char *
 parse_simple_pos(unsigned npos, const uint64_t *base, const char *p, uint64_t *pos)
 {
-	for (unsigned i = 0; i < npos; i++)
-		if ((i && *p++ != ' ') || !(p = simple_pos1(p, base[i], &pos[i], i == 0)))
+	if (!(p = simple_pos1(p, base[0], &pos[0])))
+		return NULL;
+	for (unsigned i = 1; i < npos; i++)
+		if (*p++ != ' ' || !(p = simple_pos_later(p, base[i], &pos[i])))
 			return NULL;
 	return p;
 }
@@ -395,32 +423,61 @@ static inline __attribute__((always_inline)) int sink_run(struct cg_reader *r,
 	return 1;
 }
 
-/* sink_run() for one event and NPOS (1 or 2) subpositions, the shape of nearly every
- * profile, with the base, costs and sums in locals rather than arrays: the array version
- * stored each line's positions and loaded them back as the next line's base, on the
- * chain from line to line. Same lines taken, same run handed out. */
+/* The longest line sink_line_1ev() takes: a first subposition of 20 bytes ("+" or "-" and
+ * 19 digits), a space, a second one of 20, a space, a cost of 19 digits. */
+enum { SINK_1EV_LONGEST = 61 };
+
+/* One cost line of sink_run_1ev() at P against base B0, B1: its "\n" with the positions
+ * in *V0, *V1 and the cost in *C, or NULL if it is not such a line or has a cost above
+ * ROOM. */
+static inline __attribute__((always_inline)) const char *
+sink_line_1ev(const char *p, const unsigned npos, uint64_t b0, uint64_t b1, uint64_t *v0,
+	      uint64_t *v1, uint64_t *c, uint64_t room)
+{
+	const char *q;
+	*v1 = 0;
+	*c = 0;
+	if (!(q = simple_pos1(p, b0, v0)) ||
+	    (npos > 1 && (*q++ != ' ' || !(q = simple_pos_later(q, b1, v1)))) ||
+	    (*q == ' ' && !(q = dec19(q + 1, c))) || *q != '\n' || *c > room)
+		return NULL;
+	return q;
+}
+
+/* sink_run() for one event, NPOS (1 or 2) subpositions and the instr subposition at INSTR
+ * (or none: -1), the shape of nearly every profile, each a constant: the base, costs and
+ * sums stay in locals rather than arrays (the array version stored each line's positions
+ * and loaded them back as the next line's base, on the chain from line to line), and the
+ * first line is read before the loop, which then has nothing to remember of it. Only for
+ * a line limit of SINK_1EV_LONGEST bytes or more: no line it takes is then too long. Same
+ * lines taken, same run handed out. */
 static inline __attribute__((always_inline)) int sink_run_1ev(struct cg_reader *r,
-								const unsigned npos)
+								const unsigned npos,
+								const int instr)
 {
 	struct line_reader *lr = &r->lr;
-	const char *text = lr->buf + lr->start, *p = text;
-	const int instr = r->instr;
+	const char *text = lr->buf + lr->start, *p = text, *q;
 	uint64_t b0 = r->base[0], b1 = npos > 1 ? r->base[1] : 0;
-	uint64_t prev[CG_MAX_POS], first_pos[CG_MAX_POS], last_pos[CG_MAX_POS];
-	uint64_t first_cost = 0, sum = 0, room = UINT64_MAX - r->sums[0];
-	uint64_t lines = 0, jump_lines = 0, lo = UINT64_MAX, hi = 0;
-	size_t first_len = 0;
+	uint64_t prev[CG_MAX_POS] = { b0, b1 }, first_pos[CG_MAX_POS], last_pos[CG_MAX_POS];
+	uint64_t v0, v1, c, first_cost;
+	const uint64_t room = UINT64_MAX - r->sums[0];
 	const int jumps = !r->have_jfi && !r->have_jfn;
+	/* a jump's lines may be longer: the general path reports them */
 	const int long_lines = lr->end - lr->start > lr->max_line;
+	/* the first line: a cost line (the writer may re-encode it), never a jump */
+	if (!(q = sink_line_1ev(p, npos, b0, b1, &v0, &v1, &c, room)))
+		return 0;
+	first_pos[0] = v0, first_pos[1] = v1;
+	first_cost = c;
+	const size_t first_len = (size_t)(q - p);
+	uint64_t left = room - c, lines = 1, jump_lines = 0;
+	uint64_t lo = instr >= 0 ? (instr == 0 ? v0 : v1) : UINT64_MAX, hi = instr >= 0 ? lo : 0;
+	b0 = v0, b1 = v1;
+	p = q + 1;
 	for (;;) {
-		const char *q;
-		uint64_t v0, v1 = 0, c = 0;
-		if (!(q = simple_pos1(p, b0, &v0, 1)) ||
-		    (npos > 1 && (*q++ != ' ' || !(q = simple_pos1(q, b1, &v1, 0)))) ||
-		    (*q == ' ' && !(q = dec19(q + 1, &c))) || *q != '\n' ||
-		    (long_lines && (size_t)(q - p) > lr->max_line) || c > room - sum) {
+		if (!(q = sink_line_1ev(p, npos, b0, b1, &v0, &v1, &c, left))) {
 			uint64_t base[CG_MAX_POS] = { b0, b1 }, pos[CG_MAX_POS];
-			if (*p != 'j' || !lines || !jumps || !(q = sink_jump(npos, base, p, pos)) ||
+			if (*p != 'j' || !jumps || !(q = sink_jump(npos, base, p, pos)) ||
 			    (long_lines && (size_t)(q - p) > lr->max_line))
 				break;
 			b0 = pos[0];
@@ -429,13 +486,8 @@ static inline __attribute__((always_inline)) int sink_run_1ev(struct cg_reader *
 			p = q + 1;
 			continue;
 		}
-		sum += c;
-		if (__builtin_expect(lines++ == 0, 0)) {
-			prev[0] = b0, prev[1] = b1;
-			first_pos[0] = v0, first_pos[1] = v1;
-			first_cost = c;
-			first_len = (size_t)(q - p);
-		}
+		left -= c;
+		lines++;
 		if (instr >= 0) {
 			uint64_t a = instr == 0 ? v0 : v1;
 			lo = a < lo ? a : lo;
@@ -444,9 +496,8 @@ static inline __attribute__((always_inline)) int sink_run_1ev(struct cg_reader *
 		b0 = v0, b1 = v1;
 		p = q + 1;
 	}
-	if (!lines)
-		return 0;
 	prefetch_fn_id(&r->names, p);
+	uint64_t sum = room - left;
 	r->sums[0] += sum;
 	last_pos[0] = b0, last_pos[1] = b1;
 	memcpy(r->prev, prev, npos * sizeof(*prev));
@@ -468,9 +519,12 @@ int cg_costs_sink_run(struct cg_reader *r)
 	 * their own (on the bench profile the general loop went from 1.91 to 1.53 G
 	 * instructions when compiled for these constants, to 1.21 G with dec19()'s
 	 * one-digit path, and sink_run_1ev() takes 1.16 G). */
+	if (r->lr.max_line < SINK_1EV_LONGEST)
+		return sink_run(r, r->npos, r->nevents);
 	if (r->nevents == 1 && r->npos == 2)
-		return sink_run_1ev(r, 2);
+		return r->instr == 0 ? sink_run_1ev(r, 2, 0)
+		       : r->instr == 1 ? sink_run_1ev(r, 2, 1) : sink_run_1ev(r, 2, -1);
 	if (r->nevents == 1 && r->npos == 1)
-		return sink_run_1ev(r, 1);
+		return r->instr == 0 ? sink_run_1ev(r, 1, 0) : sink_run_1ev(r, 1, -1);
 	return sink_run(r, r->npos, r->nevents);
 }

@@ -818,10 +818,12 @@ static void body(struct text *t, unsigned npos, unsigned nlines)
 		if (k < 70) {
 			cost_line(t, npos);
 		} else if (k < 80) {   /* a jump and its source line */
+			/* big counts make a jump's line longer than the one-event loop's cost lines */
+			unsigned long long big = big_costs ? 1ULL << 62 : 0;
 			if (below(2))
-				put(t, "jump=%u ", below(50));
+				put(t, "jump=%llu ", big + below(50));
 			else
-				put(t, "jcnd=%u/%u ", below(5), 5 + below(5));
+				put(t, "jcnd=%llu/%llu ", big + below(5), big + 5 + below(5));
 			positions(t, npos);
 			end_line(t);
 			positions(t, npos);
@@ -939,8 +941,11 @@ static void test_callgrind_reader__sink_loops_agree(void **state)
 		body(&b, npos, 1 + below(300));
 		put(&one, HDR "positions: %s\nevents: Ir\n%s", layouts[lay], b.s);
 		put(&two, HDR "positions: %s\nevents: Ir Dr\n%s", layouts[lay], b.s);
-		/* lines longer than the limit must stop a run where the general path reports them */
-		size_t max_line = below(4) ? 1 << 20 : 12 + below(30);
+		/* lines longer than the limit must stop a run where the general path reports them;
+		 * below 61 bytes (SINK_1EV_LONGEST) both readings take the general loop, from
+		 * there on a jump's lines may still be too long for the one-event loop */
+		unsigned limit = below(4);
+		size_t max_line = limit < 2 ? 1 << 20 : limit == 2 ? 12 + below(90) : 50 + below(30);
 		uint64_t seed = rnd();
 		char *a = read_logged(one.s, one.n, npos, max_line, seed);
 		char *z = read_logged(two.s, two.n, npos, max_line, seed);
@@ -965,6 +970,67 @@ static void test_callgrind_reader__sink_loops_agree(void **state)
 	}
 	/* the loops were exercised, not only the general path */
 	assert_true(runs > cases);
+}
+
+static void count_sunk(void *ctx, uint32_t fn, uint32_t file, const struct cg_cost_run *run)
+{
+	(void)fn;
+	(void)file;
+	*(uint64_t *)ctx += run->lines;
+}
+
+/* Reads TEXT under a limit of MAX_LINE bytes a line, every block's cost lines sunk:
+ * returns the end's rc, with the lines sunk in *SUNK and an error in D. */
+static int read_sunk(const char *text, size_t max_line, uint64_t *sunk, struct diag *d)
+{
+	struct input *in = input_open_mem(text, strlen(text), "t.cg");
+	struct cg_reader *r = cg_reader_new(in, max_line);
+	struct cg_record rec;
+	int rc;
+	*sunk = 0;
+	while ((rc = cg_reader_next(r, &rec, d)) == 1)
+		if (rec.kind == CG_FN)
+			cg_reader_sink_costs(r, rec.fn, count_sunk, sunk);
+	cg_reader_free(r);
+	input_close(in);
+	return rc;
+}
+
+/* The one-event loop checks no cost line against the limit: it runs only for limits of
+ * 61 bytes or more, the longest line it takes. A jump's lines can be longer, and are
+ * checked (its two lines together, so a jump whose lines fit one by one but not
+ * together is left to the records). Each case at the limit and one byte below it. */
+static void test_callgrind_reader__sink_line_limit(void **state)
+{
+	(void)state;
+	static const char longest[] = "+1999999999999999999 +1999999999999999999 1999999999999999999";
+	static const char jump[] = "jcnd=4611686018427387904/4611686018427387905 +1999999999999999 *";
+	assert_int_equal(strlen(longest), 61);
+	assert_int_equal(strlen(jump), 64);
+	char text[1024];
+	struct diag d = { 0 };
+	uint64_t sunk;
+	snprintf(text, sizeof(text), HDR "positions: instr line\nevents: Ir\n"
+		 "summary: 2000000000000000001\nob=(1) /bin/x\nfl=(1) x.c\nfn=(1) main\n"
+		 "0x400000 1 1\n%s\n+1 * 1\ntotals: 2000000000000000001\n", longest);
+	assert_int_equal(read_sunk(text, 61, &sunk, &d), 0);
+	assert_int_equal(sunk, 3);
+	assert_int_equal(read_sunk(text, 60, &sunk, &d), -1);
+	if (!strstr(d.msg, "t.cg:14: line longer than the limit of 60 bytes"))
+		fail_msg("%s", d.msg);
+	memset(&d, 0, sizeof(d));
+	snprintf(text, sizeof(text), HDR "positions: instr line\nevents: Ir\nsummary: 3\n"
+		 "ob=(1) /bin/x\nfl=(1) x.c\nfn=(1) main\n0x400000 1 1\n%s\n+1 *\n+1 * 1\n"
+		 "+1 * 1\ntotals: 3\n", jump);
+	/* the jump and its source line are sunk when both fit in the limit together */
+	assert_int_equal(read_sunk(text, 69, &sunk, &d), 0);
+	assert_int_equal(sunk, 5);
+	assert_int_equal(read_sunk(text, 68, &sunk, &d), 0);
+	assert_int_equal(sunk, 3);   /* the jump then comes as a record */
+	assert_int_equal(read_sunk(text, 64, &sunk, &d), 0);
+	assert_int_equal(read_sunk(text, 63, &sunk, &d), -1);
+	if (!strstr(d.msg, "t.cg:14: line longer than the limit of 63 bytes"))
+		fail_msg("%s", d.msg);
 }
 
 /* A call's callee defined on its cfn= line is handed out with the call's record, lines
@@ -1035,6 +1101,7 @@ int main(void)
 		cmocka_unit_test(test_callgrind_reader__sink_runs_one_event),
 		cmocka_unit_test(test_callgrind_reader__sink_runs_one_event_one_position),
 		cmocka_unit_test(test_callgrind_reader__sink_loops_agree),
+		cmocka_unit_test(test_callgrind_reader__sink_line_limit),
 		cmocka_unit_test(test_callgrind_reader__definition_across_buffers),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

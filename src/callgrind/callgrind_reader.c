@@ -222,7 +222,7 @@ static int tag_line(struct cg_reader *r, size_t klen, const char *p, struct cg_r
 static int classify(struct cg_reader *r, struct cg_record *rec)
 {
 	const char *line = r->cur.text, *end = line + r->cur.len, *p = line;
-	while (p < end && ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z')))
+	while (p < end && (unsigned)((*p | 0x20) - 'a') < 26)   /* a letter, either case */
 		p++;
 	size_t klen = (size_t)(p - line);
 	if (p < end && *p == '=')
@@ -335,19 +335,29 @@ static int watch_cachegrind(struct cg_reader *r, int rc, const struct cg_record 
 	return rc;
 }
 
+/* C starts a cost line: a digit, "+", "-" or "*". */
+static inline int cost_line_start(char c)
+{
+	return (unsigned)(c - '0') <= 9 || c == '+' || c == '-' || c == '*';
+}
+
 /* Returns 1 (record), 2 (line consumed, no record), 0 (end) or -1. */
 static int next_line(struct cg_reader *r, struct cg_record *rec)
 {
 	const char *line;
 	size_t len;
-	if (sinking(r) && cg_costs_sink_run(r))
+	/* After a call or a name line the next line is most often not a cost line (on the
+	 * bench profile 1.23 M of 1.75 M times): its first byte (the NUL after the buffer,
+	 * if it is all read) says so without the call. */
+	if (sinking(r) && cost_line_start(r->lr.buf[r->lr.start]) && cg_costs_sink_run(r))
 		return 2;
 	int rc = line_reader_next(&r->lr, &line, &len, r->d);
 	if (rc < 0)
 		return -1;
 	if (rc == 0)
 		return at_end(r) < 0 ? -1 : 0;
-	if (sinking(r) && len && !r->lr.missing_newline && cg_costs_sink_line(r, line, len))
+	if (sinking(r) && len && cost_line_start(line[0]) && !r->lr.missing_newline &&
+	    cg_costs_sink_line(r, line, len))
 		return 2;
 	r->cur = (struct cg_reader_line){ line, len, NULL, NULL };
 	rec->line = r->lr.lineno;
@@ -364,7 +374,7 @@ static int next_line(struct cg_reader *r, struct cg_record *rec)
 	if (len == 0 || line[0] == '#')
 		return comment_line(r, rec);
 	char c = line[0];
-	if ((unsigned)(c - '0') <= 9 || c == '+' || c == '-' || c == '*')
+	if (cost_line_start(c))
 		rc = cg_records_cost(r, rec);
 	else if (c == ' ' || c == '\t')
 		rc = cg_reader_err(r, "unexpected leading whitespace (kcachegrind and callgrind_annotate drop such lines)");

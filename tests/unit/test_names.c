@@ -67,11 +67,12 @@ static int pseudo_by_digit(const char *name, size_t len, uint64_t *addr, size_t 
 
 /* pseudo_name_parse() (digits read without a test each, by a table) and the digit by
  * digit reading agree on 300,000 strings near the forms: "0x", then digits, letters,
- * uppercase, "'" anywhere, lengths 0 to 26. */
+ * uppercase, the bytes next to the digits' ranges, "'" anywhere, lengths 0 to 26. */
 static void test_pseudo_name__same_as_by_digit(void **state)
 {
 	(void)state;
-	static const char alphabet[] = "0123456789abcdefAFgx'";
+	/* with the bytes next to each range of digits: "/", ":", "`", "g", and high bytes */
+	static const char alphabet[] = "0123456789abcdefAFgx'/:`\xb0\xe6";
 	uint64_t x = 0x9e3779b97f4a7c15ULL;
 	char s[32];
 	for (int k = 0; k < 300000; k++) {

@@ -264,6 +264,32 @@ static void test_scan__fmt_dec_is_printf(void **state)
 	}
 }
 
+/* fmt_hex() against snprintf("0x%llx"): 0, each bit length's first and last values, and
+ * random numbers of every length. */
+static void test_scan__fmt_hex_is_printf(void **state)
+{
+	(void)state;
+	uint64_t v[3000];
+	size_t n = 0;
+	v[n++] = 0;
+	for (unsigned b = 0; b < 64; b++) {
+		v[n++] = (uint64_t)1 << b;
+		v[n++] = ((uint64_t)2 << b) - 1;
+	}
+	srand(25);
+	while (n < sizeof(v) / sizeof(v[0])) {
+		uint64_t x = (uint64_t)rand() << 42 ^ (uint64_t)rand() << 21 ^ (uint64_t)rand();
+		v[n++] = x >> (rand() % 64);
+	}
+	for (size_t i = 0; i < n; i++) {
+		char want[32], got[32];
+		int w = snprintf(want, sizeof(want), "0x%llx", (unsigned long long)v[i]);
+		size_t g = fmt_hex(got, v[i]);
+		assert_int_equal(g, (size_t)w);
+		assert_memory_equal(got, want, g);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -274,6 +300,7 @@ int main(void)
 		cmocka_unit_test(test_linereader__crlf_limit_and_last_line),
 		cmocka_unit_test(test_diag__first_error_wins_and_quote),
 		cmocka_unit_test(test_scan__fmt_dec_is_printf),
+		cmocka_unit_test(test_scan__fmt_hex_is_printf),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -10,7 +10,7 @@
 #include "core/quiet_thread.h"
 #include "core/xalloc.h"
 
-enum { BUF_FLUSH = 1 << 20 };
+enum { BUF_FLUSH = CG_OUTBUF_BLOCK };
 
 static void *flusher_main(void *arg)
 {
@@ -57,7 +57,7 @@ static int flusher_start(struct cg_outbuf *b)
 
 /* Hands the filled buffer to the flusher and continues in the other one; writes here if
  * no thread can be started. */
-static void submit(struct cg_outbuf *b)
+void cg_outbuf_submit(struct cg_outbuf *b)
 {
 	struct cg_flusher *f = &b->flusher;
 	if (!b->len)
@@ -114,7 +114,7 @@ void cg_outbuf_free(struct cg_outbuf *b)
 
 int cg_outbuf_flush(struct cg_outbuf *b, struct diag *d)
 {
-	submit(b);
+	cg_outbuf_submit(b);
 	if (b->flusher.started) {
 		pthread_mutex_lock(&b->flusher.mu);
 		flusher_wait(&b->flusher);
@@ -128,15 +128,12 @@ int cg_outbuf_flush(struct cg_outbuf *b, struct diag *d)
 	return 0;
 }
 
-char *cg_outbuf_reserve(struct cg_outbuf *b, size_t n)
+char *cg_outbuf_reserve_slow(struct cg_outbuf *b, size_t n)
 {
-	if (b->len + n > b->cap) {
-		if (b->len >= BUF_FLUSH || b->len + n > b->cap)
-			submit(b);
-		if (n > b->cap) {
-			b->cap = n + 1024;
-			b->buf = xrealloc(b->buf, b->cap);
-		}
+	cg_outbuf_submit(b);
+	if (n > b->cap) {
+		b->cap = n + 1024;
+		b->buf = xrealloc(b->buf, b->cap);
 	}
 	return b->buf + b->len;
 }
@@ -147,8 +144,3 @@ void cg_outbuf_put(struct cg_outbuf *b, const char *s, size_t n)
 	cg_outbuf_commit(b, n);
 }
 
-void cg_outbuf_maybe_flush(struct cg_outbuf *b)
-{
-	if (b->len >= BUF_FLUSH)
-		submit(b);
-}

@@ -39,8 +39,18 @@ struct cg_outbuf {
 void cg_outbuf_init(struct cg_outbuf *b, struct output *out);
 /* Stops the thread (after it wrote what it had) and frees the buffers. */
 void cg_outbuf_free(struct cg_outbuf *b);
-/* Room for N more bytes, at the returned address; cg_outbuf_commit() then counts them. */
-char *cg_outbuf_reserve(struct cg_outbuf *b, size_t n);
+/* The size at which a buffer goes to the thread. */
+enum { CG_OUTBUF_BLOCK = 1 << 20 };
+
+char *cg_outbuf_reserve_slow(struct cg_outbuf *b, size_t n);
+void cg_outbuf_submit(struct cg_outbuf *b);
+
+/* Room for N more bytes, at the returned address; cg_outbuf_commit() then counts them.
+ * Inline: the writer reserves a few times a line. */
+static inline char *cg_outbuf_reserve(struct cg_outbuf *b, size_t n)
+{
+	return b->len + n <= b->cap ? b->buf + b->len : cg_outbuf_reserve_slow(b, n);
+}
 static inline void cg_outbuf_commit(struct cg_outbuf *b, size_t n)
 {
 	b->len += n;
@@ -49,7 +59,11 @@ static inline void cg_outbuf_commit(struct cg_outbuf *b, size_t n)
 /* N bytes at S. */
 void cg_outbuf_put(struct cg_outbuf *b, const char *s, size_t n);
 /* Hands the buffer to the thread if it holds a block's worth: after each line. */
-void cg_outbuf_maybe_flush(struct cg_outbuf *b);
+static inline void cg_outbuf_maybe_flush(struct cg_outbuf *b)
+{
+	if (b->len >= CG_OUTBUF_BLOCK)
+		cg_outbuf_submit(b);
+}
 /* Hands everything buffered to the output and waits until it is written. Returns 0, or
  * -1 with D set (the first write error) unless D is NULL or already set. */
 int cg_outbuf_flush(struct cg_outbuf *b, struct diag *d);

@@ -457,7 +457,8 @@ void cgw_settle(struct cgw *w)
 		idmap_put(&w->pending_ids, i, (uint32_t)w->npending++);
 	}
 	w->settled = w->nfns;
-	arena_reset(&w->transient);
+	if (w->transient.total)   /* after most records nothing was put there: no call */
+		arena_reset(&w->transient);
 }
 
 struct cgw_fn cgw_fn_get(const struct cgw *w, uint32_t fn)

@@ -148,7 +148,10 @@ static int fill(struct line_reader *lr, struct diag *d)
 	return 0;
 }
 
-int line_reader_next(struct line_reader *lr, const char **line, size_t *len, struct diag *d)
+/* line_reader_next() where the buffer's first line is not whole, holds a NUL byte or is
+ * too long. */
+static __attribute__((noinline)) int next_slow(struct line_reader *lr, const char **line,
+					       size_t *len, struct diag *d)
 {
 	size_t scanned = 0;
 	int nul = 0;
@@ -193,6 +196,25 @@ int line_reader_next(struct line_reader *lr, const char **line, size_t *len, str
 		*len = n;
 		return 1;
 	}
+}
+
+int line_reader_next(struct line_reader *lr, const char **line, size_t *len, struct diag *d)
+{
+	/* most lines: whole in the buffer, within the limit, no NUL (a NUL, the one after
+	 * the buffer's bytes or one in the line, stops the scan first) */
+	char *s = lr->buf + lr->start, *nl = strchrnul(s, '\n');
+	size_t n = (size_t)(nl - s);
+	if (*nl != '\n' || n > lr->max_line)
+		return next_slow(lr, line, len, d);
+	lr->start += n + 1;
+	lr->missing_newline = 0;
+	lr->lineno++;
+	lr->nul = 0;
+	if (n && s[n - 1] == '\r')
+		n--;
+	*line = s;
+	*len = n;
+	return 1;
 }
 
 void line_reader_skip(struct line_reader *lr, size_t n, uint64_t lines)

@@ -211,12 +211,35 @@ parse_simple_cost_line(unsigned npos, unsigned nevents, const uint64_t *base, co
 	return p;
 }
 
+/* parse_simple_cost_line() and parse_simple_pos() in R's layout, compiled for one event
+ * and one or two subpositions (nearly every profile's: the constants take the loops
+ * away) and for any other. */
+static inline __attribute__((always_inline)) const char *
+simple_cost_line(const struct cg_reader *r, const char *p, uint64_t *pos, uint64_t *costs)
+{
+	if (r->nevents == 1 && r->npos == 2)
+		return parse_simple_cost_line(2, 1, r->base, p, pos, costs);
+	if (r->nevents == 1 && r->npos == 1)
+		return parse_simple_cost_line(1, 1, r->base, p, pos, costs);
+	return parse_simple_cost_line(r->npos, r->nevents, r->base, p, pos, costs);
+}
+
+static inline __attribute__((always_inline)) const char *
+simple_pos(const struct cg_reader *r, const char *p, uint64_t *pos)
+{
+	if (r->npos == 2)
+		return parse_simple_pos(2, r->base, p, pos);
+	if (r->npos == 1)
+		return parse_simple_pos(1, r->base, p, pos);
+	return parse_simple_pos(r->npos, r->base, p, pos);
+}
+
 int cg_costs_positions(struct cg_reader *r, const char **pp, const char *end, uint64_t *out,
 		    int *clean)
 {
 	/* most: "0xADDR LINE " or "+3 *" as callgrind writes them (the buffer goes on past
 	 * END with the line's "\n", "\r" or NUL, so the fast parser stops there) */
-	const char *q = parse_simple_pos(r->npos, r->base, *pp, out);
+	const char *q = simple_pos(r, *pp, out);
 	if (q && (q == end || (*q == ' ' && (q + 1 == end || q[1] == ' ' || q[1] == '\t')))) {
 		*pp = q;
 		return 0;
@@ -232,7 +255,7 @@ int cg_costs_line(struct cg_reader *r, int *clean)
 	*clean = 1;
 	memcpy(r->prev, r->base, sizeof(r->base));
 	uint64_t pos[CG_MAX_POS];
-	if (parse_simple_cost_line(r->npos, r->nevents, r->base, p, pos, r->costs) == end) {
+	if (simple_cost_line(r, p, pos, r->costs) == end) {
 		memcpy(r->base, pos, sizeof(pos));
 		return 0;
 	}
@@ -269,7 +292,7 @@ static inline int add_sums(uint64_t *sums, const uint64_t *costs, unsigned n)
 int cg_costs_sink_line(struct cg_reader *r, const char *line, size_t len)
 {
 	uint64_t pos[CG_MAX_POS], costs[CG_MAX_EVENTS];
-	if (parse_simple_cost_line(r->npos, r->nevents, r->base, line, pos, costs) != line + len ||
+	if (simple_cost_line(r, line, pos, costs) != line + len ||
 	    !add_sums(r->sums, costs, r->nevents))
 		return 0;
 	memcpy(r->prev, r->base, sizeof(r->base));

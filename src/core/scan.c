@@ -3,6 +3,19 @@
 
 #include "core/scan.h"
 
+/* A table, not three range tests a byte: the reader reads every address of a profile's
+ * calls and block starts with it. */
+const signed char scan_hex_value[256] = {
+#define X16 -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1
+	X16, X16, X16,
+	0, 1, 2, 3, 4, 5, 6, 7, 8, 9, -1, -1, -1, -1, -1, -1,           /* '0' to '9' */
+	-1, 10, 11, 12, 13, 14, 15, -1, -1, -1, -1, -1, -1, -1, -1, -1,   /* 'A' to 'F' */
+	X16,
+	-1, 10, 11, 12, 13, 14, 15, -1, -1, -1, -1, -1, -1, -1, -1, -1,   /* 'a' to 'f' */
+	X16, X16, X16, X16, X16, X16, X16, X16, X16,
+#undef X16
+};
+
 size_t fmt_dec(char *out, uint64_t v)
 {
 	/* Two digits a division, written from the end once the length is known: the writer

@@ -25,15 +25,12 @@ static inline int scan_dec(const char **p, const char *end, uint64_t *v)
 	return 0;
 }
 
+/* The value of each byte as a hex digit, either case; -1 for any other byte. */
+extern const signed char scan_hex_value[256];
+
 static inline int hexval(char c)
 {
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
+	return scan_hex_value[(unsigned char)c];
 }
 
 /* Hex digits without a prefix. */

@@ -264,6 +264,17 @@ static void test_scan__fmt_dec_is_printf(void **state)
 	}
 }
 
+/* hexval() (a table) against the ranges it stands for, on every byte. */
+static void test_scan__hexval_every_byte(void **state)
+{
+	(void)state;
+	for (int c = 0; c < 256; c++) {
+		int want = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 :
+			   c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+		assert_int_equal(hexval((char)c), want);
+	}
+}
+
 /* fmt_hex() against snprintf("0x%llx"): 0, each bit length's first and last values, and
  * random numbers of every length. */
 static void test_scan__fmt_hex_is_printf(void **state)
@@ -301,6 +312,7 @@ int main(void)
 		cmocka_unit_test(test_diag__first_error_wins_and_quote),
 		cmocka_unit_test(test_scan__fmt_dec_is_printf),
 		cmocka_unit_test(test_scan__fmt_hex_is_printf),
+		cmocka_unit_test(test_scan__hexval_every_byte),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

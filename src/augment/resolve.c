@@ -83,24 +83,30 @@ static void put_symbol_name(struct resolver *r, uint32_t sym)
 }
 
 /* The symbol of the first caller part of SUFFIX ("'2'caller'...") from *P on that is a JIT
- * address, with *P at that part's "'" and *Q at its end; NULL if none. */
+ * address, with *P at that part's "'" and *Q at its end; NULL if none. *P is at a "'" or
+ * the end. An address part starts "'0x", and an "x" is rarer than a "'" (in the big node
+ * profile's suffixes 0.39 M against 1.0 M): the scan goes from "x" to "x". */
 static const struct symtab_segment *next_jit_part(struct resolver *r, const char **p,
 						  const char **q, const char *end)
 {
-	for (const char *s = *p; s < end;) {
-		const char *e = memchr(s + 1, '\'', (size_t)(end - s - 1));
+	const char *from = *p;
+	for (const char *x = from; x < end; x++) {
+		if (!(x = memchr(x, 'x', (size_t)(end - x))))
+			return NULL;
+		if (x - from < 2 || x[-1] != '0' || x[-2] != '\'')
+			continue;
+		const char *s = x - 2, *e = memchr(s + 1, '\'', (size_t)(end - s - 1));
 		if (!e)
 			e = end;
 		uint64_t addr;
 		size_t head, n = (size_t)(e - s - 1);
 		const struct symtab_segment *seg;
-		if (n >= 10 && s[1] == '0' && s[2] == 'x' && pseudo_name_parse(s + 1, n, &addr, &head) &&
-		    head == n && (seg = resolve_lookup(r, addr))) {
+		if (n >= 10 && pseudo_name_parse(s + 1, n, &addr, &head) && head == n &&
+		    (seg = resolve_lookup(r, addr))) {
 			*p = s;
 			*q = e;
 			return seg;
 		}
-		s = e;
 	}
 	return NULL;
 }

@@ -485,6 +485,24 @@ static void test_augment__renamed_callers_keep_their_ids(void **state)
 	free(s);
 }
 
+/* The caller parts that are JIT addresses are found from "x" to "x" (resolve.c,
+ * next_jit_part): an "x" at the suffix's start, in a name, in "'0x" parts that are no
+ * addresses (too short, not in a map, an "x" among the digits) or an address inside a
+ * part ("ab0x...") leaves them as they are. */
+static void test_augment__caller_parts_scan(void **state)
+{
+	(void)state;
+	char *s = augment(HDR "positions: line\nevents: Ir\nsummary: 1\n"
+			  "ob=(1) /lib/libc.so\nfl=(1) x.c\n"
+			  "fn=(4) max'xx'0x0000000010000000'0xzz'x'0x0000000099000000"
+			  "'0x00000000100000x0'ab0x0000000010000000'0x0000000010000010\n0 1\n"
+			  "totals: 1\n", map1, 0);
+	assert_non_null(strstr(s, "fn=(4) max'xx'jit_A(/src/a.raku:10)'0xzz'x'0x0000000099000000"
+			       "'0x00000000100000x0'ab0x0000000010000000'jit_A(/src/a.raku:10)\n0 1\n"));
+	assert_int_equal(rep.renamed_callers, 1);
+	free(s);
+}
+
 static void test_augment__parts_define_ids_again(void **state)
 {
 	(void)state;
@@ -604,6 +622,7 @@ int main(void)
 		cmocka_unit_test(test_augment__uppercase_hex_reencoded),
 		cmocka_unit_test(test_augment__plain_jumps_copied),
 		cmocka_unit_test(test_augment__renamed_callers_keep_their_ids),
+		cmocka_unit_test(test_augment__caller_parts_scan),
 		cmocka_unit_test(test_augment__parts_define_ids_again),
 		cmocka_unit_test(test_augment__input_ids_kept),
 		cmocka_unit_test(test_augment__moved_owner_defined_later),

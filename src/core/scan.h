@@ -10,16 +10,20 @@
 /* Decimal digits. */
 static inline int scan_dec(const char **p, const char *end, uint64_t *v)
 {
-	const char *s = *p;
+	const char *s = *p, *unchecked = end - s > 19 ? s + 19 : end;
 	uint64_t x = 0;
-	if (s >= end || (unsigned)(*s - '0') > 9)
+	unsigned d;
+	if (s >= end || (d = (unsigned)(*s - '0')) > 9)
 		return -1;
+	/* 19 digits cannot overflow 64 bits: no test on them (this is the hot path) */
 	do {
-		/* checked arithmetic rather than a division per digit: this is the hot path */
-		if (__builtin_mul_overflow(x, 10, &x) || __builtin_add_overflow(x, (uint64_t)(*s - '0'), &x))
-			return -1;
+		x = x * 10 + d;
 		s++;
-	} while (s < end && (unsigned)(*s - '0') <= 9);
+	} while (s < unchecked && (d = (unsigned)(*s - '0')) <= 9);
+	/* checked arithmetic rather than a division per digit */
+	for (; s < end && (d = (unsigned)(*s - '0')) <= 9; s++)
+		if (__builtin_mul_overflow(x, 10, &x) || __builtin_add_overflow(x, (uint64_t)d, &x))
+			return -1;
 	*v = x;
 	*p = s;
 	return 0;

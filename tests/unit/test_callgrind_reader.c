@@ -788,15 +788,16 @@ static void end_line(struct text *t)
 }
 
 /* A cost line with no cost or one (never two: one event would refuse what two take).
- * A third are "+D D D" or "+D D" (one digit each), as most of callgrind's are, which the
- * one-event loop reads from one word (short_line()); with junk, one of their bytes may
- * be a byte next to the digits or the spaces. */
+ * A third are "+D D C" or "+D C" (one digit each, C mostly one digit too), as most of
+ * callgrind's are, which the one-event loop reads from one word (short_line()); with
+ * junk, one of their bytes may be a byte next to the digits or the spaces. */
 static void cost_line(struct text *t, unsigned npos)
 {
 	if (below(3) == 0) {
-		char s[8];
-		int n = snprintf(s, sizeof(s), npos == 2 ? "+%u %u %u" : "+%u %u", below(10), below(10),
-				 below(10));
+		char s[40];
+		unsigned long long c = below(3) ? below(10) : big_costs ? (1ULL << 62) + below(1000) : value();
+		int n = npos == 2 ? snprintf(s, sizeof(s), "+%u %u %llu", below(10), below(10), c)
+				  : snprintf(s, sizeof(s), "+%u %llu", below(10), c);
 		if (junk && below(4) == 0)
 			s[below((unsigned)n)] = "/:\x1f!-x\x80"[below(7)];
 		put(t, "%s", s);

@@ -1,6 +1,7 @@
 /* Unit tests for the small shared modules: strtab (interning), idmap (hostile ids),
  * arena, linereader (CRLF, missing newline, the line limit), diag (first error wins,
  * quoting). */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -264,6 +265,46 @@ static void test_scan__fmt_dec_is_printf(void **state)
 	}
 }
 
+/* scan_dec() against strtoull(): every length up to 25 digits, leading zeros, values
+ * next to 2^64 - 1, and what follows the digits; a number past 2^64 - 1 is refused and
+ * leaves *P where it was. */
+static void test_scan__scan_dec_is_strtoull(void **state)
+{
+	(void)state;
+	static const char *const fixed[] = {
+		"0", "7", "18446744073709551615", "18446744073709551616", "18446744073709551614x",
+		"99999999999999999999", "00000000000000000000000018446744073709551615",
+		"1844674407370955161", "9999999999999999999", "10000000000000000000 ",
+	};
+	char buf[64];
+	srand(26);
+	for (int k = 0; k < 20000; k++) {
+		if (k < (int)(sizeof(fixed) / sizeof(fixed[0]))) {
+			snprintf(buf, sizeof(buf), "%s", fixed[k]);
+		} else {
+			int n = 1 + rand() % 25;
+			for (int i = 0; i < n; i++)
+				buf[i] = (char)('0' + (i == 0 && rand() % 4 ? 1 + rand() % 9 : rand() % 10));
+			buf[n] = rand() % 2 ? ' ' : 'x';
+			buf[n + 1] = '\0';
+		}
+		const char *end = buf + strlen(buf), *p = buf;
+		uint64_t v = 0;
+		errno = 0;
+		char *e;
+		unsigned long long want = strtoull(buf, &e, 10);
+		int rc = scan_dec(&p, end, &v);
+		if (errno == ERANGE) {
+			assert_int_equal(rc, -1);
+			assert_ptr_equal(p, buf);
+		} else {
+			assert_int_equal(rc, 0);
+			assert_true(v == want);
+			assert_ptr_equal(p, e);
+		}
+	}
+}
+
 /* hexval() (a table) against the ranges it stands for, on every byte. */
 static void test_scan__hexval_every_byte(void **state)
 {
@@ -313,6 +354,7 @@ int main(void)
 		cmocka_unit_test(test_scan__fmt_dec_is_printf),
 		cmocka_unit_test(test_scan__fmt_hex_is_printf),
 		cmocka_unit_test(test_scan__hexval_every_byte),
+		cmocka_unit_test(test_scan__scan_dec_is_strtoull),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

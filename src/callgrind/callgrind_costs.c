@@ -472,21 +472,22 @@ sink_line_1ev(const char *p, const unsigned npos, uint64_t b0, uint64_t b1, uint
  * the cost too if it is one digit (74%), else as sink_line_1ev() reads it (dec19()).
  * Returns the line's "\n" with the positions in *V0, *V1 and the cost in *C, or NULL for
  * any other line (sink_line_1ev() then reads it), a cost above ROOM or a position past
- * 2^64 - 1. The word's 8 bytes from P must be in the buffer: P + 8 <= LIM. Each byte is
+ * 2^64 - 1. The word's 8 bytes from P must be in the buffer, before LIM. Each byte is
  * tested exactly (the fixed bytes by xor, the digits as simple_pos1() takes them); a
- * carry between bytes can only refuse a line. */
+ * carry between bytes can only refuse a line. Big-endian hosts and -DCGJIT_NO_SWAR (to
+ * test the loop without it on this host) leave every line to sink_line_1ev(). */
 static inline __attribute__((always_inline)) const char *
 short_line(const char *p, const char *lim, const unsigned npos, uint64_t b0, uint64_t *v0,
 	   uint64_t *v1, uint64_t *c, uint64_t room)
 {
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ && !defined(CGJIT_NO_SWAR)
 	/* the first byte lowest: "+D D D\n" and "+D D\n", digits as "0"; the prefix is all
 	 * but the cost and "\n" */
 	const uint64_t pat = npos > 1 ? 0x000a30203020302bULL : 0x0000000a3020302bULL;
 	const uint64_t fixed = npos > 1 ? 0x000000ff00ff00ffULL : 0x0000000000ff00ffULL;
 	const uint64_t digits = npos > 1 ? 0x00000000ff00ff00ULL : 0x000000000000ff00ULL;
 	const unsigned prefix = npos > 1 ? 5 : 3;
-	if (p + 8 > lim)
+	if (lim - p < 8)   /* not p + 8 > lim: no pointer past the buffer's end is made */
 		return NULL;
 	uint64_t w;
 	memcpy(&w, p, 8);

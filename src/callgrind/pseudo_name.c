@@ -9,8 +9,9 @@
 /* The 8 bytes at S as lowercase hex digits, the first the highest: 1 with the value in
  * *V, or 0 if one is no such digit. All 8 at once in a word (0.4 million caller parts
  * on the big node profile are addresses of 16 digits; a table lookup a digit took 238
- * instructions a name). Each byte test is exact, with no carry between bytes: below
- * 0x80, x + 0x76 has its high bit set exactly when x >= 10, and so on. */
+ * instructions a name). Each byte test is exact: a word with a byte of 0x80 or more is
+ * refused first, and below 0x80, x + 0x76 has its high bit set exactly when x >= 10 and
+ * carries into no other byte, and so on. */
 static inline int hex8(const char *s, uint32_t *v)
 {
 	const uint64_t ones = 0x0101010101010101ULL, high = 0x80 * ones;

@@ -237,8 +237,8 @@ static void test_slot_index__find_and_grow(void **state)
 	slot_index_free(&x);
 }
 
-/* fmt_dec() against snprintf(): 0, every power of ten and its neighbours, 2^64 - 1, and
- * random numbers of every length. */
+/* fmt_dec() against snprintf(): 0, every power of ten and its neighbours (10^19 too),
+ * 2^64 - 1, and random numbers of every length. */
 static void test_scan__fmt_dec_is_printf(void **state)
 {
 	(void)state;
@@ -251,6 +251,10 @@ static void test_scan__fmt_dec_is_printf(void **state)
 		v[n++] = t;
 		v[n++] = t + 1;
 	}
+	/* and 10^19, the largest power of ten below 2^64 (the loop stops at 10^18) */
+	v[n++] = 10000000000000000000ULL - 1;
+	v[n++] = 10000000000000000000ULL;
+	v[n++] = 10000000000000000000ULL + 1;
 	srand(24);
 	while (n < sizeof(v) / sizeof(v[0])) {
 		uint64_t x = (uint64_t)rand() << 42 ^ (uint64_t)rand() << 21 ^ (uint64_t)rand();

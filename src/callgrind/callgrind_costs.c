@@ -472,12 +472,12 @@ sink_line_1ev(const char *p, const unsigned npos, uint64_t b0, uint64_t b1, uint
  * the cost too if it is one digit (74%), else as sink_line_1ev() reads it (dec19()).
  * Returns the line's "\n" with the positions in *V0, *V1 and the cost in *C, or NULL for
  * any other line (sink_line_1ev() then reads it), a cost above ROOM or a position past
- * 2^64 - 1. The word's 8 bytes from P must be in the buffer, before LIM. Each byte is
+ * 2^64 - 1. Only P at most LAST_WORD is read, 8 bytes, all in the buffer. Each byte is
  * tested exactly (the fixed bytes by xor, the digits as simple_pos1() takes them); a
  * carry between bytes can only refuse a line. Big-endian hosts and -DCGJIT_NO_SWAR (to
  * test the loop without it on this host) leave every line to sink_line_1ev(). */
 static inline __attribute__((always_inline)) const char *
-short_line(const char *p, const char *lim, const unsigned npos, uint64_t b0, uint64_t *v0,
+short_line(const char *p, uintptr_t last_word, const unsigned npos, uint64_t b0, uint64_t *v0,
 	   uint64_t *v1, uint64_t *c, uint64_t room)
 {
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ && !defined(CGJIT_NO_SWAR)
@@ -487,7 +487,7 @@ short_line(const char *p, const char *lim, const unsigned npos, uint64_t b0, uin
 	const uint64_t fixed = npos > 1 ? 0x000000ff00ff00ffULL : 0x0000000000ff00ffULL;
 	const uint64_t digits = npos > 1 ? 0x00000000ff00ff00ULL : 0x000000000000ff00ULL;
 	const unsigned prefix = npos > 1 ? 5 : 3;
-	if (lim - p < 8)   /* not p + 8 > lim: no pointer past the buffer's end is made */
+	if ((uintptr_t)p > last_word)
 		return NULL;
 	uint64_t w;
 	memcpy(&w, p, 8);
@@ -509,7 +509,7 @@ short_line(const char *p, const char *lim, const unsigned npos, uint64_t b0, uin
 	*v1 = npos > 1 ? u >> 24 & 0xff : 0;
 	return q;
 #else
-	(void)p, (void)lim, (void)npos, (void)b0, (void)v0, (void)v1, (void)c, (void)room;
+	(void)p, (void)last_word, (void)npos, (void)b0, (void)v0, (void)v1, (void)c, (void)room;
 	return NULL;
 #endif
 }
@@ -544,10 +544,12 @@ static inline __attribute__((always_inline)) int sink_run_1ev(struct cg_reader *
 	uint64_t lo = instr >= 0 ? (instr == 0 ? v0 : v1) : UINT64_MAX, hi = instr >= 0 ? lo : 0;
 	b0 = v0, b1 = v1;
 	p = q + 1;
-	/* the buffer's end, where the NUL after its bytes is, plus one */
-	const char *lim = lr->buf + lr->end + 1;
+	/* the last address a word can be read from: 8 bytes up to the NUL after the buffer's
+	 * bytes (0, below every line, if it holds fewer; an address as a number, as no pointer
+	 * may point before the buffer) */
+	const uintptr_t last_word = lr->end + 1 >= 8 ? (uintptr_t)(lr->buf + lr->end + 1 - 8) : 0;
 	for (;;) {
-		if (!(q = short_line(p, lim, npos, b0, &v0, &v1, &c, left)) &&
+		if (!(q = short_line(p, last_word, npos, b0, &v0, &v1, &c, left)) &&
 		    !(q = sink_line_1ev(p, npos, b0, b1, &v0, &v1, &c, left))) {
 			uint64_t base[CG_MAX_POS] = { b0, b1 }, pos[CG_MAX_POS];
 			if (*p != 'j' || !jumps || !(q = sink_jump(npos, base, p, pos)) ||

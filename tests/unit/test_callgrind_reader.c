@@ -311,6 +311,11 @@ static void test_callgrind_reader__errors(void **state)
 		{ HDR "events: Ir\nob=(1) x\nfl=(1) x\nfn=(1) f\nbb=3\n", "--dump-bbs=yes" },
 		{ HDR "positions: instr\nevents: Ir\nob=(1) x\nfl=(1) x\nfn=(1) f\n0x10 1\n-0x20 1\n", "relative position goes below 0" },
 		{ HDR "events: Ir\nob=(1) x\nfl=(1) x\nfn=(1) f\n99999999999999999999 1\n", "expected a position" },
+		/* an "=" where a tag would end, after bytes that are no tag: not read as one */
+		{ HDR "events: Ir\nob=(1) x\nfl=(1) x\nfn=(1) f\nf1=(2) g\n", ":11: expected a callgrind line" },
+		{ HDR "events: Ir\nob=(1) x\nfl=(1) x\nfn=(1) f\ncfx=(2) g\n", ":11: unknown position spec" },
+		{ HDR "events: Ir\nob=(1) x\nfl=(1) x\nfn=(1) f\nFN=(2) g\n", ":11: unknown position spec" },
+		{ HDR "events: Ir\nob=(1) x\nfl=(1) x\nfn=(1) f\nc_fn=(2) g\n", ":11: expected a callgrind line" },
 	};
 	expect_cases(cases, sizeof(cases) / sizeof(cases[0]));
 }

@@ -237,6 +237,30 @@ static void test_slot_index__find_and_grow(void **state)
 	slot_index_free(&x);
 }
 
+/* Fills V from N up to CAP with random numbers of every length (SEED for srand()); returns
+ * CAP. */
+static size_t fill_random(uint64_t *v, size_t n, size_t cap, unsigned seed)
+{
+	srand(seed);
+	while (n < cap) {
+		uint64_t x = (uint64_t)rand() << 42 ^ (uint64_t)rand() << 21 ^ (uint64_t)rand();
+		v[n++] = x >> (rand() % 64);
+	}
+	return n;
+}
+
+/* fmt_dec() (HEX: fmt_hex()) of each of the N values in V against snprintf(). */
+static void expect_as_printf(const uint64_t *v, size_t n, int hex)
+{
+	for (size_t i = 0; i < n; i++) {
+		char want[32], got[32];
+		int w = snprintf(want, sizeof(want), hex ? "0x%llx" : "%llu", (unsigned long long)v[i]);
+		size_t g = hex ? fmt_hex(got, v[i]) : fmt_dec(got, v[i]);
+		assert_int_equal(g, (size_t)w);
+		assert_memory_equal(got, want, g);
+	}
+}
+
 /* fmt_dec() against snprintf(): 0, every power of ten and its neighbours (10^19 too),
  * 2^64 - 1, and random numbers of every length. */
 static void test_scan__fmt_dec_is_printf(void **state)
@@ -255,18 +279,8 @@ static void test_scan__fmt_dec_is_printf(void **state)
 	v[n++] = 10000000000000000000ULL - 1;
 	v[n++] = 10000000000000000000ULL;
 	v[n++] = 10000000000000000000ULL + 1;
-	srand(24);
-	while (n < sizeof(v) / sizeof(v[0])) {
-		uint64_t x = (uint64_t)rand() << 42 ^ (uint64_t)rand() << 21 ^ (uint64_t)rand();
-		v[n++] = x >> (rand() % 64);
-	}
-	for (size_t i = 0; i < n; i++) {
-		char want[32], got[32];
-		int w = snprintf(want, sizeof(want), "%llu", (unsigned long long)v[i]);
-		size_t g = fmt_dec(got, v[i]);
-		assert_int_equal(g, (size_t)w);
-		assert_memory_equal(got, want, g);
-	}
+	n = fill_random(v, n, sizeof(v) / sizeof(v[0]), 24);
+	expect_as_printf(v, n, 0);
 }
 
 /* scan_dec() against strtoull(): every length up to 25 digits, leading zeros, values
@@ -332,18 +346,8 @@ static void test_scan__fmt_hex_is_printf(void **state)
 		v[n++] = (uint64_t)1 << b;
 		v[n++] = ((uint64_t)2 << b) - 1;
 	}
-	srand(25);
-	while (n < sizeof(v) / sizeof(v[0])) {
-		uint64_t x = (uint64_t)rand() << 42 ^ (uint64_t)rand() << 21 ^ (uint64_t)rand();
-		v[n++] = x >> (rand() % 64);
-	}
-	for (size_t i = 0; i < n; i++) {
-		char want[32], got[32];
-		int w = snprintf(want, sizeof(want), "0x%llx", (unsigned long long)v[i]);
-		size_t g = fmt_hex(got, v[i]);
-		assert_int_equal(g, (size_t)w);
-		assert_memory_equal(got, want, g);
-	}
+	n = fill_random(v, n, sizeof(v) / sizeof(v[0]), 25);
+	expect_as_printf(v, n, 1);
 }
 
 int main(void)

@@ -211,7 +211,9 @@ void rewrite_cost(struct rewrite *rw, const struct cg_record *rec)
 		move_piece(rw, MOVE_LINE, &w, rec, &at);
 		return;
 	}
-	int same = at.pos == rec->pos || memcmp(at.pos, rec->pos, s->npos * sizeof(*at.pos)) == 0;
+	int same = 1;   /* at most three positions: no memcmp() call */
+	for (unsigned i = 0; i < s->npos; i++)
+		same &= at.pos[i] == rec->pos[i];
 	cgw_cost(s->w, &(struct cgw_cost){ .fn = w.out, .file = at.file, .pos = at.pos,
 					   .costs = rec->costs,
 					   .raw = rec->clean && same ? rec->text : NULL,

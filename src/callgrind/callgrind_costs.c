@@ -107,10 +107,10 @@ static inline __attribute__((always_inline)) const char *dec19(const char *p, ui
 	return p;
 }
 
-/* The first subposition at P as callgrind writes it ("*", "+D", "-D", "0xH" or "D"), against
- * base B: its end with the value in *V, or NULL (*V may be changed). */
+/* A relative subposition at P ("*", "+D" or "-D") against base B: its end with the value
+ * in *V, or NULL (not one, or past 0 or 2^64 - 1; *V may be changed). */
 static inline __attribute__((always_inline)) const char *
-simple_pos1(const char *p, uint64_t b, uint64_t *v)
+relative_pos(const char *p, uint64_t b, uint64_t *v)
 {
 	char c = *p;
 	if (c == '+') {
@@ -129,6 +129,17 @@ simple_pos1(const char *p, uint64_t b, uint64_t *v)
 		*v = b - *v;
 		return p;
 	}
+	return NULL;
+}
+
+/* The first subposition at P as callgrind writes it ("*", "+D", "-D", "0xH" or "D"), against
+ * base B: its end with the value in *V, or NULL (*V may be changed). */
+static inline __attribute__((always_inline)) const char *
+simple_pos1(const char *p, uint64_t b, uint64_t *v)
+{
+	char c = *p;
+	if ((unsigned)(c - '0') > 9)
+		return relative_pos(p, b, v);
 	if (c == '0' && p[1] == 'x') {
 		const char *s = p += 2;
 		uint64_t x = 0;
@@ -152,26 +163,9 @@ simple_pos1(const char *p, uint64_t b, uint64_t *v)
 static inline __attribute__((always_inline)) const char *
 simple_pos_later(const char *p, uint64_t b, uint64_t *v)
 {
-	char c = *p;
-	if ((unsigned)(c - '0') <= 9)
+	if ((unsigned)(*p - '0') <= 9)
 		return dec19(p, v);
-	if (c == '*') {
-		*v = b;
-		return p + 1;
-	}
-	if (c == '+') {
-		if (!(p = dec19(p + 1, v)) || b > UINT64_MAX - *v)
-			return NULL;
-		*v += b;
-		return p;
-	}
-	if (c == '-') {
-		if (!(p = dec19(p + 1, v)) || *v > b)
-			return NULL;
-		*v = b - *v;
-		return p;
-	}
-	return NULL;
+	return relative_pos(p, b, v);
 }
 
 /* The NPOS subpositions at P, one space between them, as simple_pos1() and
@@ -593,7 +587,8 @@ int cg_costs_sink_run(struct cg_reader *r)
 	/* Most profiles have one event and "instr line" or "line" positions: a loop of
 	 * their own (on the bench profile the general loop went from 1.91 to 1.53 G
 	 * instructions when compiled for these constants, to 1.21 G with dec19()'s
-	 * one-digit path, and sink_run_1ev() takes 1.16 G). */
+	 * one-digit path; sink_run_1ev() took 1.16 G with locals, 0.66 G with short_line()
+	 * and the rest of docs/design.md's steps). */
 	if (r->lr.max_line < SINK_1EV_LONGEST)
 		return sink_run(r, r->npos, r->nevents);
 	if (r->nevents == 1 && r->npos == 2)

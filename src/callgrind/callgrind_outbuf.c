@@ -10,8 +10,6 @@
 #include "core/quiet_thread.h"
 #include "core/xalloc.h"
 
-enum { BUF_FLUSH = CG_OUTBUF_BLOCK };
-
 static void *flusher_main(void *arg)
 {
 	struct cg_outbuf *b = arg;
@@ -91,7 +89,7 @@ void cg_outbuf_init(struct cg_outbuf *b, struct output *out)
 {
 	memset(b, 0, sizeof(*b));
 	b->out = out;
-	b->cap = BUF_FLUSH + 64 * 1024;
+	b->cap = CG_OUTBUF_BLOCK + 64 * 1024;
 	b->buf = xmalloc(b->cap);
 	pthread_mutex_init(&b->flusher.mu, NULL);
 	pthread_cond_init(&b->flusher.cv, NULL);

@@ -42,6 +42,8 @@ void cg_outbuf_free(struct cg_outbuf *b);
 /* The size at which a buffer goes to the thread. */
 enum { CG_OUTBUF_BLOCK = 1 << 20 };
 
+/* The out-of-line halves of the two below: the buffer handed to the thread (and grown
+ * for N bytes), and the handing over itself. */
 char *cg_outbuf_reserve_slow(struct cg_outbuf *b, size_t n);
 void cg_outbuf_submit(struct cg_outbuf *b);
 

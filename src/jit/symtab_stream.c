@@ -100,7 +100,6 @@ static const unsigned char *decode(const unsigned char *p, uint64_t *start, uint
 	return p;
 }
 
-/* Past a varint at P. */
 /* Past the entry at P, as decode() but keeping only the bases of the next one's
  * differences: symtab_stream_get() walks up to STRIDE - 1 entries to the one it wants,
  * for every member of an overlap cluster (symtab_index.c), and the shuffled 1M-entry

@@ -311,6 +311,11 @@ static void test_callgrind_reader__errors(void **state)
 		{ HDR "events: Ir\nob=(1) x\nfl=(1) x\nfn=(1) f\nbb=3\n", "--dump-bbs=yes" },
 		{ HDR "positions: instr\nevents: Ir\nob=(1) x\nfl=(1) x\nfn=(1) f\n0x10 1\n-0x20 1\n", "relative position goes below 0" },
 		{ HDR "events: Ir\nob=(1) x\nfl=(1) x\nfn=(1) f\n99999999999999999999 1\n", "expected a position" },
+		/* "-D" and "+D" past 0 and 2^64 - 1 as callgrind would write them (the fast
+		 * parser's), not only in hex */
+		{ HDR "events: Ir\nob=(1) x\nfl=(1) x\nfn=(1) f\n3 1\n-4 1\n", ":12: relative position goes below 0" },
+		{ HDR "events: Ir\nob=(1) x\nfl=(1) x\nfn=(1) f\n18446744073709551615 1\n+1 1\n",
+		  ":12: position overflows 64 bits" },
 		/* an "=" where a tag would end, after bytes that are no tag: not read as one */
 		{ HDR "events: Ir\nob=(1) x\nfl=(1) x\nfn=(1) f\nf1=(2) g\n", ":11: expected a callgrind line" },
 		{ HDR "events: Ir\nob=(1) x\nfl=(1) x\nfn=(1) f\ncfx=(2) g\n", ":11: unknown position spec" },
@@ -1054,6 +1059,32 @@ static void test_callgrind_reader__sink_line_limit(void **state)
 		fail_msg("%s", d.msg);
 }
 
+/* Relative subpositions past 0 and 2^64 - 1 in a block whose lines are sunk, where the
+ * one-event loop reads them: refused where they are, as the general path refuses them. */
+static void test_callgrind_reader__sink_position_bounds(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *lines, *msg;
+	} cases[] = {
+		{ "0x3 1 1\n-4 * 1\n", "t.cg:14: relative position goes below 0" },
+		{ "0x3 1 1\n* -2 1\n", "t.cg:14: relative position goes below 0" },
+		{ "0xffffffffffffffff 1 1\n+1 * 1\n", "t.cg:14: position overflows 64 bits" },
+		{ "0xffffffffffffffff 1 1\n+1 2 1\n", "t.cg:14: position overflows 64 bits" },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char text[512];
+		struct diag d = { 0 };
+		uint64_t sunk;
+		snprintf(text, sizeof(text), HDR "positions: instr line\nevents: Ir\nsummary: 2\n"
+			 "ob=(1) /bin/x\nfl=(1) x.c\nfn=(1) main\n%stotals: 2\n", cases[i].lines);
+		assert_int_equal(read_sunk(text, 1 << 20, &sunk, &d), -1);
+		if (!strstr(d.msg, cases[i].msg))
+			fail_msg("case %zu: '%s' lacks '%s'", i, d.msg, cases[i].msg);
+		assert_int_equal(sunk, 1);
+	}
+}
+
 /* A one-digit cost that takes the part's sum past 2^64 - 1 on a "+D D D" line (the loop's
  * word path, short_line()): refused where it is, as the general path refuses it. */
 static void test_callgrind_reader__sink_sum_overflow(void **state)
@@ -1140,6 +1171,7 @@ int main(void)
 		cmocka_unit_test(test_callgrind_reader__sink_loops_agree),
 		cmocka_unit_test(test_callgrind_reader__sink_line_limit),
 		cmocka_unit_test(test_callgrind_reader__sink_sum_overflow),
+		cmocka_unit_test(test_callgrind_reader__sink_position_bounds),
 		cmocka_unit_test(test_callgrind_reader__definition_across_buffers),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -55,6 +55,8 @@ static void plain_cost(void *ctx, uint32_t fn, uint32_t file, const struct cg_co
 	cgw_cost_run(rw->s->w, rw->fn_res.out, resolve_file(rw->res, file), run);
 }
 
+static cg_line_sink jit_home_line;
+
 void rewrite_begin_block(struct rewrite *rw, uint32_t fn)
 {
 	end_block(rw);
@@ -64,6 +66,7 @@ void rewrite_begin_block(struct rewrite *rw, uint32_t fn)
 	rw->fn_res = resolve_get(rw->res, fn);
 	rw->have_home_pos = 0;
 	rw->cache_sym = -1;
+	rw->have_home_seg = 0;
 	/* Lines of a block that is not JIT code never move: enter it now, while the name of
 	 * its function, if this fn= line defines it, is at hand (cgw_settle). */
 	rw->plain = rw->fn_res.kind == RESOLVE_PLAIN && !rw->fn_res.lookup;
@@ -71,6 +74,8 @@ void rewrite_begin_block(struct rewrite *rw, uint32_t fn)
 		struct cgw *w = rw->s->w;
 		cgw_enter(w, rw->fn_res.out, cgw_fn_get(w, rw->fn_res.out).file);
 		cg_reader_sink_costs(rw->r, fn, plain_cost, rw);
+	} else if (rw->fn_res.kind == RESOLVE_JIT && rw->fn_res.lookup) {
+		cg_reader_sink_lines(rw->r, fn, jit_home_line, rw);
 	}
 }
 
@@ -181,6 +186,26 @@ static void stay_home(struct rewrite *rw, const struct resolve_where *at)
 
 /* ---- records ---- */
 
+/* Cost line L of X's block, which stays with its owner W (X's home identity or an
+ * identity of its own, never a moved one), written at AT: as the input wrote it if CLEAN
+ * and AT is its position, else re-encoded. */
+static void write_home_line(struct rewrite *rw, const struct resolve_fn *x, const struct owner *w,
+			    const struct resolve_where *at, const struct cg_cost_line *l, int clean)
+{
+	const struct stream *s = rw->s;
+	int same = 1;   /* at most three positions: no memcmp() call */
+	for (unsigned i = 0; i < s->npos; i++)
+		same &= at->pos[i] == l->pos[i];
+	cgw_cost(s->w, &(struct cgw_cost){ .fn = w->out, .file = at->file, .pos = at->pos,
+					   .costs = l->costs,
+					   .raw = clean && same ? l->text : NULL,
+					   .raw_len = l->len, .prev = l->prev });
+	int jit = w->sym >= 0;
+	stream_account(s, l->costs, jit, !jit && (x->kind == RESOLVE_UNKNOWN || w->foreign),
+		       w->contested);
+	stay_home(rw, at);
+}
+
 void rewrite_cost(struct rewrite *rw, const struct cg_record *rec)
 {
 	const struct stream *s = rw->s;
@@ -211,17 +236,38 @@ void rewrite_cost(struct rewrite *rw, const struct cg_record *rec)
 		move_piece(rw, MOVE_LINE, &w, rec, &at);
 		return;
 	}
-	int same = 1;   /* at most three positions: no memcmp() call */
-	for (unsigned i = 0; i < s->npos; i++)
-		same &= at.pos[i] == rec->pos[i];
-	cgw_cost(s->w, &(struct cgw_cost){ .fn = w.out, .file = at.file, .pos = at.pos,
-					   .costs = rec->costs,
-					   .raw = rec->clean && same ? rec->text : NULL,
-					   .raw_len = rec->len, .prev = rec->prev_pos });
-	int jit = w.sym >= 0;
-	stream_account(s, rec->costs, jit, !jit && (x->kind == RESOLVE_UNKNOWN || w.foreign),
-		       w.contested);
-	stay_home(rw, &at);
+	write_home_line(rw, x, &w, &at, &(struct cg_cost_line){ rec->text, rec->len,
+								rec->prev_pos, rec->pos, rec->costs },
+			rec->clean);
+}
+
+/* A line of a JIT function's block that lies in the code of the block's own symbol (a
+ * segment of the symbol table's): taken and written as rewrite_cost() writes it, without
+ * a record (most lines of such a block; on the bench profile a record, the lookup and
+ * the owner's tests cost 560 k lines three times what writing them does). Any other
+ * line is left to rewrite_cost(). */
+static int jit_home_line(void *ctx, uint32_t fn, uint32_t file, const struct cg_cost_line *l)
+{
+	struct rewrite *rw = ctx;
+	const struct resolve_fn *x = &rw->fn_res;
+	(void)fn;   /* the block's */
+	uint64_t a = l->pos[rw->s->instr];
+	if (!rw->have_home_seg || a < rw->home_start || a > rw->home_last) {
+		/* the segment owner_of() finds: every address of it finds it */
+		const struct symtab_segment *seg = resolve_lookup(rw->res, a);
+		if (!seg || (int64_t)seg->sym != x->sym)
+			return 0;
+		rw->home_start = seg->start;
+		rw->home_last = seg->last;
+		rw->home_contested = (int)seg->contested;
+		rw->have_home_seg = 1;
+	}
+	rw->in_foreign_run = 0;
+	struct owner w = { x->out, x->sym, rw->home_contested, 0 };
+	struct resolve_where at;
+	resolve_place(rw->res, w.sym, w.out, l->pos, file, &at);
+	write_home_line(rw, x, &w, &at, l, 1);
+	return 1;
 }
 
 /* A call that is not folded, from W (MOVED: not the block function's home identity) at

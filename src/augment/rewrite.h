@@ -31,6 +31,10 @@ struct rewrite {
 	int64_t cache_sym;               /* the last symbol looked up in the block, and its */
 	uint32_t cache_out;              /* ... owner */
 	int in_foreign_run;              /* the previous line was foreign code (rule 5) */
+	uint64_t home_start, home_last;  /* a JIT function's block: the segment of its own
+	                                    symbol that its last line offered lay in, ... */
+	int home_contested;              /* ... whether it is contested, ... */
+	int have_home_seg;               /* ... if any (jit_home_line()) */
 	uint32_t foreign_out;            /* ... and the identity its run was given */
 	uint64_t span_lo, span_hi;       /* an ELF function's block: the addresses of its cost
 	                                    lines (rule 9; lo > hi: none yet) */
@@ -46,7 +50,8 @@ void rewrite_init(struct rewrite *rw, const struct stream *s, struct resolver *r
 void rewrite_end_part(struct rewrite *rw);
 
 /* A fn= line: FN's block begins. Lines of a block that is not JIT code go straight from
- * the reader to the writer (cg_reader_sink_costs()) until the next fn= or part. */
+ * the reader to the writer (cg_reader_sink_costs()) until the next fn= or part; so do the
+ * lines of a JIT function's block that lie in its own code (cg_reader_sink_lines()). */
 void rewrite_begin_block(struct rewrite *rw, uint32_t fn);
 
 /* REC's line, written or held (moves.h): a cost line, a call, a jump. */

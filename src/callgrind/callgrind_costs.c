@@ -1,6 +1,7 @@
 /* callgrind_costs.c - the numbers of a callgrind line: subpositions (absolute, relative or
  * "*") and event counts, for cost lines and the targets of calls and jumps; a fast path for
- * canonical cost lines, and the runs of them handed to a cost sink without records.
+ * canonical cost lines, and the runs of them handed to a cost sink without records (or
+ * offered one by one to a line sink).
  * Part of the reader (callgrind_reader_ctx.h); reads and moves the reader's position base
  * and self-cost sums, owns nothing. */
 #include <string.h>
@@ -280,14 +281,58 @@ static inline int add_sums(uint64_t *sums, const uint64_t *costs, unsigned n)
 	return 1;
 }
 
+/* Offers the cost line LINE (LEN bytes; POS, COSTS read against the base) to the line
+ * sink: 1 if it takes it, which consumes it (its costs added to the part's sums, the base
+ * moved); 0 leaves everything as it was. */
+static int offer_line(struct cg_reader *r, const char *line, size_t len, const uint64_t *pos,
+		      const uint64_t *costs)
+{
+	if (!add_sums(r->sums, costs, r->nevents))
+		return 0;
+	struct cg_cost_line l = { line, len, r->base, pos, costs };
+	if (!r->line_sink(r->sink_ctx, r->fn, r->file, &l)) {
+		for (unsigned i = 0; i < r->nevents; i++)
+			r->sums[i] -= costs[i];
+		return 0;
+	}
+	/* (r->prev is the record's: the next line that needs it sets it) */
+	memcpy(r->base, pos, sizeof(r->base));
+	r->body_cost_seen = 1;
+	return 1;
+}
+
+/* The canonical cost lines of the line sink's function that the buffer holds, whole, from
+ * the next line on, offered one by one until one is not taken: 1 if one was, else 0. */
+static int sink_lines(struct cg_reader *r)
+{
+	struct line_reader *lr = &r->lr;
+	const char *text = lr->buf + lr->start, *p = text, *eol;
+	const int long_lines = lr->end - lr->start > lr->max_line;
+	uint64_t pos[CG_MAX_POS], costs[CG_MAX_EVENTS], lines = 0;
+	while ((eol = simple_cost_line(r, p, pos, costs)) &&
+	       !(long_lines && (size_t)(eol - p) > lr->max_line) &&
+	       offer_line(r, p, (size_t)(eol - p), pos, costs)) {
+		lines++;
+		p = eol + 1;
+	}
+	if (!lines)
+		return 0;
+	line_reader_skip(lr, (size_t)(p - text), lines);
+	return 1;
+}
+
 /* A canonical cost line of the sink's function (read by the line reader: at a buffer's
  * end), handed to the sink: 1; 0 if LINE is anything else (it then takes the general
- * path, which also explains errors). A NUL byte makes the line not canonical. */
+ * path, which also explains errors) or the line sink leaves it. A NUL byte makes the line
+ * not canonical. */
 int cg_costs_sink_line(struct cg_reader *r, const char *line, size_t len)
 {
 	uint64_t pos[CG_MAX_POS], costs[CG_MAX_EVENTS];
-	if (simple_cost_line(r, line, pos, costs) != line + len ||
-	    !add_sums(r->sums, costs, r->nevents))
+	if (simple_cost_line(r, line, pos, costs) != line + len)
+		return 0;
+	if (r->line_sink)
+		return offer_line(r, line, len, pos, costs);
+	if (!add_sums(r->sums, costs, r->nevents))
 		return 0;
 	memcpy(r->prev, r->base, sizeof(r->base));
 	memcpy(r->base, pos, sizeof(pos));
@@ -584,6 +629,8 @@ static inline __attribute__((always_inline)) int sink_run_1ev(struct cg_reader *
 
 int cg_costs_sink_run(struct cg_reader *r)
 {
+	if (r->line_sink)
+		return sink_lines(r);
 	/* Most profiles have one event and "instr line" or "line" positions: a loop of
 	 * their own (on the bench profile the general loop went from 1.91 to 1.53 G
 	 * instructions when compiled for these constants, to 1.21 G with dec19()'s

@@ -144,6 +144,7 @@ int cg_namerefs_line(struct cg_reader *r, enum cg_tag t, struct cg_record *rec)
 		if (name_ref(r, SP_FN, r->ob, r->fl, &x) < 0)
 			return -1;
 		r->sink = NULL;
+		r->line_sink = NULL;
 		r->fn = x;
 		r->file = r->fl;
 		r->have_fn = 1;

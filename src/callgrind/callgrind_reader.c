@@ -99,6 +99,15 @@ void cg_reader_accept_foreign(struct cg_reader *r)
 void cg_reader_sink_costs(struct cg_reader *r, uint32_t fn, cg_cost_sink *sink, void *ctx)
 {
 	r->sink = sink;
+	r->line_sink = NULL;
+	r->sink_ctx = ctx;
+	r->sink_fn = fn;
+}
+
+void cg_reader_sink_lines(struct cg_reader *r, uint32_t fn, cg_line_sink *sink, void *ctx)
+{
+	r->sink = NULL;
+	r->line_sink = sink;
 	r->sink_ctx = ctx;
 	r->sink_fn = fn;
 }
@@ -257,7 +266,7 @@ static int next_line(struct cg_reader *r, struct cg_record *rec);
  * that), and it is the sink's function. */
 static int sinking(const struct cg_reader *r)
 {
-	return r->sink && r->fn == r->sink_fn && r->have_fn && r->state == ST_BODY;
+	return (r->sink || r->line_sink) && r->fn == r->sink_fn && r->have_fn && r->state == ST_BODY;
 }
 
 int cg_reader_next(struct cg_reader *r, struct cg_record *rec, struct diag *d)

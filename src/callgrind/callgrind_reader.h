@@ -125,6 +125,24 @@ typedef void cg_cost_sink(void *ctx, uint32_t fn, uint32_t file, const struct cg
  * per line. */
 void cg_reader_sink_costs(struct cg_reader *r, uint32_t fn, cg_cost_sink *sink, void *ctx);
 
+/* One canonical cost line offered to a line sink: what its record would carry. */
+struct cg_cost_line {
+	const char *text;           /* the line, without "\n" */
+	size_t len;
+	const uint64_t *prev;       /* the position base before the line */
+	const uint64_t *pos;        /* its absolute positions and self costs */
+	const uint64_t *costs;
+};
+/* Takes LINE (1) or leaves it (0): it is then returned as a record, as without a sink. */
+typedef int cg_line_sink(void *ctx, uint32_t fn, uint32_t file, const struct cg_cost_line *line);
+/* From now on, canonical cost lines of function FN are offered to SINK one by one, until
+ * the next fn= line or part, or cg_reader_sink_costs(): each line it takes is consumed with
+ * no record; the first it leaves comes as a record, and the next line is offered again.
+ * Jumps are never offered. For blocks whose lines are not copied in runs but most of
+ * which the consumer writes as they come (augment's JIT functions: a record per line
+ * cost four times the work of the line itself). */
+void cg_reader_sink_lines(struct cg_reader *r, uint32_t fn, cg_line_sink *sink, void *ctx);
+
 /* The current part's layout; valid after its events: line. */
 unsigned cg_reader_npos(const struct cg_reader *r);
 enum cg_pos_kind cg_reader_pos_kind(const struct cg_reader *r, unsigned i);

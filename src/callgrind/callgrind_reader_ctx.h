@@ -70,7 +70,8 @@ struct cg_reader {
 	char *def_names;
 	size_t def_names_len, def_names_cap;
 	int instr;                  /* index of the instr position, or -1 */
-	cg_cost_sink *sink;         /* cg_reader_sink_costs() */
+	cg_cost_sink *sink;         /* cg_reader_sink_costs() ... */
+	cg_line_sink *line_sink;    /* ... or cg_reader_sink_lines(): at most one is set */
 	void *sink_ctx;
 	uint32_t sink_fn;
 	int saw_sign;           /* a line only callgrind writes: marker, creator:, version:, positions: */

@@ -30,6 +30,7 @@ static void new_part(struct cg_reader *r)
 	r->have_ob = r->have_fn = r->have_cob = r->have_cfi = r->have_jfi = 0;
 	r->have_cfn = r->have_jfn = 0;
 	r->sink = NULL;
+	r->line_sink = NULL;
 	r->unknown_obj = cg_names_intern(&r->names, SP_OBJ, "???", 3);
 	r->unknown_file = cg_names_intern(&r->names, SP_FILE, "???", 3);
 	r->ob = r->unknown_obj;

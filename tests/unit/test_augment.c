@@ -134,6 +134,49 @@ static void test_augment__tail_jump_moves_with_synthetic_call(void **state)
 	free(s);
 }
 
+/* The lines of a JIT function's block that lie in its own symbol's code are offered by
+ * the reader one by one and written at once (rewrite.c, jit_home_line()); the others take
+ * the general path. Between the two, nothing of the rules may change: a line of the
+ * home symbol ends a run of foreign code (the next one is a new identity, named by its
+ * own entry); the home symbol's segment is the block's own (B's line in A's code moves
+ * to A even right after A's block); a contested segment's cost is counted as such. */
+static void test_augment__jit_lines_offered(void **state)
+{
+	(void)state;
+	char *s = augment(HDR "positions: instr line\nevents: Ir\nsummary: 128\n"
+			  "ob=(1) ???\nfl=(1) ???\nfn=(1) 0x0000000010000000\n"
+			  "0x10000000 0 1\n+4 0 1\n0x30000000 0 2\n+4 0 2\n0x10000010 0 4\n"
+			  "0x30000100 0 8\n+4 0 8\n0x10000020 0 16\n"
+			  "fn=(2) 0x0000000010000100\n0x10000030 0 32\n0x10000104 0 1\n+4 0 1\n"
+			  "0x100000fc 0 2\n"
+			  "fn=(3) 0x0000000010000000'caller\n0x10000040 0 50\ntotals: 128\n", map1, 0);
+	/* two foreign runs, two identities */
+	assert_int_equal(count(s, " 0x0000000030000000\n"), 1);
+	assert_int_equal(count(s, " 0x0000000030000100\n"), 1);
+	assert_non_null(strstr(s, "fn=(5) 0x0000000030000100\n0x30000100 0 8\n+4 * 8\n"));
+	assert_int_equal(rep.events[0].unknown, 20);
+	/* B's block: its lines in A's code (one just below B's) moved to A, its own stayed */
+	assert_int_equal(rep.lines_moved, 6);
+	assert_non_null(strstr(s, "fn=(2) JS:*jit_B /src/b.js:3:7\n0x10000104 3 1\n+4 * 1\n"));
+	assert_int_equal(rep.events[0].jit, 108);
+	assert_int_equal(rep.events[0].contested, 0);
+	free(s);
+	/* A's addresses claimed by two names: every line there is contested */
+	s = augment(HDR "positions: instr line\nevents: Ir\nsummary: 7\n"
+		    "ob=(1) ???\nfl=(1) ???\nfn=(1) 0x0000000010000000\n"
+		    "0x10000000 0 1\n+4 0 2\n+4 0 4\ntotals: 7\n",
+		    "10000000 100 jit_A(/src/a.raku:10)\n10000000 100 jit_Z(/src/z.raku:1)\n", 0);
+	assert_int_equal(rep.events[0].jit, 7);
+	assert_int_equal(rep.events[0].contested, 7);
+	free(s);
+	/* the line first: the address is the second subposition */
+	s = augment(HDR "positions: line instr\nevents: Ir\nsummary: 3\n"
+		    "ob=(1) ???\nfl=(1) ???\nfn=(1) 0x0000000010000000\n"
+		    "0 0x10000000 1\n0 +4 2\ntotals: 3\n", map1, 0);
+	assert_non_null(strstr(s, "fn=(1) jit_A(/src/a.raku:10)\n10 0x10000000 1\n* +4 2\n"));
+	free(s);
+}
+
 static void test_augment__suffixes(void **state)
 {
 	(void)state;
@@ -610,6 +653,7 @@ int main(void)
 		cmocka_unit_test(test_augment__candidates_only),
 		cmocka_unit_test(test_augment__fragments_fold),
 		cmocka_unit_test(test_augment__tail_jump_moves_with_synthetic_call),
+		cmocka_unit_test(test_augment__jit_lines_offered),
 		cmocka_unit_test(test_augment__suffixes),
 		cmocka_unit_test(test_augment__root),
 		cmocka_unit_test(test_augment__same_name_merges_or_keeps_addresses),

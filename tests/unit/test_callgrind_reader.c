@@ -727,10 +727,12 @@ static void put(struct text *t, const char *fmt, ...)
 	}
 }
 
+static int tame;   /* no values near the limits: a large body that reads to its end */
+
 /* A value: small ones mostly, now and then one near the limits of 64 bits or of 19 digits. */
 static unsigned long long value(void)
 {
-	switch (below(400)) {
+	switch (tame ? 3 : below(400)) {
 	case 0: return UINT64_MAX - below(4);
 	case 1: return 9999999999999999999ULL - below(3);
 	case 2: return rnd();
@@ -753,10 +755,10 @@ static void subposition(struct text *t)
 	} else if (k < 550) {
 		put(t, "+%u", below(8) ? below(16) : below(100000));
 	} else if (k < 650) {
-		put(t, "-%u", below(4));
+		put(t, tame ? "+%u" : "-%u", below(4));   /* the bases may be small */
 	} else if (k < 750) {
 		/* now and then near 2^64: "+D" then goes past it */
-		put(t, "0x%llx", (unsigned long long)(below(4) ? 0x400000 + below(1 << 20) :
+		put(t, "0x%llx", (unsigned long long)(tame || below(4) ? 0x400000 + below(1 << 20) :
 						     below(4) ? UINT64_MAX - below(12) : rnd() | 1ULL << 62));
 	} else if (k < 990) {
 		put(t, "%llu", 1000 + value());
@@ -998,6 +1000,127 @@ static void test_callgrind_reader__sink_loops_agree(void **state)
 	assert_true(runs > cases);
 }
 
+/* ---- a line sink takes what it takes; the rest reads as without it ---- */
+
+/* A line sink (cg_reader_sink_lines(), augment's JIT blocks) is offered the canonical cost
+ * lines of its function one by one and takes some: each line it takes must carry what its
+ * record would have (positions, the base before it, costs, text), the lines it leaves and
+ * every other line must come as the same records, and the reading must end the same way
+ * (errors, line numbers, sums). The sink here leaves the lines whose first position is 3
+ * modulo 4; the same bodies as above, read once without a sink and once with one on a
+ * fifth of the blocks (every block in the large case, whose buffer ends fall inside
+ * blocks). */
+
+struct offer_log {
+	struct agree_log a;     /* first: agree_record() logs the other records */
+	unsigned nev;
+	unsigned long long taken;
+};
+
+static void log_cost(struct offer_log *g, uint32_t fn, uint32_t file, int clean,
+		     const uint64_t *pos, const uint64_t *prev, const uint64_t *costs,
+		     const char *text, size_t len)
+{
+	put(&g->a.t, "cost fn %u file %u clean %d pos", fn, file, clean);
+	log_positions(&g->a, pos);
+	put(&g->a.t, " prev");
+	log_positions(&g->a, prev);
+	for (unsigned e = 0; e < g->nev; e++)
+		put(&g->a.t, " %llu", (unsigned long long)costs[e]);
+	put(&g->a.t, " [%.*s]\n", (int)len, text);
+}
+
+static int take_some(void *ctx, uint32_t fn, uint32_t file, const struct cg_cost_line *l)
+{
+	struct offer_log *g = ctx;
+	if (l->pos[0] % 4 == 3)
+		return 0;
+	g->taken++;
+	log_cost(g, fn, file, 1, l->pos, l->prev, l->costs, l->text, l->len);
+	return 1;
+}
+
+/* Reads TEXT, with a line sink on the blocks EVERY chooses (0: none; 1: all; 5: a fifth,
+ * by SEED), logging every record and line taken. *TAKEN counts the lines taken. */
+static char *read_offered(const char *text, size_t n, unsigned npos, unsigned nev,
+			  size_t max_line, unsigned every, uint64_t seed, unsigned long long *taken)
+{
+	struct input *in = input_open_mem(text, n, "t.cg");
+	assert_non_null(in);
+	struct offer_log g = { .a = { .npos = npos, .r = cg_reader_new(in, max_line) }, .nev = nev };
+	struct cg_record rec;
+	struct diag d = { 0 };
+	uint64_t keep = xs;
+	xs = seed;
+	int rc;
+	while ((rc = cg_reader_next(g.a.r, &rec, &d)) == 1) {
+		/* a cost line's number is not the sink's to know: records leave it out too */
+		if (rec.kind == CG_COST)
+			log_cost(&g, rec.fn, rec.file, rec.clean, rec.pos, rec.prev_pos, rec.costs,
+				 rec.text, rec.len);
+		else
+			agree_record(&g.a, &rec);
+		if (rec.kind == CG_FN && every && below(every) == 0)
+			cg_reader_sink_lines(g.a.r, rec.fn, take_some, &g);
+	}
+	xs = keep;
+	put(&g.a.t, "end %d %s sums", rc, rc < 0 ? d.msg : "");
+	for (unsigned e = 0; e < nev; e++)
+		put(&g.a.t, " %llu", (unsigned long long)cg_reader_part_sums(g.a.r)[e]);
+	put(&g.a.t, "\n");
+	cg_reader_free(g.a.r);
+	input_close(in);
+	*taken = g.taken;
+	return g.a.t.s;
+}
+
+static void test_callgrind_reader__line_sink_agrees(void **state)
+{
+	(void)state;
+	static const char *const layouts[] = { "instr line", "line", "instr", "line instr" };
+	unsigned long long taken_all = 0;
+	unsigned cases = 1500;
+	for (unsigned c = 0; c <= cases; c++) {
+		int large = c == cases;
+		unsigned lay = below(4), npos = lay == 0 || lay == 3 ? 2 : 1, nev = 1 + below(2);
+		junk = large || below(2) ? 0 : 10;
+		big_costs = !large && below(10) == 0;
+		tame = large;
+		struct text b = { 0 }, t = { 0 };
+		body(&b, npos, large ? 600000 : 1 + below(300));
+		tame = 0;
+		put(&t, HDR "positions: %s\nevents: %s\n%s", layouts[lay], nev == 1 ? "Ir" : "Ir Dr", b.s);
+		unsigned limit = below(4);
+		size_t max_line = limit < 2 ? 1 << 20 : limit == 2 ? 12 + below(90) : 50 + below(30);
+		uint64_t seed = rnd();
+		unsigned long long none, taken;
+		char *a = read_offered(t.s, t.n, npos, nev, max_line, 0, seed, &none);
+		char *z = read_offered(t.s, t.n, npos, nev, max_line, large ? 1 : 5, seed, &taken);
+		assert_int_equal(none, 0);
+		if (strcmp(a, z) != 0) {
+			size_t i = 0;
+			while (a[i] == z[i])
+				i++;
+			while (i > 0 && a[i - 1] != '\n')
+				i--;
+			fprintf(stderr, "case %u, positions: %s, %u events: read differently from\n"
+				"%.300s\n---- with a line sink:\n%.300s\n---- input:\n%.3000s\n", c,
+				layouts[lay], nev, a + i, z + i, b.s);
+			fail();
+		}
+		/* the large body reads to its end (its totals: line, which need not match the
+		 * sums), across buffer ends inside blocks */
+		if (large && (taken <= 100000 || !(strstr(z, "\nend 0 ") || strstr(z, "'totals:' gives"))))
+			fail_msg("large: %llu taken; %s", taken, strstr(z, "\nend "));
+		taken_all += taken;
+		free(a);
+		free(z);
+		free(b.s);
+		free(t.s);
+	}
+	assert_true(taken_all > 10 * cases);
+}
+
 static void count_sunk(void *ctx, uint32_t fn, uint32_t file, const struct cg_cost_run *run)
 {
 	(void)fn;
@@ -1005,8 +1128,20 @@ static void count_sunk(void *ctx, uint32_t fn, uint32_t file, const struct cg_co
 	*(uint64_t *)ctx += run->lines;
 }
 
-/* Reads TEXT under a limit of MAX_LINE bytes a line, every block's cost lines sunk:
- * returns the end's rc, with the lines sunk in *SUNK and an error in D. */
+static int take_all(void *ctx, uint32_t fn, uint32_t file, const struct cg_cost_line *l)
+{
+	(void)fn;
+	(void)file;
+	(void)l;
+	++*(uint64_t *)ctx;
+	return 1;
+}
+
+static int by_line;   /* read_sunk() offers the lines to a line sink that takes each */
+
+/* Reads TEXT under a limit of MAX_LINE bytes a line, every block's cost lines sunk (in
+ * runs, or with BY_LINE one by one): returns the end's rc, with the lines sunk in *SUNK
+ * and an error in D. */
 static int read_sunk(const char *text, size_t max_line, uint64_t *sunk, struct diag *d)
 {
 	struct input *in = input_open_mem(text, strlen(text), "t.cg");
@@ -1014,9 +1149,12 @@ static int read_sunk(const char *text, size_t max_line, uint64_t *sunk, struct d
 	struct cg_record rec;
 	int rc;
 	*sunk = 0;
-	while ((rc = cg_reader_next(r, &rec, d)) == 1)
-		if (rec.kind == CG_FN)
+	while ((rc = cg_reader_next(r, &rec, d)) == 1) {
+		if (rec.kind == CG_FN && by_line)
+			cg_reader_sink_lines(r, rec.fn, take_all, sunk);
+		else if (rec.kind == CG_FN)
 			cg_reader_sink_costs(r, rec.fn, count_sunk, sunk);
+	}
 	cg_reader_free(r);
 	input_close(in);
 	return rc;
@@ -1057,6 +1195,22 @@ static void test_callgrind_reader__sink_line_limit(void **state)
 	assert_int_equal(read_sunk(text, 63, &sunk, &d), -1);
 	if (!strstr(d.msg, "t.cg:14: line longer than the limit of 63 bytes"))
 		fail_msg("%s", d.msg);
+	/* a line sink has no loop of its own: every line offered is checked, at any limit;
+	 * jumps are never offered */
+	by_line = 1;
+	memset(&d, 0, sizeof(d));
+	assert_int_equal(read_sunk(text, 64, &sunk, &d), 0);
+	assert_int_equal(sunk, 3);
+	snprintf(text, sizeof(text), HDR "positions: instr line\nevents: Ir\nsummary: 3\n"
+		 "ob=(1) /bin/x\nfl=(1) x.c\nfn=(1) main\n0x400000 1 1\n+1 * 1\n+1234567890 12345678901234567 1\n"
+		 "totals: 3\n");
+	assert_int_equal(read_sunk(text, 30, &sunk, &d), -1);
+	if (!strstr(d.msg, "t.cg:15: line longer than the limit of 30 bytes"))
+		fail_msg("%s", d.msg);
+	assert_int_equal(sunk, 2);
+	assert_int_equal(read_sunk(text, 31, &sunk, &d), 0);
+	assert_int_equal(sunk, 3);
+	by_line = 0;
 }
 
 /* Relative subpositions past 0 and 2^64 - 1 in a block whose lines are sunk, where the
@@ -1072,17 +1226,21 @@ static void test_callgrind_reader__sink_position_bounds(void **state)
 		{ "0xffffffffffffffff 1 1\n+1 * 1\n", "t.cg:14: position overflows 64 bits" },
 		{ "0xffffffffffffffff 1 1\n+1 2 1\n", "t.cg:14: position overflows 64 bits" },
 	};
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+	/* in runs, then offered one by one to a line sink */
+	for (size_t i = 0; i < 2 * sizeof(cases) / sizeof(cases[0]); i++) {
+		size_t c = i % (sizeof(cases) / sizeof(cases[0]));
 		char text[512];
 		struct diag d = { 0 };
 		uint64_t sunk;
+		by_line = c != i;
 		snprintf(text, sizeof(text), HDR "positions: instr line\nevents: Ir\nsummary: 2\n"
-			 "ob=(1) /bin/x\nfl=(1) x.c\nfn=(1) main\n%stotals: 2\n", cases[i].lines);
+			 "ob=(1) /bin/x\nfl=(1) x.c\nfn=(1) main\n%stotals: 2\n", cases[c].lines);
 		assert_int_equal(read_sunk(text, 1 << 20, &sunk, &d), -1);
-		if (!strstr(d.msg, cases[i].msg))
-			fail_msg("case %zu: '%s' lacks '%s'", i, d.msg, cases[i].msg);
+		if (!strstr(d.msg, cases[c].msg))
+			fail_msg("case %zu: '%s' lacks '%s'", i, d.msg, cases[c].msg);
 		assert_int_equal(sunk, 1);
 	}
+	by_line = 0;
 }
 
 /* A one-digit cost that takes the part's sum past 2^64 - 1 on a "+D D D" line (the loop's
@@ -1093,12 +1251,17 @@ static void test_callgrind_reader__sink_sum_overflow(void **state)
 	static const char text[] = HDR "positions: instr line\nevents: Ir\n"
 		"summary: 18446744073709551615\nob=(1) /bin/x\nfl=(1) x.c\nfn=(1) main\n"
 		"0x400000 1 18446744073709551610\n+1 2 3\n+1 2 3\n+1 2 3\ntotals: 18446744073709551615\n";
-	struct diag d = { 0 };
-	uint64_t sunk;
-	assert_int_equal(read_sunk(text, 1 << 20, &sunk, &d), -1);
-	if (!strstr(d.msg, "t.cg:15: the sum of self costs overflows 64 bits"))
-		fail_msg("%s", d.msg);
-	assert_int_equal(sunk, 1);   /* the first "+1 2 3" (the line before has 20 digits: a record) */
+	/* in runs, then offered one by one to a line sink */
+	for (by_line = 0; by_line < 2; by_line++) {
+		struct diag d = { 0 };
+		uint64_t sunk;
+		assert_int_equal(read_sunk(text, 1 << 20, &sunk, &d), -1);
+		if (!strstr(d.msg, "t.cg:15: the sum of self costs overflows 64 bits"))
+			fail_msg("%s", d.msg);
+		/* the first "+1 2 3" (the line before has 20 digits: a record) */
+		assert_int_equal(sunk, 1);
+	}
+	by_line = 0;
 }
 
 /* A call's callee defined on its cfn= line is handed out with the call's record, lines
@@ -1169,6 +1332,7 @@ int main(void)
 		cmocka_unit_test(test_callgrind_reader__sink_runs_one_event),
 		cmocka_unit_test(test_callgrind_reader__sink_runs_one_event_one_position),
 		cmocka_unit_test(test_callgrind_reader__sink_loops_agree),
+		cmocka_unit_test(test_callgrind_reader__line_sink_agrees),
 		cmocka_unit_test(test_callgrind_reader__sink_line_limit),
 		cmocka_unit_test(test_callgrind_reader__sink_sum_overflow),
 		cmocka_unit_test(test_callgrind_reader__sink_position_bounds),

@@ -19,6 +19,7 @@ void resolve_init(struct resolver *r, const struct stream *s, int keep_addresses
 	memset(r, 0, sizeof(*r));
 	r->s = s;
 	r->keep_addresses = keep_addresses;
+	r->place_sym = -1;
 	idmap_init(&r->moved_ids);
 	strtab_init(&r->suffixes);
 }
@@ -359,7 +360,12 @@ void resolve_place(struct resolver *r, int64_t sym, uint32_t out, const uint64_t
 		at->file = resolve_file(r, in_file);
 		return;
 	}
-	const struct symbol *y = symtab_symbol(s->st, (uint32_t)sym);
+	/* a JIT block's lines come one after another (symtab_symbol() is a table walk) */
+	if (sym != r->place_sym) {
+		r->place_y = symtab_symbol(s->st, (uint32_t)sym);
+		r->place_sym = sym;
+	}
+	const struct symbol *y = r->place_y;
 	at->file = cgw_fn_get(s->w, out).file;
 	uint64_t line = y->line;
 	const struct symline *row = s->instr >= 0 ? symtab_line(y, pos[s->instr]) : NULL;
@@ -373,7 +379,8 @@ void resolve_place(struct resolver *r, int64_t sym, uint32_t out, const uint64_t
 	}
 	if (s->line < 0)
 		return;
-	memcpy(at->buf, pos, s->npos * sizeof(*pos));
+	for (unsigned i = 0; i < s->npos; i++)   /* at most three: no memcpy() call */
+		at->buf[i] = pos[i];
 	at->buf[s->line] = line;
 	at->pos = at->buf;
 }

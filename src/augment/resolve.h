@@ -103,6 +103,8 @@ struct resolver {
 	size_t name_len, name_cap;
 	const char *last_row_file;    /* cache: the last line-table file and its writer file */
 	uint32_t last_row_out;
+	int64_t place_sym;            /* cache: the last symbol resolve_place() read (-1: none) */
+	const struct symbol *place_y;
 	struct resolve_hit {          /* cache of symtab_lookup(): address -> segment or NULL */
 		uint64_t addr;
 		const struct symtab_segment *seg;

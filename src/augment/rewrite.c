@@ -56,6 +56,7 @@ static void plain_cost(void *ctx, uint32_t fn, uint32_t file, const struct cg_co
 }
 
 static cg_line_sink jit_home_line;
+static cg_call_sink call_line;
 
 void rewrite_begin_block(struct rewrite *rw, uint32_t fn)
 {
@@ -74,6 +75,7 @@ void rewrite_begin_block(struct rewrite *rw, uint32_t fn)
 		struct cgw *w = rw->s->w;
 		cgw_enter(w, rw->fn_res.out, cgw_fn_get(w, rw->fn_res.out).file);
 		cg_reader_sink_costs(rw->r, fn, plain_cost, rw);
+		cg_reader_sink_calls(rw->r, call_line);
 	} else if (rw->fn_res.kind == RESOLVE_JIT && rw->fn_res.lookup) {
 		cg_reader_sink_lines(rw->r, fn, jit_home_line, rw);
 	}
@@ -351,6 +353,19 @@ void rewrite_call(struct rewrite *rw, const struct cg_record *rec)
 	call_out(rw, rec, &w, &c, &at, moved);
 	if (!moved)
 		stay_home(rw, &at);
+}
+
+/* A call of a plain block that the reader hands over with no record
+ * (cg_reader_sink_calls()), rewritten as its record would be: most calls of a profile
+ * (on the bench profile 0.3 M of 0.39 M: the name lines, the calls= line and the cost
+ * line of each read in one pass, not four records' worth of line handling). */
+static void call_line(void *ctx, uint32_t fn, uint32_t file, const struct cg_call_line *c)
+{
+	rewrite_call(ctx, &(struct cg_record){
+		.kind = CG_CALL, .fn = fn, .file = file, .callee = c->callee, .count = c->count,
+		.target = c->target, .pos = c->pos, .prev_pos = c->prev, .costs = c->costs,
+		.clean = 1, .line_text = c->line_text, .line_len = c->line_len, .text = c->text,
+		.len = c->len });
 }
 
 /* A jump that stays as the input wrote it: within or out of a block whose lines never

@@ -287,7 +287,9 @@ static inline int add_sums(uint64_t *sums, const uint64_t *costs, unsigned n)
 static int offer_line(struct cg_reader *r, const char *line, size_t len, const uint64_t *pos,
 		      const uint64_t *costs)
 {
-	if (!add_sums(r->sums, costs, r->nevents))
+	/* a function defined since the last record comes with the line's record, as it would
+	 * without the sink (callgrind writes none there: after jfn= comes its jump) */
+	if (r->ndefs || !add_sums(r->sums, costs, r->nevents))
 		return 0;
 	struct cg_cost_line l = { line, len, r->base, pos, costs };
 	if (!r->line_sink(r->sink_ctx, r->fn, r->file, &l)) {
@@ -355,6 +357,87 @@ static inline const char *line_end(const char *p)
 		return NULL;
 	p += *p == ' ';
 	return *p == '\n' ? p : NULL;
+}
+
+/* A reference line "XYZ=(ID)\n" at *PP whose tag is T0 T1 and T2 or T2B (cfi= and cfl=
+ * are one): the index of ID in space SP, with *PP past the line; UINT32_MAX, *PP
+ * unchanged, for any other line or an id not defined yet (the general path explains). */
+static inline uint32_t ref_line(const struct cg_reader *r, const char **pp, char t0, char t1,
+				char t2, char t2b, enum cg_space sp)
+{
+	const char *p = *pp;
+	uint64_t id;
+	if (p[0] != t0 || p[1] != t1 || (p[2] != t2 && p[2] != t2b) || p[3] != '=' ||
+	    p[4] != '(' || !(p = dec19(p + 5, &id)) || p[0] != ')' || p[1] != '\n')
+		return UINT32_MAX;
+	uint32_t i = cg_names_id_get(&r->names, sp, id);
+	if (i != UINT32_MAX)
+		*pp = p + 2;
+	return i;
+}
+
+int cg_costs_sink_call(struct cg_reader *r)
+{
+	struct line_reader *lr = &r->lr;
+	const char *text = lr->buf + lr->start, *p = text, *line = p;
+	/* lines longer than the limit are the general path's to report */
+	const int long_lines = lr->end - lr->start > lr->max_line;
+#define FITS(e) (!long_lines || (size_t)((e) - line) <= lr->max_line)
+	uint64_t lines = 3;
+	uint32_t cfn;
+	/* a function defined since the last record comes with the call's record, before
+	 * anything can name it (the callee, say: "jfn=(7) f" ... "cfn=(7)") */
+	if (r->ndefs)
+		return 0;
+	if (p[1] == 'o') {
+		if (ref_line(r, &p, 'c', 'o', 'b', 'b', SP_OBJ) == UINT32_MAX || !FITS(p - 1))
+			return 0;
+		lines++;
+		line = p;
+	}
+	if (p[1] == 'f' && p[2] != 'n') {
+		if (ref_line(r, &p, 'c', 'f', 'i', 'l', SP_FILE) == UINT32_MAX || !FITS(p - 1))
+			return 0;
+		lines++;
+		line = p;
+	}
+	if ((cfn = ref_line(r, &p, 'c', 'f', 'n', 'n', SP_FN)) == UINT32_MAX || !FITS(p - 1))
+		return 0;
+	/* "calls=COUNT TARGET" and at most one space, as the record's line_text takes it
+	 * (callgrind_records.c, keep_line(), which copies at most CG_LINE_COPY_MAX bytes: no
+	 * such line is longer) */
+	_Static_assert(CG_LINE_COPY_MAX >= 6 + 19 + CG_MAX_POS * (1 + 20) + 1,
+		       "a canonical calls= line fits the record's copy");
+	const char *calls = p;
+	uint64_t count, target[CG_MAX_POS], pos[CG_MAX_POS], costs[CG_MAX_EVENTS];
+	if (p[0] != 'c' || p[1] != 'a' || p[2] != 'l' || p[3] != 'l' || p[4] != 's' ||
+	    p[5] != '=' || !(p = dec19(p + 6, &count)) || *p != ' ' ||
+	    !(p = line_end(simple_pos(r, p + 1, target))))
+		return 0;
+	line = calls;
+	if (!FITS(p))
+		return 0;
+	const char *cost = ++p, *eol = simple_cost_line(r, p, pos, costs);
+	line = cost;
+	if (!eol || !FITS(eol))
+		return 0;
+#undef FITS
+	struct cg_call_line c = {
+		.callee = cfn, .count = count, .target = target, .pos = pos, .prev = r->base,
+		.costs = costs, .line_text = calls, .line_len = (size_t)(cost - 1 - calls),
+		.text = cost, .len = (size_t)(eol - cost),
+	};
+	r->call_sink(r->sink_ctx, r->fn, r->file, &c);
+	/* the state the lines leave, as the general path leaves it (callgrind_namerefs.c,
+	 * cg_records_calls(); r->cob and r->cfi are read only while set, and the call unsets
+	 * them) */
+	r->cfn = cfn;
+	r->have_cfn = 1;
+	r->have_cob = r->have_cfi = 0;
+	memcpy(r->target, target, sizeof(target));
+	memcpy(r->base, pos, sizeof(pos));
+	line_reader_skip(lr, (size_t)(eol + 1 - text), lines);
+	return 1;
 }
 
 /* A jump inside the sink's function at P ("jump=COUNT TARGET" or "jcnd=F/E TARGET", no

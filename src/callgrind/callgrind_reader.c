@@ -100,13 +100,20 @@ void cg_reader_sink_costs(struct cg_reader *r, uint32_t fn, cg_cost_sink *sink, 
 {
 	r->sink = sink;
 	r->line_sink = NULL;
+	r->call_sink = NULL;
 	r->sink_ctx = ctx;
 	r->sink_fn = fn;
+}
+
+void cg_reader_sink_calls(struct cg_reader *r, cg_call_sink *sink)
+{
+	r->call_sink = r->sink ? sink : NULL;
 }
 
 void cg_reader_sink_lines(struct cg_reader *r, uint32_t fn, cg_line_sink *sink, void *ctx)
 {
 	r->sink = NULL;
+	r->call_sink = NULL;
 	r->line_sink = sink;
 	r->sink_ctx = ctx;
 	r->sink_fn = fn;
@@ -365,8 +372,14 @@ static int next_line(struct cg_reader *r, struct cg_record *rec)
 	/* After a call or a name line the next line is most often not a cost line (on the
 	 * bench profile 1.23 M of 1.75 M times): its first byte (the NUL after the buffer,
 	 * if it is all read) says so without the call. */
-	if (cost_line_start(r->lr.buf[r->lr.start]) && sinking(r) && cg_costs_sink_run(r))
+	char first = r->lr.buf[r->lr.start];
+	if (cost_line_start(first) && sinking(r) && cg_costs_sink_run(r))
 		return 2;
+	if (first == 'c' && r->call_sink && !r->call_left && sinking(r)) {
+		if (cg_costs_sink_call(r))
+			return 2;
+		r->call_left = 1;
+	}
 	int rc = line_reader_next(&r->lr, &line, &len, r->d);
 	if (rc < 0)
 		return -1;

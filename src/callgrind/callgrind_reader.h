@@ -143,6 +143,27 @@ typedef int cg_line_sink(void *ctx, uint32_t fn, uint32_t file, const struct cg_
  * cost four times the work of the line itself). */
 void cg_reader_sink_lines(struct cg_reader *r, uint32_t fn, cg_line_sink *sink, void *ctx);
 
+/* A call as callgrind writes most of them, handed to a call sink: "cfn=(ID)" naming a
+ * function defined before (after "cob=(ID)" and "cfi=(ID)", which then bind nothing), a
+ * canonical calls= line and, right after it, its canonical cost line. */
+struct cg_call_line {
+	uint32_t callee;            /* the called function */
+	uint64_t count;
+	const uint64_t *target;     /* absolute */
+	const uint64_t *pos;        /* of the cost line: absolute; the base before it: PREV */
+	const uint64_t *prev;
+	const uint64_t *costs;      /* inclusive */
+	const char *line_text;      /* the calls= line, without "\n" */
+	size_t line_len;
+	const char *text;           /* its cost line */
+	size_t len;
+};
+typedef void cg_call_sink(void *ctx, uint32_t fn, uint32_t file, const struct cg_call_line *call);
+/* After cg_reader_sink_costs(): the calls of its function that are such calls go to SINK
+ * too (with its context), with no record, until the cost sink ends; the others (a
+ * definition on a name line, text that is not canonical, an error) come as records. */
+void cg_reader_sink_calls(struct cg_reader *r, cg_call_sink *sink);
+
 /* The current part's layout; valid after its events: line. */
 unsigned cg_reader_npos(const struct cg_reader *r);
 enum cg_pos_kind cg_reader_pos_kind(const struct cg_reader *r, unsigned i);

@@ -72,6 +72,9 @@ struct cg_reader {
 	int instr;                  /* index of the instr position, or -1 */
 	cg_cost_sink *sink;         /* cg_reader_sink_costs() ... */
 	cg_line_sink *line_sink;    /* ... or cg_reader_sink_lines(): at most one is set */
+	cg_call_sink *call_sink;    /* cg_reader_sink_calls(), with SINK only */
+	int call_left;              /* the call being read is the general path's: not tried
+	                               again at each of its lines */
 	void *sink_ctx;
 	uint32_t sink_fn;
 	int saw_sign;           /* a line only callgrind writes: marker, creator:, version:, positions: */
@@ -116,6 +119,9 @@ int cg_costs_sink_line(struct cg_reader *r, const char *line, size_t len);
 /* The canonical cost lines of the sink's function that the buffer holds, from the next
  * line on, handed to the sink as one run: 1, or 0 if the next line is not such a line. */
 int cg_costs_sink_run(struct cg_reader *r);
+/* The call that the buffer holds from the next line on, handed to the call sink: 1, or 0
+ * if the lines are no such call (nothing is consumed). */
+int cg_costs_sink_call(struct cg_reader *r);
 
 /* callgrind_records.c. Each returns 1 with REC filled, or -1 with the diag set. */
 int cg_records_header(struct cg_reader *r, enum cg_header_key k, struct cg_record *rec);

@@ -31,6 +31,8 @@ static void new_part(struct cg_reader *r)
 	r->have_cfn = r->have_jfn = 0;
 	r->sink = NULL;
 	r->line_sink = NULL;
+	r->call_sink = NULL;
+	r->call_left = 0;
 	r->unknown_obj = cg_names_intern(&r->names, SP_OBJ, "???", 3);
 	r->unknown_file = cg_names_intern(&r->names, SP_FILE, "???", 3);
 	r->ob = r->unknown_obj;
@@ -195,6 +197,7 @@ int cg_records_calls(struct cg_reader *r, struct cg_record *rec)
 	rec->len = r->cur.len;
 	rec->line = r->lr.lineno;
 	r->have_cob = r->have_cfi = 0;
+	r->call_left = 0;
 	return 1;
 }
 

@@ -838,7 +838,7 @@ static void body(struct text *t, unsigned npos, unsigned nlines)
 {
 	/* names are defined once, then named by id (a second definition in another file's
 	 * context is an error) */
-	unsigned callee = 0, target = 0;
+	unsigned callee = 0, target = 0, objs = 0, defined = 0;
 	put(t, "ob=(1) /bin/x\nfl=(1) x.c\nfn=(1) main\n");
 	first_line(t, npos);
 	for (unsigned i = 0; i < nlines; i++) {
@@ -856,10 +856,31 @@ static void body(struct text *t, unsigned npos, unsigned nlines)
 			end_line(t);
 			positions(t, npos);
 			end_line(t);
-		} else if (k < 84) {   /* a call */
-			put(t, callee++ ? "cfn=(2)\ncalls=%u " : "cfn=(2) callee\ncalls=%u ", 1 + below(3));
+		} else if (k < 84) {
+			/* a call, now and then with cob=, cfi= or cfl= before it (naming an object
+			 * or file defined before, or defining one), to the block's own function or
+			 * to one it defines, with no cfn= (the last one's callee), or with a
+			 * comment before its cost line */
+			unsigned o = below(8), f = below(8), n = below(12);
+			if (o < 2)
+				put(t, "cob=(1)\n");
+			else if (o == 2)
+				put(t, objs++ ? "cob=(2)\n" : "cob=(2) /lib/y.so\n");
+			if (f < 2)
+				put(t, f ? "cfi=(1)\n" : "cfl=(1)\n");
+			else if (f == 2)
+				put(t, "cfi=(2) y.c\n");
+			if (n < 2)
+				put(t, "cfn=(1)\n");
+			else if (n == 2)
+				put(t, "cfn=(%u) f%u\n", 5 + defined, defined), defined++;
+			else if (n != 3)
+				put(t, callee++ ? "cfn=(2)\n" : "cfn=(2) callee\n");
+			put(t, "calls=%u ", 1 + below(3));
 			positions(t, npos);
 			end_line(t);
+			if (below(20) == 0)
+				put(t, "# between\n");
 			cost_line(t, npos);
 		} else if (k < 87) {
 			put(t, below(2) ? "fi=(2) y.c\n" : "fe=(1)\n");
@@ -881,7 +902,8 @@ struct agree_log {
 	struct text t;
 	unsigned npos;
 	struct cg_reader *r;
-	int sinking;
+	int call_lines;   /* calls: records are logged without their line number ... */
+	unsigned calls_taken;   /* ... and those a call sink took counted (call_sink_agrees) */
 };
 
 static void log_positions(struct agree_log *g, const uint64_t *pos)
@@ -911,8 +933,14 @@ static void agree_record(struct agree_log *g, const struct cg_record *rec)
 		put(&g->t, "header line %llu\n", (unsigned long long)rec->line);
 		return;
 	}
-	put(&g->t, "rec %d line %llu [%.*s]", (int)rec->kind, (unsigned long long)rec->line,
-	    (int)rec->len, rec->text);
+	for (unsigned i = 0; i < rec->ndefs; i++)
+		put(&g->t, "def %u obj %u file %u [%.*s]\n", rec->defs[i].fn, rec->defs[i].obj,
+		    rec->defs[i].file, (int)rec->defs[i].len, rec->defs[i].name);
+	if (rec->kind == CG_CALL && g->call_lines)
+		put(&g->t, "rec %d [%.*s]", (int)rec->kind, (int)rec->len, rec->text);
+	else
+		put(&g->t, "rec %d line %llu [%.*s]", (int)rec->kind, (unsigned long long)rec->line,
+		    (int)rec->len, rec->text);
 	if (rec->kind == CG_COST || rec->kind == CG_CALL || rec->kind == CG_JUMP) {
 		put(&g->t, " fn %u file %u clean %d pos", rec->fn, rec->file, rec->clean);
 		log_positions(g, rec->pos);
@@ -954,6 +982,163 @@ static char *read_logged(const char *text, size_t n, unsigned npos, size_t max_l
 	cg_reader_free(g.r);
 	input_close(in);
 	return g.t.s;
+}
+
+/* ---- a call sink takes the calls a record would carry ---- */
+
+/* In a block whose cost lines are sunk, a call sink (cg_reader_sink_calls(), augment's
+ * plain blocks) takes each call as callgrind writes it, "cob=(ID)", "cfi=(ID)" or
+ * "cfl=(ID)" and "cfn=(ID)" referring to names defined before, a canonical calls= line
+ * and its canonical cost line right after it: what it gets must be what the call's record
+ * carries, and every other line must read as without it (the same records, runs, errors
+ * and sums; a call that defines its callee, has a comment before its cost line or text
+ * not canonical comes as a record). Calls are logged as records, but for the line number,
+ * which a call sink is not given; the blocks to sink are chosen by one seed for both. */
+
+static void call_logged(void *ctx, uint32_t fn, uint32_t file, const struct cg_call_line *c)
+{
+	struct agree_log *g = ctx;
+	struct cg_record rec = {
+		.kind = CG_CALL, .fn = fn, .file = file, .callee = c->callee, .count = c->count,
+		.target = c->target, .pos = c->pos, .prev_pos = c->prev, .costs = c->costs,
+		.clean = 1, .line_text = c->line_text, .line_len = c->line_len, .text = c->text,
+		.len = c->len,
+	};
+	agree_record(g, &rec);
+	put(&g->t, " callee %u\n", c->callee);
+	g->calls_taken++;
+}
+
+static char *read_calls(const char *text, size_t n, unsigned npos, size_t max_line,
+			uint64_t seed, int calls, unsigned *taken)
+{
+	struct input *in = input_open_mem(text, n, "t.cg");
+	assert_non_null(in);
+	struct agree_log g = { .npos = npos, .r = cg_reader_new(in, max_line), .call_lines = 1 };
+	struct cg_record rec;
+	struct diag d = { 0 };
+	uint64_t keep = xs;
+	xs = seed;
+	int rc;
+	while ((rc = cg_reader_next(g.r, &rec, &d)) == 1) {
+		agree_record(&g, &rec);
+		if (rec.kind == CG_CALL)
+			put(&g.t, " callee %u\n", rec.callee);
+		if (rec.kind == CG_FN && below(3)) {
+			cg_reader_sink_costs(g.r, rec.fn, agree_sink, &g);
+			if (calls)
+				cg_reader_sink_calls(g.r, call_logged);
+		}
+	}
+	xs = keep;
+	put(&g.t, "end %d %s sums %llu\n", rc, rc < 0 ? d.msg : "",
+	    (unsigned long long)cg_reader_part_sums(g.r)[0]);
+	cg_reader_free(g.r);
+	input_close(in);
+	*taken = g.calls_taken;
+	return g.t.s;
+}
+
+static void test_callgrind_reader__call_sink_agrees(void **state)
+{
+	(void)state;
+	static const char *const layouts[] = { "instr line", "line", "instr", "line instr" };
+	unsigned taken_all = 0, cases = 2000;
+	for (unsigned c = 0; c < cases; c++) {
+		unsigned lay = below(4), npos = lay == 0 || lay == 3 ? 2 : 1;
+		/* most bodies tame, so that they read on to many calls */
+		tame = below(4) > 0;
+		junk = tame || below(2) ? 0 : 10;
+		big_costs = !tame && below(10) == 0;
+		struct text b = { 0 }, t = { 0 };
+		body(&b, npos, 1 + below(300));
+		tame = 0;
+		put(&t, HDR "positions: %s\nevents: %s\n%s", layouts[lay], below(2) ? "Ir" : "Ir Dr", b.s);
+		unsigned limit = below(4);
+		size_t max_line = limit < 2 ? 1 << 20 : limit == 2 ? 12 + below(90) : 50 + below(30);
+		uint64_t seed = rnd();
+		unsigned none, taken;
+		char *a = read_calls(t.s, t.n, npos, max_line, seed, 0, &none);
+		char *z = read_calls(t.s, t.n, npos, max_line, seed, 1, &taken);
+		if (strcmp(a, z) != 0) {
+			size_t i = 0;
+			while (a[i] == z[i])
+				i++;
+			while (i > 0 && a[i - 1] != '\n')
+				i--;
+			fprintf(stderr, "case %u, positions: %s: read differently from\n%.400s\n"
+				"---- with a call sink:\n%.400s\n---- input:\n%.3000s\n", c, layouts[lay],
+				a + i, z + i, b.s);
+			fail();
+		}
+		taken_all += taken;
+		free(a);
+		free(z);
+		free(b.s);
+		free(t.s);
+	}
+	if (taken_all < cases)
+		fail_msg("%u calls taken", taken_all);
+}
+
+/* Calls a call sink takes, each next to the line that would read differently if the sink
+ * left the wrong state or took a line it must not: the reading with the sink must be the
+ * one without, each case must give a call to the sink, and end as said. */
+static void test_callgrind_reader__call_sink_cases(void **state)
+{
+	(void)state;
+	static const char head[] = HDR "positions: instr line\nevents: Ir\nob=(1) /bin/x\n"
+		"fl=(1) x.c\nfn=(1) main\n0x400000 1 1\ncob=(2) /lib/y.so\ncfi=(2) y.c\n"
+		"cfn=(2) callee\ncalls=1 0x500000 1\n+1 * 5\n";
+	static const struct {
+		const char *lines;
+		size_t max_line;
+		const char *end;
+	} cases[] = {
+		/* cob= and cfi= bind nothing after their call: f3 is /bin/x's, in x.c */
+		{ "cob=(2)\ncfi=(2)\ncfn=(2)\ncalls=1 0x500000 1\n+1 * 5\ncfn=(3) f3\n"
+		  "calls=1 0x600000 1\n+1 * 5\n", 1 << 20, "end -1" },
+		/* calls= with no cfn= calls the last callee */
+		{ "cfn=(1)\ncalls=1 0x400000 1\n+1 * 5\ncalls=2 0x400000 1\n+1 * 1\n", 1 << 20, "end -1" },
+		/* ")" then more text is a definition of id 2, which has another name */
+		{ "cfn=(2)\ncalls=1 0x500000 1\n+1 * 5\ncfn=(2))calls=1 0x500000 1\n+1 * 5\n", 1 << 20,
+		  "t.cg:21: id (2) redefined as ')calls=1 0x500000 1'" },
+		/* file 3 is not defined, object 3 is */
+		{ "cfn=(2)\ncalls=1 0x500000 1\n+1 * 5\ncob=(3) /lib/z.so\ncfn=(2)\ncalls=1 0x500000 1\n"
+		  "+1 * 1\ncfi=(3)\ncfn=(2)\ncalls=1 0x500000 1\n+1 * 1\n", 1 << 20,
+		  "t.cg:25: file id (3) is used before it is defined" },
+		/* lines longer than the limit: a calls= line, a cost line */
+		{ "cfn=(2)\ncalls=1 0x500000 1\n+1 * 5\ncfn=(2)\ncalls=1 0x500000 1234567890123456\n"
+		  "+1 * 1\n", 32, "t.cg:22: line longer than the limit of 32 bytes" },
+		{ "cfn=(2)\ncalls=1 0x500000 1\n+1 * 5\ncfn=(2)\ncalls=1 0x500000 1\n"
+		  "+1234567890123456 * 1234567890123456789\n", 34,
+		  "t.cg:23: line longer than the limit of 34 bytes" },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct text t = { 0 };
+		put(&t, "%s%s", head, cases[i].lines);
+		unsigned none, taken;
+		/* every block sunk: the seed makes below(3) nonzero for the only fn= record */
+		uint64_t seed = 1;
+		char *a, *z;
+		for (;; seed++) {
+			uint64_t keep = xs;
+			xs = seed;
+			int ok = below(3) != 0;
+			xs = keep;
+			if (ok)
+				break;
+		}
+		a = read_calls(t.s, t.n, 2, cases[i].max_line, seed, 0, &none);
+		z = read_calls(t.s, t.n, 2, cases[i].max_line, seed, 1, &taken);
+		if (strcmp(a, z) != 0 || taken == 0 || !strstr(z, cases[i].end)) {
+			fprintf(stderr, "case %zu: %u taken; without the sink:\n%s\nwith it:\n%s", i, taken, a, z);
+			fail();
+		}
+		free(a);
+		free(z);
+		free(t.s);
+	}
 }
 
 static void test_callgrind_reader__sink_loops_agree(void **state)
@@ -1333,6 +1518,8 @@ int main(void)
 		cmocka_unit_test(test_callgrind_reader__sink_runs_one_event_one_position),
 		cmocka_unit_test(test_callgrind_reader__sink_loops_agree),
 		cmocka_unit_test(test_callgrind_reader__line_sink_agrees),
+		cmocka_unit_test(test_callgrind_reader__call_sink_agrees),
+		cmocka_unit_test(test_callgrind_reader__call_sink_cases),
 		cmocka_unit_test(test_callgrind_reader__sink_line_limit),
 		cmocka_unit_test(test_callgrind_reader__sink_sum_overflow),
 		cmocka_unit_test(test_callgrind_reader__sink_position_bounds),

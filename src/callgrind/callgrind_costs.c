@@ -281,6 +281,40 @@ static inline int add_sums(uint64_t *sums, const uint64_t *costs, unsigned n)
 	return 1;
 }
 
+/* If the line at P, or one of the next two, names a function by id ("fn=(ID)",
+ * "cfn=(ID)"), starts loading the entry of ID in the reader's table: the sink's work on the
+ * run before is time enough for it to arrive. The table is larger than the caches, and
+ * the profile streaming through them evicts it. Only lines the buffer holds are read:
+ * the NUL after it stops every scan. (After a call's record, the same made no difference:
+ * the cost moved to reading the next lines early.) */
+static inline void prefetch_fn_id(const struct cg_names *n, const char *p)
+{
+	for (int k = 0; k < 3; k++) {
+		const char *q = p + (*p == 'c');
+		if (q[0] == 'f' && q[1] == 'n' && q[2] == '=' && q[3] == '(') {
+			uint64_t id = 0;
+			for (q += 4; (unsigned)(*q - '0') <= 9 && id < ((uint64_t)1 << 40); q++)
+				id = id * 10 + (unsigned)(*q - '0');
+			if (id < n->dense_n[SP_FN])
+				__builtin_prefetch(&n->dense[SP_FN][3 * id]);
+			return;
+		}
+		/* past an empty line, or a call's "cfi=(N)" or "cob=(N)" */
+		if (*p == '\n') {
+			p++;
+			continue;
+		}
+		if (p[0] != 'c' || !((p[1] == 'f' && p[2] == 'i') || (p[1] == 'o' && p[2] == 'b')) ||
+		    p[3] != '=' || p[4] != '(')
+			return;
+		for (q = p + 5; (unsigned)(*q - '0') <= 9; q++)
+			;
+		if (q[0] != ')' || q[1] != '\n')
+			return;
+		p = q + 2;
+	}
+}
+
 /* Offers the cost line LINE (LEN bytes; POS, COSTS read against the base) to the line
  * sink: 1 if it takes it, which consumes it (its costs added to the part's sums, the base
  * moved); 0 leaves everything as it was. */
@@ -319,6 +353,7 @@ static int sink_lines(struct cg_reader *r)
 	}
 	if (!lines)
 		return 0;
+	prefetch_fn_id(&r->names, p);
 	line_reader_skip(lr, (size_t)(p - text), lines);
 	return 1;
 }
@@ -436,6 +471,7 @@ int cg_costs_sink_call(struct cg_reader *r)
 	r->have_cob = r->have_cfi = 0;
 	memcpy(r->target, target, sizeof(target));
 	memcpy(r->base, pos, sizeof(pos));
+	prefetch_fn_id(&r->names, eol + 1);
 	line_reader_skip(lr, (size_t)(eol + 1 - text), lines);
 	return 1;
 }
@@ -460,39 +496,6 @@ static __attribute__((noinline)) const char *sink_jump(unsigned npos, const uint
 	return line_end(parse_simple_pos(npos, base, p + 1, pos));
 }
 
-/* If the line at P, or one of the next two, names a function by id ("fn=(ID)",
- * "cfn=(ID)"), starts loading the entry of ID in the reader's table: the sink's work on the
- * run before is time enough for it to arrive. The table is larger than the caches, and
- * the profile streaming through them evicts it. Only lines the buffer holds are read:
- * the NUL after it stops every scan. (After a call's record, the same made no difference:
- * the cost moved to reading the next lines early.) */
-static inline void prefetch_fn_id(const struct cg_names *n, const char *p)
-{
-	for (int k = 0; k < 3; k++) {
-		const char *q = p + (*p == 'c');
-		if (q[0] == 'f' && q[1] == 'n' && q[2] == '=' && q[3] == '(') {
-			uint64_t id = 0;
-			for (q += 4; (unsigned)(*q - '0') <= 9 && id < ((uint64_t)1 << 40); q++)
-				id = id * 10 + (unsigned)(*q - '0');
-			if (id < n->dense_n[SP_FN])
-				__builtin_prefetch(&n->dense[SP_FN][3 * id]);
-			return;
-		}
-		/* past an empty line, or a call's "cfi=(N)" or "cob=(N)" */
-		if (*p == '\n') {
-			p++;
-			continue;
-		}
-		if (p[0] != 'c' || !((p[1] == 'f' && p[2] == 'i') || (p[1] == 'o' && p[2] == 'b')) ||
-		    p[3] != '=' || p[4] != '(')
-			return;
-		for (q = p + 5; (unsigned)(*q - '0') <= 9; q++)
-			;
-		if (q[0] != ')' || q[1] != '\n')
-			return;
-		p = q + 2;
-	}
-}
 
 /* The canonical cost lines of the sink's function that the buffer holds, whole, from the
  * next line on, handed to the sink as one run with the jumps inside the function between

@@ -361,11 +361,18 @@ void rewrite_call(struct rewrite *rw, const struct cg_record *rec)
  * line of each read in one pass, not four records' worth of line handling). */
 static void call_line(void *ctx, uint32_t fn, uint32_t file, const struct cg_call_line *c)
 {
-	rewrite_call(ctx, &(struct cg_record){
+	struct rewrite *rw = ctx;
+	for (unsigned i = 0; i < c->ndefs; i++)
+		resolve_define(rw->res, &c->defs[i]);
+	rewrite_call(rw, &(struct cg_record){
 		.kind = CG_CALL, .fn = fn, .file = file, .callee = c->callee, .count = c->count,
 		.target = c->target, .pos = c->pos, .prev_pos = c->prev, .costs = c->costs,
 		.clean = 1, .line_text = c->line_text, .line_len = c->line_len, .text = c->text,
 		.len = c->len });
+	/* a name defined here is borrowed from the reader's buffer until the record would
+	 * have ended (augment.c settles after each record) */
+	if (c->ndefs)
+		cgw_settle(rw->s->w);
 }
 
 /* A jump that stays as the input wrote it: within or out of a block whose lines never

@@ -4,6 +4,7 @@
  * offered one by one to a line sink).
  * Part of the reader (callgrind_reader_ctx.h); reads and moves the reader's position base
  * and self-cost sums, owns nothing. */
+#define _GNU_SOURCE   /* strchrnul() */
 #include <string.h>
 
 #include "callgrind/callgrind_reader_ctx.h"
@@ -411,6 +412,27 @@ static inline uint32_t ref_line(const struct cg_reader *r, const char **pp, char
 	return i;
 }
 
+/* A definition line "cfn=(ID) NAME\n" at P of a function whose ID is not defined yet, as
+ * the general path reads it (blanks before NAME skipped, none of them a NUL, "\r" or all
+ * of the rest): the line's "\n" with the id and name set, or NULL. */
+static inline const char *def_line(const struct cg_reader *r, const char *p, uint64_t *id,
+				   const char **name, size_t *len)
+{
+	if (p[0] != 'c' || p[1] != 'f' || p[2] != 'n' || p[3] != '=' || p[4] != '(' ||
+	    !(p = dec19(p + 5, id)) || *p++ != ')' ||
+	    cg_names_id_get(&r->names, SP_FN, *id) != UINT32_MAX ||
+	    r->names.nids[SP_FN] >= (size_t)1 << 30)
+		return NULL;
+	while (*p == ' ' || *p == '\t')
+		p++;
+	const char *e = strchrnul(p, '\n');
+	if (*e != '\n' || e == p || e[-1] == '\r')
+		return NULL;
+	*name = p;
+	*len = (size_t)(e - p);
+	return e;
+}
+
 int cg_costs_sink_call(struct cg_reader *r)
 {
 	struct line_reader *lr = &r->lr;
@@ -418,26 +440,35 @@ int cg_costs_sink_call(struct cg_reader *r)
 	/* lines longer than the limit are the general path's to report */
 	const int long_lines = lr->end - lr->start > lr->max_line;
 #define FITS(e) (!long_lines || (size_t)((e) - line) <= lr->max_line)
-	uint64_t lines = 3;
-	uint32_t cfn;
+	uint64_t lines = 3, def_id = 0;
+	uint32_t cfn, cob = UINT32_MAX, cfi = UINT32_MAX;
+	const char *def_name = NULL;
+	size_t def_len = 0;
 	/* a function defined since the last record comes with the call's record, before
 	 * anything can name it (the callee, say: "jfn=(7) f" ... "cfn=(7)") */
 	if (r->ndefs)
 		return 0;
 	if (p[1] == 'o') {
-		if (ref_line(r, &p, 'c', 'o', 'b', 'b', SP_OBJ) == UINT32_MAX || !FITS(p - 1))
+		if ((cob = ref_line(r, &p, 'c', 'o', 'b', 'b', SP_OBJ)) == UINT32_MAX || !FITS(p - 1))
 			return 0;
 		lines++;
 		line = p;
 	}
 	if (p[1] == 'f' && p[2] != 'n') {
-		if (ref_line(r, &p, 'c', 'f', 'i', 'l', SP_FILE) == UINT32_MAX || !FITS(p - 1))
+		if ((cfi = ref_line(r, &p, 'c', 'f', 'i', 'l', SP_FILE)) == UINT32_MAX || !FITS(p - 1))
 			return 0;
 		lines++;
 		line = p;
 	}
-	if ((cfn = ref_line(r, &p, 'c', 'f', 'n', 'n', SP_FN)) == UINT32_MAX || !FITS(p - 1))
+	if ((cfn = ref_line(r, &p, 'c', 'f', 'n', 'n', SP_FN)) == UINT32_MAX) {
+		/* the callee defined here: bound once the call has read as canonical */
+		const char *e = def_line(r, p, &def_id, &def_name, &def_len);
+		if (!e || !FITS(e))
+			return 0;
+		p = e + 1;
+	} else if (!FITS(p - 1)) {
 		return 0;
+	}
 	/* "calls=COUNT TARGET" and at most one space, as the record's line_text takes it
 	 * (callgrind_records.c, keep_line(), which copies at most CG_LINE_COPY_MAX bytes: no
 	 * such line is longer) */
@@ -457,12 +488,17 @@ int cg_costs_sink_call(struct cg_reader *r)
 	if (!eol || !FITS(eol))
 		return 0;
 #undef FITS
+	if (def_name)   /* bound as the general path binds it (callgrind_namerefs.c, T_CFN) */
+		cfn = cg_namerefs_new_fn(r, def_id, def_name, def_len,
+					 cob != UINT32_MAX ? cob : r->have_cob ? r->cob : r->ob,
+					 cfi != UINT32_MAX ? cfi : r->have_cfi ? r->cfi : r->file);
 	struct cg_call_line c = {
-		.callee = cfn, .count = count, .target = target, .pos = pos, .prev = r->base,
+		.defs = r->defs, .ndefs = (unsigned)r->ndefs, .callee = cfn, .count = count, .target = target, .pos = pos, .prev = r->base,
 		.costs = costs, .line_text = calls, .line_len = (size_t)(cost - 1 - calls),
 		.text = cost, .len = (size_t)(eol - cost),
 	};
 	r->call_sink(r->sink_ctx, r->fn, r->file, &c);
+	r->ndefs = 0;   /* handed out */
 	/* the state the lines leave, as the general path leaves it (callgrind_namerefs.c,
 	 * cg_records_calls(); r->cob and r->cfi are read only while set, and the call unsets
 	 * them) */

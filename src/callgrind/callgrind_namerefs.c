@@ -63,6 +63,14 @@ static uint32_t fn_index(struct cg_reader *r, int compressed, uint64_t id, uint3
 	return idx;
 }
 
+uint32_t cg_namerefs_new_fn(struct cg_reader *r, uint64_t id, const char *name, size_t n,
+			    uint32_t obj, uint32_t file)
+{
+	uint32_t idx = fn_index(r, 1, id, UINT32_MAX, name, n, obj, file);
+	cg_names_id_put(&r->names, SP_FN, id, idx);
+	return idx;
+}
+
 /* Resolves the current line's value, "(id) name", "(id)" or "name", in SPACE into *OUT.
  * For functions, OBJ and FILE are the
  * context that binds a definition (or an uncompressed name). */

@@ -144,9 +144,13 @@ typedef int cg_line_sink(void *ctx, uint32_t fn, uint32_t file, const struct cg_
 void cg_reader_sink_lines(struct cg_reader *r, uint32_t fn, cg_line_sink *sink, void *ctx);
 
 /* A call as callgrind writes most of them, handed to a call sink: "cfn=(ID)" naming a
- * function defined before (after "cob=(ID)" and "cfi=(ID)", which then bind nothing), a
- * canonical calls= line and, right after it, its canonical cost line. */
+ * function defined before or "cfn=(ID) NAME" defining one (after "cob=(ID)" and
+ * "cfi=(ID)" naming what was defined before), a canonical calls= line and, right after
+ * it, its canonical cost line. */
 struct cg_call_line {
+	const struct cg_def *defs;  /* the callee's definition, if the call makes it: as a
+	                               record's, handed out this once */
+	unsigned ndefs;
 	uint32_t callee;            /* the called function */
 	uint64_t count;
 	const uint64_t *target;     /* absolute */

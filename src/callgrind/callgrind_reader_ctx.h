@@ -123,6 +123,11 @@ int cg_costs_sink_run(struct cg_reader *r);
  * if the lines are no such call (nothing is consumed). */
 int cg_costs_sink_call(struct cg_reader *r);
 
+/* callgrind_namerefs.c: the new function index of "(ID) NAME", ID not defined before,
+ * bound to OBJ and FILE, its definition added to those handed out next. */
+uint32_t cg_namerefs_new_fn(struct cg_reader *r, uint64_t id, const char *name, size_t n,
+			    uint32_t obj, uint32_t file);
+
 /* callgrind_records.c. Each returns 1 with REC filled, or -1 with the diag set. */
 int cg_records_header(struct cg_reader *r, enum cg_header_key k, struct cg_record *rec);
 int cg_records_totals(struct cg_reader *r, struct cg_record *rec);

@@ -999,7 +999,8 @@ static void call_logged(void *ctx, uint32_t fn, uint32_t file, const struct cg_c
 {
 	struct agree_log *g = ctx;
 	struct cg_record rec = {
-		.kind = CG_CALL, .fn = fn, .file = file, .callee = c->callee, .count = c->count,
+		.kind = CG_CALL, .defs = c->defs, .ndefs = c->ndefs, .fn = fn, .file = file,
+		.callee = c->callee, .count = c->count,
 		.target = c->target, .pos = c->pos, .prev_pos = c->prev, .costs = c->costs,
 		.clean = 1, .line_text = c->line_text, .line_len = c->line_len, .text = c->text,
 		.len = c->len,
@@ -1094,29 +1095,51 @@ static void test_callgrind_reader__call_sink_cases(void **state)
 		const char *lines;
 		size_t max_line;
 		const char *end;
+		const char *after_nul;   /* then a NUL byte and this */
 	} cases[] = {
 		/* cob= and cfi= bind nothing after their call: f3 is /bin/x's, in x.c */
 		{ "cob=(2)\ncfi=(2)\ncfn=(2)\ncalls=1 0x500000 1\n+1 * 5\ncfn=(3) f3\n"
-		  "calls=1 0x600000 1\n+1 * 5\n", 1 << 20, "end -1" },
+		  "calls=1 0x600000 1\n+1 * 5\n", 1 << 20, "end -1", NULL },
 		/* calls= with no cfn= calls the last callee */
-		{ "cfn=(1)\ncalls=1 0x400000 1\n+1 * 5\ncalls=2 0x400000 1\n+1 * 1\n", 1 << 20, "end -1" },
+		{ "cfn=(1)\ncalls=1 0x400000 1\n+1 * 5\ncalls=2 0x400000 1\n+1 * 1\n", 1 << 20, "end -1", NULL },
 		/* ")" then more text is a definition of id 2, which has another name */
 		{ "cfn=(2)\ncalls=1 0x500000 1\n+1 * 5\ncfn=(2))calls=1 0x500000 1\n+1 * 5\n", 1 << 20,
-		  "t.cg:21: id (2) redefined as ')calls=1 0x500000 1'" },
+		  "t.cg:21: id (2) redefined as ')calls=1 0x500000 1'", NULL },
 		/* file 3 is not defined, object 3 is */
 		{ "cfn=(2)\ncalls=1 0x500000 1\n+1 * 5\ncob=(3) /lib/z.so\ncfn=(2)\ncalls=1 0x500000 1\n"
 		  "+1 * 1\ncfi=(3)\ncfn=(2)\ncalls=1 0x500000 1\n+1 * 1\n", 1 << 20,
-		  "t.cg:25: file id (3) is used before it is defined" },
+		  "t.cg:25: file id (3) is used before it is defined", NULL },
 		/* lines longer than the limit: a calls= line, a cost line */
 		{ "cfn=(2)\ncalls=1 0x500000 1\n+1 * 5\ncfn=(2)\ncalls=1 0x500000 1234567890123456\n"
-		  "+1 * 1\n", 32, "t.cg:22: line longer than the limit of 32 bytes" },
+		  "+1 * 1\n", 32, "t.cg:22: line longer than the limit of 32 bytes", NULL },
 		{ "cfn=(2)\ncalls=1 0x500000 1\n+1 * 5\ncfn=(2)\ncalls=1 0x500000 1\n"
 		  "+1234567890123456 * 1234567890123456789\n", 34,
-		  "t.cg:23: line longer than the limit of 34 bytes" },
+		  "t.cg:23: line longer than the limit of 34 bytes", NULL },
+		/* callees defined on the call: bound to the cob=/cfi= before, or to the
+		 * block's; after blanks; then named by id */
+		{ "cob=(2)\ncfi=(2)\ncfn=(5) f5\ncalls=1 0x500000 1\n+1 * 5\ncfn=(6) \t f6 \n"
+		  "calls=1 0x500000 1\n+1 * 5\ncfn=(5)\ncalls=1 0x500000 1\n+1 * 5\n", 1 << 20, "end -1", NULL },
+		/* defined again as it was: a record */
+		{ "cfn=(2)\ncalls=1 0x500000 1\n+1 * 5\ncob=(2)\ncfi=(2)\ncfn=(2) callee\n"
+		  "calls=1 0x500000 1\n+1 * 5\n", 1 << 20, "end -1", NULL },
+		/* an empty name names id 7, not defined; a CR before the newline is not the
+		 * name's; a NUL byte; a definition over the limit */
+		{ "cfn=(2)\ncalls=1 0x500000 1\n+1 * 5\ncfn=(7) \ncalls=1 0x500000 1\n+1 * 5\n",
+		  1 << 20, "t.cg:21: function id (7) is used before it is defined", NULL },
+		{ "cfn=(7) f7\r\ncalls=1 0x500000 1\n+1 * 5\ncfn=(7)\ncalls=1 0x500000 1\n+1 * 5\n",
+		  1 << 20, "end -1", NULL },
+		{ "cfn=(2)\ncalls=1 0x500000 1\n+1 * 5\ncfn=(7) f", 1 << 20,
+		  "t.cg:21: NUL byte in the line", "calls=1 0x500000 1\n+1 * 5\n" },
+		{ "cfn=(2)\ncalls=1 0x500000 1\n+1 * 5\ncfn=(7) f_with_a_much_longer_name_7\n"
+		  "calls=1 0x500000 1\n+1 * 5\n", 30, "t.cg:21: line longer than the limit of 30 bytes", NULL },
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct text t = { 0 };
 		put(&t, "%s%s", head, cases[i].lines);
+		if (cases[i].after_nul) {
+			put(&t, "%c", 0);
+			put(&t, "%s", cases[i].after_nul);
+		}
 		unsigned none, taken;
 		/* every block sunk: the seed makes below(3) nonzero for the only fn= record */
 		uint64_t seed = 1;

@@ -181,7 +181,8 @@ static struct move *move_piece(struct rewrite *rw, enum move_kind kind, const st
  * reached from there. */
 static void stay_home(struct rewrite *rw, const struct resolve_where *at)
 {
-	memcpy(rw->last_home_pos, at->pos, rw->s->npos * sizeof(*at->pos));
+	for (unsigned i = 0; i < rw->s->npos; i++)   /* at most three: no memcpy() call */
+		rw->last_home_pos[i] = at->pos[i];
 	rw->last_home_file = at->file;
 	rw->have_home_pos = 1;
 }

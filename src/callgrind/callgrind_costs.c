@@ -448,13 +448,14 @@ int cg_costs_sink_call(struct cg_reader *r)
 	 * anything can name it (the callee, say: "jfn=(7) f" ... "cfn=(7)") */
 	if (r->ndefs)
 		return 0;
-	if (p[1] == 'o') {
+	if (p[1] == 'o') {   /* p[0] is a 'c' (next_line()) */
 		if ((cob = ref_line(r, &p, 'c', 'o', 'b', 'b', SP_OBJ)) == UINT32_MAX || !FITS(p - 1))
 			return 0;
 		lines++;
 		line = p;
 	}
-	if (p[1] == 'f' && p[2] != 'n') {
+	/* p[0] first: after a line that ends the buffer's bytes P is at the NUL after them */
+	if (p[0] == 'c' && p[1] == 'f' && p[2] != 'n') {
 		if ((cfi = ref_line(r, &p, 'c', 'f', 'i', 'l', SP_FILE)) == UINT32_MAX || !FITS(p - 1))
 			return 0;
 		lines++;

@@ -169,6 +169,12 @@ static void test_augment__jit_lines_offered(void **state)
 	assert_int_equal(rep.events[0].jit, 7);
 	assert_int_equal(rep.events[0].contested, 7);
 	free(s);
+	/* no line subposition: a line that stays is copied as the input wrote it */
+	s = augment(HDR "positions: instr\nevents: Ir\nsummary: 3\n"
+		    "ob=(1) ???\nfl=(1) ???\nfn=(1) 0x0000000010000000\n"
+		    "0x10000000 1\n0x10000004 2\ntotals: 3\n", map1, 0);
+	assert_non_null(strstr(s, "fn=(1) jit_A(/src/a.raku:10)\n0x10000000 1\n0x10000004 2\n"));
+	free(s);
 	/* the line first: the address is the second subposition */
 	s = augment(HDR "positions: line instr\nevents: Ir\nsummary: 3\n"
 		    "ob=(1) ???\nfl=(1) ???\nfn=(1) 0x0000000010000000\n"

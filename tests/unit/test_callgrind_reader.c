@@ -1010,6 +1010,8 @@ static void call_logged(void *ctx, uint32_t fn, uint32_t file, const struct cg_c
 	g->calls_taken++;
 }
 
+static int all_blocks;   /* read_calls() sinks every block, not those the seed chooses */
+
 static char *read_calls(const char *text, size_t n, unsigned npos, size_t max_line,
 			uint64_t seed, int calls, unsigned *taken)
 {
@@ -1025,7 +1027,7 @@ static char *read_calls(const char *text, size_t n, unsigned npos, size_t max_li
 		agree_record(&g, &rec);
 		if (rec.kind == CG_CALL)
 			put(&g.t, " callee %u\n", rec.callee);
-		if (rec.kind == CG_FN && below(3)) {
+		if (rec.kind == CG_FN && (all_blocks || below(3))) {
 			cg_reader_sink_costs(g.r, rec.fn, agree_sink, &g);
 			if (calls)
 				cg_reader_sink_calls(g.r, call_logged);
@@ -1082,20 +1084,6 @@ static void test_callgrind_reader__call_sink_agrees(void **state)
 		fail_msg("%u calls taken", taken_all);
 }
 
-/* A seed with which read_calls() sinks the first block (below(3) nonzero): every block of
- * a body with one fn= line. */
-static uint64_t sink_all_seed(void)
-{
-	uint64_t keep = xs, seed = 1;
-	for (;; seed++) {
-		xs = seed;
-		if (below(3) != 0)
-			break;
-	}
-	xs = keep;
-	return seed;
-}
-
 /* Calls a call sink takes, each next to the line that would read differently if the sink
  * left the wrong state or took a line it must not: the reading with the sink must be the
  * one without, each case must give a call to the sink, and end as said. */
@@ -1146,6 +1134,16 @@ static void test_callgrind_reader__call_sink_cases(void **state)
 		  "t.cg:21: NUL byte in the line", "calls=1 0x500000 1\n+1 * 5\n" },
 		{ "cfn=(2)\ncalls=1 0x500000 1\n+1 * 5\ncfn=(7) f_with_a_much_longer_name_7\n"
 		  "calls=1 0x500000 1\n+1 * 5\n", 30, "t.cg:21: line longer than the limit of 30 bytes", NULL },
+		/* a cob=/cfi= read by the general path before a fn= line is still set when the
+		 * sink starts at the next call: the call unsets it (f4 is /bin/x's, in x.c) ... */
+		{ "cob=(2)\ncfi=(2)\nfn=(1)\ncfn=(1)\ncalls=3 0x400000 1\n+1 * 10\ncfn=(4) f4\n"
+		  "calls=2 0x400000 1\n+1 * 10\n", 1 << 20, "end -1", NULL },
+		/* ... and a callee defined in the sink is bound to it (f5 is /lib/y.so's, in y.c) */
+		{ "cob=(2)\ncfi=(2)\nfn=(1)\ncfn=(5) f5\ncalls=2 0x400000 1\n+1 * 10\n", 1 << 20,
+		  "end -1", NULL },
+		/* ob= ends the block: its calls are not the sink's, and an error */
+		{ "cfn=(2)\ncalls=1 0x500000 1\n+1 * 5\nob=(1)\ncfn=(2)\ncalls=1 0x500000 1\n+1 * 5\n",
+		  1 << 20, "t.cg:23: 'calls=' before any 'fn='", NULL },
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct text t = { 0 };
@@ -1155,14 +1153,45 @@ static void test_callgrind_reader__call_sink_cases(void **state)
 			put(&t, "%s", cases[i].after_nul);
 		}
 		unsigned none, taken;
-		uint64_t seed = sink_all_seed();
 		char *a, *z;
-		a = read_calls(t.s, t.n, 2, cases[i].max_line, seed, 0, &none);
-		z = read_calls(t.s, t.n, 2, cases[i].max_line, seed, 1, &taken);
+		all_blocks = 1;
+		a = read_calls(t.s, t.n, 2, cases[i].max_line, 1, 0, &none);
+		z = read_calls(t.s, t.n, 2, cases[i].max_line, 1, 1, &taken);
+		all_blocks = 0;
 		if (strcmp(a, z) != 0 || taken == 0 || !strstr(z, cases[i].end)) {
 			fprintf(stderr, "case %zu: %u taken; without the sink:\n%s\nwith it:\n%s", i, taken, a, z);
 			fail();
 		}
+		free(a);
+		free(z);
+		free(t.s);
+	}
+}
+
+/* A reference line made longer than the limit by the zeros of its id (19 digits, as
+ * many as the sink reads): the general path's error, for each of cob=, cfi= and cfn=. The
+ * profile has no header lines, which would be longer. */
+static void test_callgrind_reader__call_sink_long_refs(void **state)
+{
+	(void)state;
+	static const char *const calls[] = {
+		"cob=(0000000000000000002)\ncfn=(2)\n", "cfi=(0000000000000000002)\ncfn=(2)\n",
+		"cfn=(0000000000000000002)\n",
+	};
+	for (size_t i = 0; i < sizeof(calls) / sizeof(calls[0]); i++) {
+		struct text t = { 0 };
+		put(&t, "positions: instr line\nevents: Ir\nob=(1) /bin/x\nfl=(1) x.c\nfn=(1) main\n"
+		    "0x400000 1 1\ncob=(2) /lib/y.so\ncfi=(2) y.c\ncfn=(2) callee\ncalls=1 0x500000 1\n"
+		    "+1 * 5\ncfn=(2)\ncalls=1 0x500000 1\n+1 * 5\n%scalls=1 0x500000 1\n+1 * 5\n"
+		    "totals: 1\n", calls[i]);
+		unsigned none, taken;
+		all_blocks = 1;
+		char *a = read_calls(t.s, t.n, 2, 24, 1, 0, &none);
+		char *z = read_calls(t.s, t.n, 2, 24, 1, 1, &taken);
+		all_blocks = 0;
+		if (strcmp(a, z) != 0 || taken != 1 ||
+		    !strstr(z, "t.cg:15: line longer than the limit of 24 bytes"))
+			fail_msg("case %zu: %u taken; without the sink:\n%s\nwith it:\n%s", i, taken, a, z);
 		free(a);
 		free(z);
 		free(t.s);
@@ -1199,7 +1228,9 @@ static void test_callgrind_reader__sinks_at_buffer_ends(void **state)
 		}
 		put(&t, "totals: %llu\n", sum);
 		unsigned taken;
-		char *z = read_calls(t.s, t.n, 2, 1 << 20, sink_all_seed(), 1, &taken);
+		all_blocks = 1;
+		char *z = read_calls(t.s, t.n, 2, 1 << 20, 1, 1, &taken);
+		all_blocks = 0;
 		/* (a call that a buffer's end cuts is read as a record) */
 		if (!strstr(z, "\nend 0 ") || taken < 350)
 			fail_msg("pad %u: %u calls taken; %s", pad, taken, strstr(z, "\nend "));
@@ -1371,6 +1402,22 @@ static void test_callgrind_reader__line_sink_agrees(void **state)
 		free(t.s);
 	}
 	assert_true(taken_all > 10 * cases);
+}
+
+/* A line a line sink takes is a body's cost line like any other: after it, a summary:
+ * line starts a new part without totals: (reported), as after its record. */
+static void test_callgrind_reader__line_sink_counts_as_cost(void **state)
+{
+	(void)state;
+	static const char text[] = HDR "positions: instr line\nevents: Ir\nob=(1) ???\nfl=(1) ???\n"
+		"fn=(1) f\n0x400000 0 1\nsummary: 1\ntotals: 1\n";
+	unsigned long long none, taken;
+	char *a = read_offered(text, strlen(text), 2, 1, 1 << 20, 0, 1, &none);
+	char *z = read_offered(text, strlen(text), 2, 1, 1 << 20, 1, 1, &taken);
+	if (strcmp(a, z) != 0 || taken != 1 || !strstr(z, "t.cg:13: 'summary: 1' starts a new part"))
+		fail_msg("%llu taken; without the sink:\n%s\nwith it:\n%s", taken, a, z);
+	free(a);
+	free(z);
 }
 
 static void count_sunk(void *ctx, uint32_t fn, uint32_t file, const struct cg_cost_run *run)
@@ -1585,8 +1632,10 @@ int main(void)
 		cmocka_unit_test(test_callgrind_reader__sink_runs_one_event_one_position),
 		cmocka_unit_test(test_callgrind_reader__sink_loops_agree),
 		cmocka_unit_test(test_callgrind_reader__line_sink_agrees),
+		cmocka_unit_test(test_callgrind_reader__line_sink_counts_as_cost),
 		cmocka_unit_test(test_callgrind_reader__call_sink_agrees),
 		cmocka_unit_test(test_callgrind_reader__call_sink_cases),
+		cmocka_unit_test(test_callgrind_reader__call_sink_long_refs),
 		cmocka_unit_test(test_callgrind_reader__sinks_at_buffer_ends),
 		cmocka_unit_test(test_callgrind_reader__sink_line_limit),
 		cmocka_unit_test(test_callgrind_reader__sink_sum_overflow),

@@ -729,6 +729,22 @@ static void put(struct text *t, const char *fmt, ...)
 
 static int tame;   /* no values near the limits: a large body that reads to its end */
 
+/* Fails, showing where the two readings A and Z of INPUT part (WHAT names them), unless
+ * they are the same. */
+static void same_reading(const char *a, const char *z, const char *what, const char *input)
+{
+	if (strcmp(a, z) == 0)
+		return;
+	size_t i = 0;
+	while (a[i] == z[i])
+		i++;
+	while (i > 0 && a[i - 1] != '\n')
+		i--;
+	fprintf(stderr, "%s: read differently from\n%.400s\n---- the second reading:\n%.400s\n"
+		"---- input:\n%.3000s\n", what, a + i, z + i, input);
+	fail();
+}
+
 /* A value: small ones mostly, now and then one near the limits of 64 bits or of 19 digits. */
 static unsigned long long value(void)
 {
@@ -739,6 +755,9 @@ static unsigned long long value(void)
 	default: return below(8) ? below(12) : below(8) ? below(1000000) : 0x400000 + below(100000);
 	}
 }
+
+/* The layouts the generated bodies are read under (npos 2 for the first and last). */
+static const char *const layouts[] = { "instr line", "line", "instr", "line instr" };
 
 static unsigned junk;   /* per 1000 subpositions: 0 in half the cases */
 static int big_costs;   /* costs of about 2^62: the part's sum overflows in a few lines */
@@ -958,31 +977,6 @@ static void agree_record(struct agree_log *g, const struct cg_record *rec)
 	put(&g->t, "\n");
 }
 
-/* Reads TEXT with a sink on most blocks (as augment does for functions that are not JIT
- * code), logging every record and run; the end says how it ended. */
-static char *read_logged(const char *text, size_t n, unsigned npos, size_t max_line,
-			 uint64_t seed)
-{
-	struct input *in = input_open_mem(text, n, "t.cg");
-	assert_non_null(in);
-	struct agree_log g = { .npos = npos, .r = cg_reader_new(in, max_line) };
-	struct cg_record rec;
-	struct diag d = { 0 };
-	uint64_t keep = xs;
-	xs = seed;   /* the same choice of blocks to sink for both readings */
-	int rc;
-	while ((rc = cg_reader_next(g.r, &rec, &d)) == 1) {
-		agree_record(&g, &rec);
-		if (rec.kind == CG_FN && below(5))
-			cg_reader_sink_costs(g.r, rec.fn, agree_sink, &g);
-	}
-	xs = keep;
-	put(&g.t, "end %d %s sums %llu\n", rc, rc < 0 ? d.msg : "",
-	    (unsigned long long)cg_reader_part_sums(g.r)[0]);
-	cg_reader_free(g.r);
-	input_close(in);
-	return g.t.s;
-}
 
 /* ---- a call sink takes the calls a record would carry ---- */
 
@@ -1010,10 +1004,13 @@ static void call_logged(void *ctx, uint32_t fn, uint32_t file, const struct cg_c
 	g->calls_taken++;
 }
 
-static int all_blocks;   /* read_calls() sinks every block, not those the seed chooses */
+static int all_blocks;   /* read_sinking() sinks every block, not those the seed chooses */
 
-static char *read_calls(const char *text, size_t n, unsigned npos, size_t max_line,
-			uint64_t seed, int calls, unsigned *taken)
+/* Reads TEXT with a sink on the blocks SEED chooses (all with all_blocks), and with CALLS
+ * a call sink too, logging every record, run and call taken (*TAKEN counts those); the
+ * end says how it ended. */
+static char *read_sinking(const char *text, size_t n, unsigned npos, size_t max_line,
+			  uint64_t seed, int calls, unsigned *taken)
 {
 	struct input *in = input_open_mem(text, n, "t.cg");
 	assert_non_null(in);
@@ -1045,7 +1042,6 @@ static char *read_calls(const char *text, size_t n, unsigned npos, size_t max_li
 static void test_callgrind_reader__call_sink_agrees(void **state)
 {
 	(void)state;
-	static const char *const layouts[] = { "instr line", "line", "instr", "line instr" };
 	unsigned taken_all = 0, cases = 2000;
 	for (unsigned c = 0; c < cases; c++) {
 		unsigned lay = below(4), npos = lay == 0 || lay == 3 ? 2 : 1;
@@ -1061,19 +1057,12 @@ static void test_callgrind_reader__call_sink_agrees(void **state)
 		size_t max_line = limit < 2 ? 1 << 20 : limit == 2 ? 12 + below(90) : 50 + below(30);
 		uint64_t seed = rnd();
 		unsigned none, taken;
-		char *a = read_calls(t.s, t.n, npos, max_line, seed, 0, &none);
-		char *z = read_calls(t.s, t.n, npos, max_line, seed, 1, &taken);
-		if (strcmp(a, z) != 0) {
-			size_t i = 0;
-			while (a[i] == z[i])
-				i++;
-			while (i > 0 && a[i - 1] != '\n')
-				i--;
-			fprintf(stderr, "case %u, positions: %s: read differently from\n%.400s\n"
-				"---- with a call sink:\n%.400s\n---- input:\n%.3000s\n", c, layouts[lay],
-				a + i, z + i, b.s);
-			fail();
-		}
+		char *a = read_sinking(t.s, t.n, npos, max_line, seed, 0, &none);
+		char *z = read_sinking(t.s, t.n, npos, max_line, seed, 1, &taken);
+		char what[80];
+		snprintf(what, sizeof(what), "case %u, positions: %s, without and with a call sink",
+			 c, layouts[lay]);
+		same_reading(a, z, what, b.s);
 		taken_all += taken;
 		free(a);
 		free(z);
@@ -1155,8 +1144,8 @@ static void test_callgrind_reader__call_sink_cases(void **state)
 		unsigned none, taken;
 		char *a, *z;
 		all_blocks = 1;
-		a = read_calls(t.s, t.n, 2, cases[i].max_line, 1, 0, &none);
-		z = read_calls(t.s, t.n, 2, cases[i].max_line, 1, 1, &taken);
+		a = read_sinking(t.s, t.n, 2, cases[i].max_line, 1, 0, &none);
+		z = read_sinking(t.s, t.n, 2, cases[i].max_line, 1, 1, &taken);
 		all_blocks = 0;
 		if (strcmp(a, z) != 0 || taken == 0 || !strstr(z, cases[i].end)) {
 			fprintf(stderr, "case %zu: %u taken; without the sink:\n%s\nwith it:\n%s", i, taken, a, z);
@@ -1186,8 +1175,8 @@ static void test_callgrind_reader__call_sink_long_refs(void **state)
 		    "totals: 1\n", calls[i]);
 		unsigned none, taken;
 		all_blocks = 1;
-		char *a = read_calls(t.s, t.n, 2, 24, 1, 0, &none);
-		char *z = read_calls(t.s, t.n, 2, 24, 1, 1, &taken);
+		char *a = read_sinking(t.s, t.n, 2, 24, 1, 0, &none);
+		char *z = read_sinking(t.s, t.n, 2, 24, 1, 1, &taken);
 		all_blocks = 0;
 		if (strcmp(a, z) != 0 || taken != 1 ||
 		    !strstr(z, "t.cg:15: line longer than the limit of 24 bytes"))
@@ -1229,7 +1218,7 @@ static void test_callgrind_reader__sinks_at_buffer_ends(void **state)
 		put(&t, "totals: %llu\n", sum);
 		unsigned taken;
 		all_blocks = 1;
-		char *z = read_calls(t.s, t.n, 2, 1 << 20, 1, 1, &taken);
+		char *z = read_sinking(t.s, t.n, 2, 1 << 20, 1, 1, &taken);
 		all_blocks = 0;
 		/* (a call that a buffer's end cuts is read as a record) */
 		if (!strstr(z, "\nend 0 ") || taken < 350)
@@ -1239,10 +1228,16 @@ static void test_callgrind_reader__sinks_at_buffer_ends(void **state)
 	}
 }
 
+static char *read_logged(const char *text, size_t n, unsigned npos, size_t max_line,
+			 uint64_t seed)
+{
+	unsigned none;
+	return read_sinking(text, n, npos, max_line, seed, 0, &none);
+}
+
 static void test_callgrind_reader__sink_loops_agree(void **state)
 {
 	(void)state;
-	static const char *const layouts[] = { "instr line", "line", "instr", "line instr" };
 	unsigned runs = 0, cases = 2000;
 	for (unsigned c = 0; c < cases; c++) {
 		unsigned lay = below(4), npos = lay == 0 || lay == 3 ? 2 : 1;
@@ -1260,17 +1255,10 @@ static void test_callgrind_reader__sink_loops_agree(void **state)
 		uint64_t seed = rnd();
 		char *a = read_logged(one.s, one.n, npos, max_line, seed);
 		char *z = read_logged(two.s, two.n, npos, max_line, seed);
-		if (strcmp(a, z) != 0) {
-			size_t i = 0;
-			while (a[i] == z[i])
-				i++;
-			while (i > 0 && a[i - 1] != '\n')
-				i--;
-			fprintf(stderr, "case %u, positions: %s: one event and two read differently from\n"
-				"%.300s\n---- two events:\n%.300s\n---- input:\n%.3000s\n", c,
-				layouts[lay], a + i, z + i, b.s);
-			fail();
-		}
+		char what[80];
+		snprintf(what, sizeof(what), "case %u, positions: %s, one event and two", c,
+			 layouts[lay]);
+		same_reading(a, z, what, b.s);
 		for (const char *p = a; (p = strstr(p, "run fn")); p++)
 			runs++;
 		free(a);
@@ -1360,7 +1348,6 @@ static char *read_offered(const char *text, size_t n, unsigned npos, unsigned ne
 static void test_callgrind_reader__line_sink_agrees(void **state)
 {
 	(void)state;
-	static const char *const layouts[] = { "instr line", "line", "instr", "line instr" };
 	unsigned long long taken_all = 0;
 	unsigned cases = 1500;
 	for (unsigned c = 0; c <= cases; c++) {
@@ -1380,17 +1367,10 @@ static void test_callgrind_reader__line_sink_agrees(void **state)
 		char *a = read_offered(t.s, t.n, npos, nev, max_line, 0, seed, &none);
 		char *z = read_offered(t.s, t.n, npos, nev, max_line, large ? 1 : 5, seed, &taken);
 		assert_int_equal(none, 0);
-		if (strcmp(a, z) != 0) {
-			size_t i = 0;
-			while (a[i] == z[i])
-				i++;
-			while (i > 0 && a[i - 1] != '\n')
-				i--;
-			fprintf(stderr, "case %u, positions: %s, %u events: read differently from\n"
-				"%.300s\n---- with a line sink:\n%.300s\n---- input:\n%.3000s\n", c,
-				layouts[lay], nev, a + i, z + i, b.s);
-			fail();
-		}
+		char what[80];
+		snprintf(what, sizeof(what), "case %u, positions: %s, %u events, without and with "
+			 "a line sink", c, layouts[lay], nev);
+		same_reading(a, z, what, b.s);
 		/* the large body reads to its end (its totals: line, which need not match the
 		 * sums), across buffer ends inside blocks */
 		if (large && (taken <= 100000 || !(strstr(z, "\nend 0 ") || strstr(z, "'totals:' gives"))))

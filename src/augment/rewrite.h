@@ -31,11 +31,11 @@ struct rewrite {
 	int64_t cache_sym;               /* the last symbol looked up in the block, and its */
 	uint32_t cache_out;              /* ... owner */
 	int in_foreign_run;              /* the previous line was foreign code (rule 5) */
+	uint32_t foreign_out;            /* ... and the identity its run was given */
 	uint64_t home_start, home_last;  /* a JIT function's block: the segment of its own
 	                                    symbol that its last line offered lay in, ... */
 	int home_contested;              /* ... whether it is contested, ... */
 	int have_home_seg;               /* ... if any (jit_home_line()) */
-	uint32_t foreign_out;            /* ... and the identity its run was given */
 	uint64_t span_lo, span_hi;       /* an ELF function's block: the addresses of its cost
 	                                    lines (rule 9; lo > hi: none yet) */
 };

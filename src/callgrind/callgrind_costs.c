@@ -494,8 +494,8 @@ int cg_costs_sink_call(struct cg_reader *r)
 					 cob != UINT32_MAX ? cob : r->have_cob ? r->cob : r->ob,
 					 cfi != UINT32_MAX ? cfi : r->have_cfi ? r->cfi : r->file);
 	struct cg_call_line c = {
-		.defs = r->defs, .ndefs = (unsigned)r->ndefs, .callee = cfn, .count = count, .target = target, .pos = pos, .prev = r->base,
-		.costs = costs, .line_text = calls, .line_len = (size_t)(cost - 1 - calls),
+		.defs = r->defs, .ndefs = (unsigned)r->ndefs, .callee = cfn, .count = count,
+		.target = target, .pos = pos, .prev = r->base, .costs = costs, .line_text = calls, .line_len = (size_t)(cost - 1 - calls),
 		.text = cost, .len = (size_t)(eol - cost),
 	};
 	r->call_sink(r->sink_ctx, r->fn, r->file, &c);
@@ -532,7 +532,6 @@ static __attribute__((noinline)) const char *sink_jump(unsigned npos, const uint
 		return NULL;
 	return line_end(parse_simple_pos(npos, base, p + 1, pos));
 }
-
 
 /* The canonical cost lines of the sink's function that the buffer holds, whole, from the
  * next line on, handed to the sink as one run with the jumps inside the function between

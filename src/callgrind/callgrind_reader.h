@@ -140,7 +140,7 @@ typedef int cg_line_sink(void *ctx, uint32_t fn, uint32_t file, const struct cg_
  * no record; the first it leaves comes as a record, and the next line is offered again.
  * Jumps are never offered. For blocks whose lines are not copied in runs but most of
  * which the consumer writes as they come (augment's JIT functions: a record per line
- * cost four times the work of the line itself). */
+ * cost about three times the work of writing the line). */
 void cg_reader_sink_lines(struct cg_reader *r, uint32_t fn, cg_line_sink *sink, void *ctx);
 
 /* A call as callgrind writes most of them, handed to a call sink: "cfn=(ID)" naming a
@@ -164,8 +164,9 @@ struct cg_call_line {
 };
 typedef void cg_call_sink(void *ctx, uint32_t fn, uint32_t file, const struct cg_call_line *call);
 /* After cg_reader_sink_costs(): the calls of its function that are such calls go to SINK
- * too (with its context), with no record, until the cost sink ends; the others (a
- * definition on a name line, text that is not canonical, an error) come as records. */
+ * too (with its context), with no record, until the cost sink ends; the others (an object
+ * or file defined on their lines, a callee's id defined again, a comment before the cost
+ * line, text that is not canonical, an error) come as records. */
 void cg_reader_sink_calls(struct cg_reader *r, cg_call_sink *sink);
 
 /* The current part's layout; valid after its events: line. */

@@ -36,6 +36,10 @@ struct rewrite {
 	                                    symbol that its last line offered lay in, ... */
 	int home_contested;              /* ... whether it is contested, ... */
 	int have_home_seg;               /* ... if any (jit_home_line()) */
+	uint64_t range_line;             /* the reader's range sink (jit_home_run()) is on:
+	                                    the source line its lines are written at, ... */
+	uint32_t range_file;             /* ... the writer file, ... */
+	int range_contested;             /* ... and whether its segment is contested */
 	uint64_t span_lo, span_hi;       /* an ELF function's block: the addresses of its cost
 	                                    lines (rule 9; lo > hi: none yet) */
 };

@@ -351,6 +351,8 @@ static int sink_lines(struct cg_reader *r)
 	       offer_line(r, p, (size_t)(eol - p), pos, costs)) {
 		lines++;
 		p = eol + 1;
+		if (r->range_sink)   /* set or kept by the line sink: the next line may be its */
+			break;
 	}
 	if (!lines)
 		return 0;
@@ -749,10 +751,88 @@ static inline __attribute__((always_inline)) int sink_run_1ev(struct cg_reader *
 	return 1;
 }
 
+/* A line "+N L C" at P against instr base B0 as the range sink takes it: N 1 to 2^20 - 1
+ * and C above 0, both without a leading zero, L one digit. Returns its "\n" with the
+ * positions in *V0, *V1 and the cost in *C, or NULL for any other line, a cost above ROOM
+ * or a position past 2^64 - 1. For the lines short_line() leaves. */
+static inline __attribute__((always_inline)) const char *
+range_line(const char *p, uint64_t b0, uint64_t *v0, uint64_t *v1, uint64_t *c, uint64_t room)
+{
+	uint64_t d;
+	const char *q;
+	if (p[0] != '+' || (unsigned)(p[1] - '1') > 8 || !(q = dec19(p + 1, &d)) ||
+	    d >= (1u << 20) || b0 > UINT64_MAX - d || q[0] != ' ' ||
+	    (unsigned)(q[1] - '0') > 9 || q[2] != ' ' || (unsigned)(q[3] - '1') > 8)
+		return NULL;
+	*v1 = (uint64_t)(q[1] - '0');
+	if (!(q = dec19(q + 3, c)) || *q != '\n' || *c > room)
+		return NULL;
+	*v0 = b0 + d;
+	return q;
+}
+
+/* The lines of the line sink's function from the next on that the range sink takes
+ * (cg_reader_sink_range()): range_line()'s, at an instr position in the range, handed to
+ * it as one run (most read by short_line()).
+ * Only in the layout cg_reader_sink_range() arms it for ("instr line", one event) and for
+ * a line limit of SINK_1EV_LONGEST bytes or more (no such line is longer). Returns 1, or
+ * 0 if the next line is no such line. */
+static int sink_range_run(struct cg_reader *r)
+{
+	struct line_reader *lr = &r->lr;
+	const char *text = lr->buf + lr->start, *p = text, *q;
+	const uintptr_t last_word = lr->end + 1 >= 8 ? (uintptr_t)(lr->buf + lr->end + 1 - 8) : 0;
+	const uint64_t room = UINT64_MAX - r->sums[0], lo = r->range_lo, hi = r->range_hi;
+	uint64_t b0 = r->base[0], b1 = r->base[1], v0, v1, c, left = room, lines = 0;
+	uint64_t prev[CG_MAX_POS] = { b0, b1 }, first_pos[CG_MAX_POS], last_pos[CG_MAX_POS];
+	uint64_t first_cost = 0;
+	size_t first_len = 0;
+	/* a function defined since the last record comes with the line's record; a line
+	 * longer than a short limit is the general path's to report */
+	if (r->ndefs || lr->max_line < SINK_1EV_LONGEST)
+		return 0;
+	/* short_line() reads "+D L C" only: D and C not 0 and C without a leading zero are
+	 * tested here, so that the consumer may copy the text */
+	for (;;) {
+		if ((!(q = short_line(p, last_word, 2, b0, &v0, &v1, &c, left)) || v0 == b0 || !c ||
+		     p[5] == '0') &&
+		    !(q = range_line(p, b0, &v0, &v1, &c, left)))
+			break;
+		if (v0 < lo || v0 > hi)
+			break;
+		if (lines++ == 0) {
+			first_pos[0] = v0, first_pos[1] = v1;
+			first_cost = c;
+			first_len = (size_t)(q - p);
+		}
+		left -= c;
+		b0 = v0, b1 = v1;
+		p = q + 1;
+	}
+	if (!lines)
+		return 0;
+	prefetch_fn_id(&r->names, p);
+	uint64_t sum = room - left;
+	r->sums[0] += sum;
+	last_pos[0] = b0, last_pos[1] = b1;
+	memcpy(r->prev, prev, 2 * sizeof(*prev));
+	memcpy(r->base, last_pos, 2 * sizeof(*last_pos));
+	r->body_cost_seen = 1;
+	line_reader_skip(lr, (size_t)(p - text), lines);
+	struct cg_cost_run run = {
+		.text = text, .len = (size_t)(p - text) - 1 /* without the last "\n" */,
+		.first_len = first_len, .lines = lines, .prev = prev, .first_pos = first_pos,
+		.first_costs = &first_cost, .last_pos = last_pos, .sums = &sum,
+		.lo = first_pos[0], .hi = b0,
+	};
+	r->range_sink(r->sink_ctx, r->fn, r->file, &run);
+	return 1;
+}
+
 int cg_costs_sink_run(struct cg_reader *r)
 {
 	if (r->line_sink)
-		return sink_lines(r);
+		return (r->range_sink && sink_range_run(r)) || sink_lines(r);
 	/* Most profiles have one event and "instr line" or "line" positions: a loop of
 	 * their own (on the bench profile the general loop went from 1.91 to 1.53 G
 	 * instructions when compiled for these constants, to 1.21 G with dec19()'s

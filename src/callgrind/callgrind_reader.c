@@ -115,8 +115,21 @@ void cg_reader_sink_lines(struct cg_reader *r, uint32_t fn, cg_line_sink *sink, 
 	r->sink = NULL;
 	r->call_sink = NULL;
 	r->line_sink = sink;
+	r->range_sink = NULL;
 	r->sink_ctx = ctx;
 	r->sink_fn = fn;
+}
+
+int cg_reader_sink_range(struct cg_reader *r, uint64_t lo, uint64_t hi, cg_cost_sink *sink)
+{
+	/* the layout of sink_range_run() (callgrind_costs.c) */
+	if (!r->line_sink || r->npos != 2 || r->nevents != 1 || r->instr != 0 ||
+	    r->pos_kind[1] != POS_LINE)
+		return 0;
+	r->range_sink = sink;
+	r->range_lo = lo;
+	r->range_hi = hi;
+	return 1;
 }
 
 int cg_reader_pos_index(const struct cg_reader *r, enum cg_pos_kind k)

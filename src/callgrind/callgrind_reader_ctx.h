@@ -72,6 +72,8 @@ struct cg_reader {
 	int instr;                  /* index of the instr position, or -1 */
 	cg_cost_sink *sink;         /* cg_reader_sink_costs() ... */
 	cg_line_sink *line_sink;    /* ... or cg_reader_sink_lines(): at most one is set */
+	cg_cost_sink *range_sink;   /* cg_reader_sink_range(), with LINE_SINK only */
+	uint64_t range_lo, range_hi;
 	cg_call_sink *call_sink;    /* cg_reader_sink_calls(), with SINK only */
 	int call_left;              /* the call being read is the general path's: not tried
 	                               again at each of its lines */

@@ -582,9 +582,12 @@ static inline size_t dec(char *o, uint64_t v)
 	return fmt_dec(o, v);
 }
 
-static inline char *put_pos(struct cgw *w, char *o, const uint64_t *pos, int relative)
+/* The NPOS (w->npos) subpositions POS, relative to the base if RELATIVE and valid. */
+static inline __attribute__((always_inline)) char *put_pos(struct cgw *w, char *o,
+							   const uint64_t *pos, int relative,
+							   unsigned npos)
 {
-	for (unsigned i = 0; i < w->npos; i++) {
+	for (unsigned i = 0; i < npos; i++) {
 		if (i)
 			*o++ = ' ';
 		uint64_t v = pos[i], b = w->base[i];
@@ -609,9 +612,11 @@ static inline char *put_pos(struct cgw *w, char *o, const uint64_t *pos, int rel
 	return o;
 }
 
-static char *put_costs(struct cgw *w, char *o, const uint64_t *costs)
+/* The NEV (w->nevents) COSTS but the zeros at the end, each after a space. */
+static inline __attribute__((always_inline)) char *put_costs(char *o, const uint64_t *costs,
+							     unsigned nev)
 {
-	unsigned n = w->nevents;
+	unsigned n = nev;
 	while (n > 0 && costs[n - 1] == 0)
 		n--;
 	for (unsigned i = 0; i < n; i++) {
@@ -621,16 +626,31 @@ static char *put_costs(struct cgw *w, char *o, const uint64_t *costs)
 	return o;
 }
 
-static void put_cost_line(struct cgw *w, const uint64_t *pos, const uint64_t *costs)
+static inline __attribute__((always_inline)) void
+put_cost_line_in(struct cgw *w, const uint64_t *pos, const uint64_t *costs, unsigned npos,
+		 unsigned nev)
 {
-	char *o = cg_outbuf_reserve(&w->buf, 24 * (CG_MAX_POS + w->nevents) + 2), *s = o;
-	o = put_pos(w, o, pos, 1);
-	o = put_costs(w, o, costs);
+	char *o = cg_outbuf_reserve(&w->buf, 24 * (CG_MAX_POS + nev) + 2), *s = o;
+	o = put_pos(w, o, pos, 1, npos);
+	o = put_costs(o, costs, nev);
 	*o++ = '\n';
 	cg_outbuf_commit(&w->buf, (size_t)(o - s));
-	for (unsigned i = 0; i < w->npos; i++)   /* at most three: no memcpy() call */
+	for (unsigned i = 0; i < npos; i++)   /* at most three: no memcpy() call */
 		w->base[i] = pos[i];
 	w->base_valid = 1;
+}
+
+/* A cost line against the base. Compiled for one event and one or two subpositions,
+ * nearly every profile's, as the reader's loops are (callgrind_costs.c): the constants
+ * take the loops away from the JIT lines' re-encoding (their line subposition changes). */
+static void put_cost_line(struct cgw *w, const uint64_t *pos, const uint64_t *costs)
+{
+	if (w->nevents == 1 && w->npos == 2)
+		put_cost_line_in(w, pos, costs, 2, 1);
+	else if (w->nevents == 1 && w->npos == 1)
+		put_cost_line_in(w, pos, costs, 1, 1);
+	else
+		put_cost_line_in(w, pos, costs, w->npos, w->nevents);
 }
 
 void cgw_raw(struct cgw *w, const char *text, size_t len)
@@ -690,6 +710,48 @@ void cgw_cost_run(struct cgw *w, uint32_t fn, uint32_t file, const struct cg_cos
 		cg_outbuf_commit(&w->buf, n + 1);
 	}
 	memcpy(w->base, run->last_pos, w->npos * sizeof(*w->base));
+	w->base_valid = 1;
+	cg_outbuf_maybe_flush(&w->buf);
+}
+
+void cgw_cost_run_at_line(struct cgw *w, uint32_t fn, uint32_t file, const struct cg_cost_run *run,
+			  uint64_t line)
+{
+	cgw_enter(w, fn, file);
+	for (unsigned i = 0; i < w->nevents; i++)
+		w->sums[i] += run->sums[i];
+	/* A line is written as cgw_cost() writes it at (instr, LINE): copied as it is where
+	 * its L is LINE and the base it was read against is the writer's (the line before
+	 * it also at LINE), else re-encoded, which here means L written "*" (the base's line
+	 * is LINE after the first line) and the same "+N" against the same instr base. */
+	if (run->first_pos[1] == line && same_base(w, run->prev)) {
+		char *o = cg_outbuf_reserve(&w->buf, run->first_len + 1);
+		memcpy(o, run->text, run->first_len);
+		o[run->first_len] = '\n';
+		cg_outbuf_commit(&w->buf, run->first_len + 1);
+	} else {
+		put_cost_line(w, (const uint64_t[]){ run->first_pos[0], line }, run->first_costs);
+	}
+	if (run->lines > 1) {
+		size_t from = run->first_len + 1, n = run->len - from;
+		char *o = cg_outbuf_reserve(&w->buf, n + 1), *end = o + n;
+		memcpy(o, run->text + from, n);
+		*end = '\n';
+		uint64_t before = run->first_pos[1];
+		for (char *q = o + 2; q < end; q += 2) {
+			while (*q != ' ')   /* the rest of "+N": one digit, mostly */
+				q++;
+			uint64_t l = (uint64_t)(q[1] - '0');
+			if (l != line || before != line)
+				q[1] = '*';
+			before = l;
+			for (q += 4; *q != '\n'; q++)   /* the cost's other digits */
+				;
+		}
+		cg_outbuf_commit(&w->buf, n + 1);
+	}
+	w->base[0] = run->last_pos[0];
+	w->base[1] = line;
 	w->base_valid = 1;
 	cg_outbuf_maybe_flush(&w->buf);
 }
@@ -766,7 +828,7 @@ void cgw_call(struct cgw *w, const struct cgw_call *c)
 	o += 6;
 	o += fmt_dec(o, c->count);
 	*o++ = ' ';
-	o = put_pos(w, o, c->target, 0);   /* absolute: unambiguous for every reader */
+	o = put_pos(w, o, c->target, 0, w->npos);   /* absolute: unambiguous for every reader */
 	*o++ = '\n';
 	cg_outbuf_commit(&w->buf, (size_t)(o - s));
 	put_cost_line(w, c->pos, c->costs);
@@ -803,9 +865,9 @@ int cgw_jump(struct cgw *w, const struct cgw_jump *j)
 	}
 	o += fmt_dec(o, j->count);
 	*o++ = ' ';
-	o = put_pos(w, o, j->target, 0);
+	o = put_pos(w, o, j->target, 0, w->npos);
 	*o++ = '\n';
-	o = put_pos(w, o, j->pos, 1);
+	o = put_pos(w, o, j->pos, 1, w->npos);
 	*o++ = '\n';
 	cg_outbuf_commit(&w->buf, (size_t)(o - s));
 	memcpy(w->base, j->pos, w->npos * sizeof(*j->pos));

@@ -125,6 +125,11 @@ void cgw_cost(struct cgw *w, const struct cgw_cost *c);
 /* Cost lines of FN in FILE, copied (the first one re-encoded if RUN's base before it is
  * not the writer's base). */
 void cgw_cost_run(struct cgw *w, uint32_t fn, uint32_t file, const struct cg_cost_run *run);
+/* Cost lines of FN in FILE at source line LINE, from a range sink's RUN (callgrind_reader.h,
+ * cg_reader_sink_range(): "+N L C" lines, positions "instr line"): the first re-encoded,
+ * the others copied with their L written "*". */
+void cgw_cost_run_at_line(struct cgw *w, uint32_t fn, uint32_t file, const struct cg_cost_run *run,
+			  uint64_t line);
 /* The call C: cob=/cfi= where the callee's object or file differs from the current ones. */
 void cgw_call(struct cgw *w, const struct cgw_call *c);
 /* The jump J. Returns 0, or -1 (and writes nothing) if J->TFN is in another object than

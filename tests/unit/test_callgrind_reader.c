@@ -1,4 +1,5 @@
 /* Unit tests for callgrind_reader.c: each line kind, compression, parts, contexts. */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -1286,6 +1287,9 @@ struct offer_log {
 	struct agree_log a;     /* first: agree_record() logs the other records */
 	unsigned nev;
 	unsigned long long taken;
+	int layout_ranges;      /* "instr line", one event: cg_reader_sink_range() sets one */
+	uint64_t lo, hi;        /* the range set last */
+	unsigned long long ranged;   /* lines the range sink took */
 };
 
 static void log_cost(struct offer_log *g, uint32_t fn, uint32_t file, int clean,
@@ -1301,6 +1305,69 @@ static void log_cost(struct offer_log *g, uint32_t fn, uint32_t file, int clean,
 	put(&g->a.t, " [%.*s]\n", (int)len, text);
 }
 
+/* "+N L C" as the range sink takes it (cg_reader_sink_range()), read here on its own:
+ * N 1 to 2^20 - 1 and C 1 to 2^64 - 1 without leading zeros, L one digit. */
+static int range_shape(const char *p, size_t n, uint64_t *d, uint64_t *l, uint64_t *c)
+{
+	char s[64], *e;
+	if (n >= sizeof(s) || n < 6)
+		return 0;
+	memcpy(s, p, n);
+	s[n] = '\0';
+	if (s[0] != '+' || s[1] < '1' || s[1] > '9')
+		return 0;
+	*d = strtoull(s + 1, &e, 10);
+	if (*d >= 1 << 20 || e[0] != ' ' || e[1] < '0' || e[1] > '9' || e[2] != ' ' ||
+	    e[3] < '1' || e[3] > '9')
+		return 0;
+	*l = (uint64_t)(e[1] - '0');
+	errno = 0;
+	*c = strtoull(e + 3, &e, 10);
+	return *e == '\0' && errno == 0;
+}
+
+static unsigned long long long_runs;   /* range sink runs of more than one line */
+
+/* A range sink that logs each line of a run as take_some() logs a line it takes, read
+ * from the run's text against the run's base: the reading must be the same as with the
+ * line sink alone; each line must have the shape, lie in the range, and the run's other
+ * fields must agree with its lines. */
+static void range_logged(void *ctx, uint32_t fn, uint32_t file, const struct cg_cost_run *run)
+{
+	struct offer_log *g = ctx;
+	uint64_t base[2] = { run->prev[0], run->prev[1] }, sum = 0, n = 0;
+	const char *p = run->text, *end = run->text + run->len;
+	for (;;) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		if (!nl)
+			nl = end;
+		uint64_t d = 0, l = 0, c = 0;
+		if (!range_shape(p, (size_t)(nl - p), &d, &l, &c))
+			fail_msg("range sink given '%.*s'", (int)(nl - p), p);
+		uint64_t pos[2] = { base[0] + d, l };
+		assert_true(pos[0] >= g->lo && pos[0] <= g->hi);
+		if (n == 0) {
+			assert_true(pos[0] == run->first_pos[0] && l == run->first_pos[1]);
+			assert_true(c == run->first_costs[0] && (size_t)(nl - p) == run->first_len);
+			assert_true(run->lo == pos[0]);
+		}
+		log_cost(g, fn, file, 1, pos, base, &c, p, (size_t)(nl - p));
+		g->taken++;
+		g->ranged++;
+		sum += c;
+		base[0] = pos[0], base[1] = pos[1];
+		n++;
+		if (nl == end)
+			break;
+		p = nl + 1;
+	}
+	assert_true(n == run->lines && sum == run->sums[0] && run->hi == base[0]);
+	long_runs += n > 1;
+	assert_true(base[0] == run->last_pos[0] && base[1] == run->last_pos[1]);
+}
+
+static int with_range;   /* take_some() sets a range around each line it takes */
+
 static int take_some(void *ctx, uint32_t fn, uint32_t file, const struct cg_cost_line *l)
 {
 	struct offer_log *g = ctx;
@@ -1308,8 +1375,19 @@ static int take_some(void *ctx, uint32_t fn, uint32_t file, const struct cg_cost
 		return 0;
 	g->taken++;
 	log_cost(g, fn, file, 1, l->pos, l->prev, l->costs, l->text, l->len);
+	if (with_range) {
+		uint64_t a = l->pos[0], below_a = below(40), above_a = below(40);
+		uint64_t lo = a - (below_a < a ? below_a : a);
+		uint64_t hi = a + (above_a <= UINT64_MAX - a ? above_a : UINT64_MAX - a);
+		int set = cg_reader_sink_range(g->a.r, lo, hi, range_logged);
+		assert_int_equal(set, g->layout_ranges);
+		if (set)
+			g->lo = lo, g->hi = hi;
+	}
 	return 1;
 }
+
+static unsigned long long ranged_lines;   /* of the last read_offered() */
 
 /* Reads TEXT, with a line sink on the blocks EVERY chooses (0: none; 1: all; 5: a fifth,
  * by SEED), logging every record and line taken. *TAKEN counts the lines taken. */
@@ -1318,7 +1396,8 @@ static char *read_offered(const char *text, size_t n, unsigned npos, unsigned ne
 {
 	struct input *in = input_open_mem(text, n, "t.cg");
 	assert_non_null(in);
-	struct offer_log g = { .a = { .npos = npos, .r = cg_reader_new(in, max_line) }, .nev = nev };
+	struct offer_log g = { .a = { .npos = npos, .r = cg_reader_new(in, max_line) }, .nev = nev,
+			       .layout_ranges = npos == 2 && nev == 1 && strstr(text, "positions: instr line\n") };
 	struct cg_record rec;
 	struct diag d = { 0 };
 	uint64_t keep = xs;
@@ -1342,17 +1421,20 @@ static char *read_offered(const char *text, size_t n, unsigned npos, unsigned ne
 	cg_reader_free(g.a.r);
 	input_close(in);
 	*taken = g.taken;
+	ranged_lines = g.ranged;
 	return g.a.t.s;
 }
 
-static void test_callgrind_reader__line_sink_agrees(void **state)
+/* Bodies read without a sink and with a line sink, with_range or not: the same. */
+static void line_sink_cases(void)
 {
-	(void)state;
-	unsigned long long taken_all = 0;
+	unsigned long long taken_all = 0, ranged_all = 0;
 	unsigned cases = 1500;
 	for (unsigned c = 0; c <= cases; c++) {
 		int large = c == cases;
 		unsigned lay = below(4), npos = lay == 0 || lay == 3 ? 2 : 1, nev = 1 + below(2);
+		if (large && with_range)   /* the range sink's layout, across buffer ends */
+			lay = 0, npos = 2, nev = 1;
 		junk = large || below(2) ? 0 : 10;
 		big_costs = !large && below(10) == 0;
 		tame = large;
@@ -1361,7 +1443,8 @@ static void test_callgrind_reader__line_sink_agrees(void **state)
 		tame = 0;
 		put(&t, HDR "positions: %s\nevents: %s\n%s", layouts[lay], nev == 1 ? "Ir" : "Ir Dr", b.s);
 		unsigned limit = below(4);
-		size_t max_line = limit < 2 ? 1 << 20 : limit == 2 ? 12 + below(90) : 50 + below(30);
+		size_t max_line = limit < 2 || (large && with_range) ? 1 << 20 :
+				  limit == 2 ? 12 + below(90) : 50 + below(30);
 		uint64_t seed = rnd();
 		unsigned long long none, taken;
 		char *a = read_offered(t.s, t.n, npos, nev, max_line, 0, seed, &none);
@@ -1376,12 +1459,131 @@ static void test_callgrind_reader__line_sink_agrees(void **state)
 		if (large && (taken <= 100000 || !(strstr(z, "\nend 0 ") || strstr(z, "'totals:' gives"))))
 			fail_msg("large: %llu taken; %s", taken, strstr(z, "\nend "));
 		taken_all += taken;
+		ranged_all += ranged_lines;
 		free(a);
 		free(z);
 		free(b.s);
 		free(t.s);
 	}
 	assert_true(taken_all > 10 * cases);
+	/* the range sink took lines, and in runs of more than one (82,441 lines in the large
+	 * body, which is in its layout) */
+	if (with_range && (ranged_all < 10000 || long_runs < 1000))
+		fail_msg("%llu lines went to the range sink, %llu runs of more than one",
+			 ranged_all, long_runs);
+	if (!with_range && ranged_all)
+		fail_msg("%llu lines went to a range sink that was never set", ranged_all);
+}
+
+static void test_callgrind_reader__line_sink_agrees(void **state)
+{
+	(void)state;
+	line_sink_cases();
+}
+
+/* A range sink (cg_reader_sink_range(): augment's JIT functions from perf maps) set by the
+ * line sink around each line it takes: the lines it gets read as the line sink would have
+ * taken them, and the rest as before. */
+static void test_callgrind_reader__range_sink_agrees(void **state)
+{
+	(void)state;
+	with_range = 1;
+	line_sink_cases();
+	with_range = 0;
+}
+
+/* Which lines the range sink gets: "+N L C" with N 1 to 2^20 - 1 and C above 0, both
+ * without leading zeros, L one digit, in the range, with no definition waiting for its
+ * record; the line sink gets the other cost lines of its function it takes. The log has
+ * "L" for a line the line sink took, "R<n>" for a run of N lines, "C" for a cost record. */
+struct range_case_log {
+	struct cg_reader *r;
+	char s[256];
+	int armed;
+};
+
+static void range_case_run(void *ctx, uint32_t fn, uint32_t file, const struct cg_cost_run *run)
+{
+	struct range_case_log *g = ctx;
+	(void)fn, (void)file;
+	snprintf(g->s + strlen(g->s), sizeof(g->s) - strlen(g->s), " R%llu",
+		 (unsigned long long)run->lines);
+}
+
+static int range_case_line(void *ctx, uint32_t fn, uint32_t file, const struct cg_cost_line *l)
+{
+	struct range_case_log *g = ctx;
+	(void)fn, (void)file, (void)l;
+	strcat(g->s, " L");
+	if (!g->armed++)
+		assert_true(cg_reader_sink_range(g->r, 0x400000, 0x400000 + (1 << 21) + 100,
+						 range_case_run));
+	return 1;
+}
+
+static void test_callgrind_reader__range_sink_cases(void **state)
+{
+	(void)state;
+	static const char text[] = HDR "positions: instr line\nevents: Ir\nob=(1) ???\nfl=(1) ???\n"
+		"fn=(1) f\n0x400000 0 1\n+1 0 1\n+12 0 3\n"
+		"+0 0 1\n+1 0 0\n+1 0 07\n+1 12 1\n+01 0 1\n* 0 1\n-1 0 1\n+1048576 0 1\n"
+		"+1048575 0 1\n+1048575 0 1\n-1048575 0 1\n"   /* in the range, past it, back */
+		"jfn=(3) t\n+1 0 1\n+1 0 1\n"    /* a definition waits for its record */
+		"+1 0 1 \n+1 0 1\nfn=(2) g\n+1 0 1\n+2 0 1\ntotals: 27\n";
+	struct input *in = input_open_mem(text, strlen(text), "t.cg");
+	struct range_case_log g = { .r = cg_reader_new(in, 1 << 20) };
+	struct cg_record rec;
+	struct diag d = { 0 };
+	int rc;
+	while ((rc = cg_reader_next(g.r, &rec, &d)) == 1) {
+		if (rec.kind == CG_COST)
+			strcat(g.s, " C");
+		/* the range set in the first block is not the second's */
+		if (rec.kind == CG_FN)
+			cg_reader_sink_lines(g.r, rec.fn, range_case_line, &g);
+	}
+	if (rc != 0)
+		fail_msg("%s (%s)", d.msg, g.s);
+	assert_string_equal(g.s, " L R2 L L L L L L L L R1 L L C R1 C R1 L L");
+	/* every line counted once, as without the sinks */
+	uint64_t sum = cg_reader_part_sums(g.r)[0];
+	cg_reader_free(g.r);
+	input_close(in);
+	assert_int_equal(sum, 27);
+
+	/* under a line limit below the one-event loop's, a line of the shape longer than
+	 * the limit is reported as without the sinks */
+	static const char longer[] = HDR "positions: instr line\nevents: Ir\nob=(1) ???\n"
+		"fl=(1) ???\nfn=(1) f\n0x400000 0 1\n+1 0 1\n+1048575 0 1234567890123456\ntotals: 3\n";
+	char msg[2][sizeof(d.msg)];
+	for (int sinks = 0; sinks < 2; sinks++) {
+		in = input_open_mem(longer, strlen(longer), "t.cg");
+		g = (struct range_case_log){ .r = cg_reader_new(in, 26) };
+		d = (struct diag){ 0 };
+		while ((rc = cg_reader_next(g.r, &rec, &d)) == 1)
+			if (rec.kind == CG_FN && sinks)
+				cg_reader_sink_lines(g.r, rec.fn, range_case_line, &g);
+		assert_int_equal(rc, -1);
+		snprintf(msg[sinks], sizeof(msg[sinks]), "%s", d.msg);
+		cg_reader_free(g.r);
+		input_close(in);
+	}
+	assert_string_equal(msg[1], msg[0]);
+	if (!strstr(msg[0], "t.cg:14: line longer"))
+		fail_msg("%s", msg[0]);
+
+	/* only in the layout "instr line" */
+	static const char bb[] = HDR "positions: instr bb\nevents: Ir\nob=(1) ???\nfl=(1) ???\n"
+		"fn=(1) f\n0x400000 0 1\ntotals: 1\n";
+	in = input_open_mem(bb, strlen(bb), "t.cg");
+	struct cg_reader *r = cg_reader_new(in, 1 << 20);
+	while ((rc = cg_reader_next(r, &rec, &d)) == 1 && rec.kind != CG_FN)
+		;
+	assert_int_equal(rc, 1);
+	cg_reader_sink_lines(r, rec.fn, range_case_line, &g);
+	assert_false(cg_reader_sink_range(r, 0, UINT64_MAX, range_case_run));
+	cg_reader_free(r);
+	input_close(in);
 }
 
 /* A line a line sink takes is a body's cost line like any other: after it, a summary:
@@ -1612,6 +1814,8 @@ int main(void)
 		cmocka_unit_test(test_callgrind_reader__sink_runs_one_event_one_position),
 		cmocka_unit_test(test_callgrind_reader__sink_loops_agree),
 		cmocka_unit_test(test_callgrind_reader__line_sink_agrees),
+		cmocka_unit_test(test_callgrind_reader__range_sink_agrees),
+		cmocka_unit_test(test_callgrind_reader__range_sink_cases),
 		cmocka_unit_test(test_callgrind_reader__line_sink_counts_as_cost),
 		cmocka_unit_test(test_callgrind_reader__call_sink_agrees),
 		cmocka_unit_test(test_callgrind_reader__call_sink_cases),

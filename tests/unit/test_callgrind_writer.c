@@ -16,6 +16,8 @@
 /* Identities numbered by the writer, in the order they are made (an input without ids) */
 static const struct cgw_id fresh = { CGW_ID_FRESH, 0 };
 
+static unsigned writer_events = 2;   /* the layout's events: "instr line" and these */
+
 static char *run_writer(void (*body)(struct cgw *w))
 {
 	char path[] = "/tmp/cgjit-wtest-XXXXXX";
@@ -27,7 +29,7 @@ static char *run_writer(void (*body)(struct cgw *w))
 	struct cgw *w = cgw_new(o);
 	cgw_part_begin(w);
 	enum cg_pos_kind kinds[2] = { POS_INSTR, POS_LINE };
-	cgw_layout(w, 2, kinds, 2);
+	cgw_layout(w, 2, kinds, writer_events);
 	body(w);
 	assert_int_equal(cgw_flush(w, &d), 0);
 	cgw_free(w);
@@ -120,6 +122,92 @@ static void test_callgrind_writer__raw_copy_needs_same_base(void **state)
 	char *s = run_writer(body_raw);
 	assert_string_equal(s, "ob=(1) x\nfl=(1) x.c\nfn=(1) f\n0x10 1 1 2\n+2 * 1 2\n");
 	free(s);
+}
+
+/* A range sink's run (cg_reader_sink_range(): "+N L C" lines) written at one source line
+ * LINE reads as its lines written one by one by cgw_cost() at (instr, LINE), as augment
+ * writes a JIT function's lines (rewrite.c, write_home_line()): the input's text given
+ * where L is LINE, with the base it was read against. Where the base agrees that text is
+ * copied, else the line is re-encoded: "+N * C". */
+static const char run_text[] = "+3 0 1\n+12 0 40\n+1 7 1\n+1048575 0 123456789\n+7 0 2";
+static const uint64_t run_d[] = { 3, 12, 1, 1048575, 7 }, run_l[] = { 0, 0, 7, 0, 0 };
+static const uint64_t run_costs[] = { 1, 40, 1, 123456789, 2 };
+static uint64_t run_line;   /* LINE */
+
+static void run_lines(struct cgw *w, int as_run)
+{
+	uint32_t o = cgw_obj(w, "perf-1.map", 10), f = cgw_file(w, "/src/a.js", 9);
+	uint32_t fn = cgw_fn(w, "JS:*f /src/a.js:3:1", 19, o, f, &fresh);
+	uint32_t g = cgw_fn(w, "g", 1, o, f, &fresh);
+	uint64_t c = 5, sum = 0;
+	for (size_t i = 0; i < 5; i++)
+		sum += run_costs[i];
+	for (int k = 0; k < 2; k++) {
+		/* first after another function's line (the base is absolute), then after a line
+		 * of its own at LINE: the first line's text may be copied too */
+		uint64_t prev[2] = { 0x4000 + (uint64_t)k * 0x200000, k ? run_line : 9 };
+		cost(w, k ? fn : g, f, prev, &c);
+		const char *p = run_text;
+		uint64_t pos[5][2], at[2], before[2] = { prev[0], prev[1] };
+		for (size_t i = 0; i < 5; i++) {
+			pos[i][0] = before[0] + run_d[i];
+			pos[i][1] = run_l[i];
+			const char *nl = strchr(p, '\n');
+			size_t len = nl ? (size_t)(nl - p) : strlen(p);
+			at[0] = pos[i][0], at[1] = run_line;
+			if (!as_run)
+				cgw_cost(w, &(struct cgw_cost){ .fn = fn, .file = f, .pos = at,
+								.costs = &run_costs[i],
+								.raw = run_l[i] == run_line ? p : NULL,
+								.raw_len = len, .prev = before });
+			before[0] = pos[i][0], before[1] = pos[i][1];
+			p += len + 1;
+		}
+		if (!as_run)
+			continue;
+		struct cg_cost_run run = {
+			.text = run_text, .len = strlen(run_text), .first_len = 6, .lines = 5,
+			.prev = prev, .first_pos = pos[0], .first_costs = &run_costs[0],
+			.last_pos = pos[4], .sums = &sum, .lo = pos[0][0], .hi = pos[4][0],
+		};
+		cgw_cost_run_at_line(w, fn, f, &run, run_line);
+	}
+	assert_int_equal(cgw_sums(w)[0], 2 * (5 + sum));
+}
+
+static void body_run_lines(struct cgw *w)
+{
+	run_lines(w, 0);
+}
+
+static void body_run_at_line(struct cgw *w)
+{
+	run_lines(w, 1);
+}
+
+static void test_callgrind_writer__run_at_line(void **state)
+{
+	(void)state;
+	writer_events = 1;
+	static const char *const expect[] = {
+		/* LINE 3: no L is 3 */
+		"\n0x4003 3 1\n+12 * 40\n+1 * 1\n+1048575 * 123456789\n+7 * 2\n",
+		/* LINE 0: the first line's base is another function's; then L copied where
+		 * it and the line before are at 0 */
+		"\n0x4003 0 1\n+12 0 40\n+1 * 1\n+1048575 * 123456789\n+7 0 2\n",
+		/* the second run, after a line at 0: its first line copied too */
+		"\n+3 0 1\n+12 0 40\n+1 * 1\n+1048575 * 123456789\n+7 0 2\n",
+	};
+	for (int i = 0; i < 2; i++) {
+		run_line = i ? 0 : 3;
+		char *a = run_writer(body_run_lines), *z = run_writer(body_run_at_line);
+		assert_string_equal(z, a);
+		if (!strstr(z, expect[i]) || (i && !strstr(z, expect[2])))
+			fail_msg("LINE %llu:\n%s", (unsigned long long)run_line, z);
+		free(a);
+		free(z);
+	}
+	writer_events = 2;
 }
 
 static void body_jump(struct cgw *w)
@@ -447,6 +535,7 @@ int main(void)
 		cmocka_unit_test(test_callgrind_writer__jumps),
 		cmocka_unit_test(test_callgrind_writer__names_kept_until_written),
 		cmocka_unit_test(test_callgrind_writer__parts_forget_names),
+		cmocka_unit_test(test_callgrind_writer__run_at_line),
 		cmocka_unit_test(test_callgrind_writer__input_ids),
 		cmocka_unit_test(test_callgrind_writer__mixed_ids),
 		cmocka_unit_test(test_callgrind_writer__ids_exhausted),

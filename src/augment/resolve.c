@@ -63,7 +63,7 @@ const struct symtab_segment *resolve_lookup(struct resolver *r, uint64_t addr)
 
 /* ---- names ---- */
 
-static void name_put(struct resolver *r, const char *s, size_t n)
+static inline void name_put(struct resolver *r, const char *s, size_t n)
 {
 	XGROW(r->name, r->name_cap, r->name_len + n + 1);
 	memcpy(r->name + r->name_len, s, n);
@@ -96,16 +96,16 @@ static const struct symtab_segment *next_jit_part(struct resolver *r, const char
 			return NULL;
 		if (x - from < 2 || x[-1] != '0' || x[-2] != '\'')
 			continue;
-		const char *s = x - 2, *e = memchr(s + 1, '\'', (size_t)(end - s - 1));
-		if (!e)
-			e = end;
+		/* the part is an address when it is one to its end, which pseudo_name_parse()
+		 * finds from the length its digits have (a "'" or the end after them) */
+		const char *s = x - 2;
 		uint64_t addr;
-		size_t head, n = (size_t)(e - s - 1);
+		size_t head;
 		const struct symtab_segment *seg;
-		if (n >= 10 && pseudo_name_parse(s + 1, n, &addr, &head) && head == n &&
+		if (pseudo_name_parse(s + 1, (size_t)(end - s - 1), &addr, &head) &&
 		    (seg = resolve_lookup(r, addr))) {
 			*p = s;
-			*q = e;
+			*q = s + 1 + head;
 			return seg;
 		}
 	}

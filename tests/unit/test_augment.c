@@ -183,6 +183,26 @@ static void test_augment__jit_lines_offered(void **state)
 	free(s);
 }
 
+/* A caller part is renamed only when it is an address to its end: "0x" and 16 or 8
+ * lowercase hex digits, then a "'" or the end of the name. Parts that only start like
+ * one (more digits, a letter after them, uppercase, too few) stay as written; so do parts
+ * whose address is in no symbol. */
+static void test_augment__caller_part_shapes(void **state)
+{
+	(void)state;
+	char *s = augment(HDR "positions: line\nevents: Ir\nsummary: 1\n"
+			  "ob=(2) /lib/libc.so\nfl=(2) x.c\nfn=(3) f'0x0000000010000004"
+			  "'0x00000000100000041'0x000000001000000g'0x000000001000000'0x000000001000000A"
+			  "'0x10000104'0x1000010'0x10000104x'x0x0000000010000004'0x0000000099999999"
+			  "'0x0000000010000204\n0 1\ntotals: 1\n", map1, 0);
+	if (!strstr(s, "fn=(3) f'jit_A(/src/a.raku:10)'0x00000000100000041'0x000000001000000g"
+		       "'0x000000001000000'0x000000001000000A'JS:*jit_B /src/b.js:3:7'0x1000010"
+		       "'0x10000104x'x0x0000000010000004'0x0000000099999999'int C.c(int)\n"))
+		fail_msg("%s", s);
+	assert_int_equal(rep.renamed_callers, 1);
+	free(s);
+}
+
 static void test_augment__suffixes(void **state)
 {
 	(void)state;
@@ -661,6 +681,7 @@ int main(void)
 		cmocka_unit_test(test_augment__tail_jump_moves_with_synthetic_call),
 		cmocka_unit_test(test_augment__jit_lines_offered),
 		cmocka_unit_test(test_augment__suffixes),
+		cmocka_unit_test(test_augment__caller_part_shapes),
 		cmocka_unit_test(test_augment__root),
 		cmocka_unit_test(test_augment__same_name_merges_or_keeps_addresses),
 		cmocka_unit_test(test_augment__return_recorded_as_call_dropped),

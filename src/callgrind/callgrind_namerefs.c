@@ -153,6 +153,7 @@ int cg_namerefs_line(struct cg_reader *r, enum cg_tag t, struct cg_record *rec)
 			return -1;
 		r->sink = NULL;
 		r->line_sink = NULL;
+		r->range_sink = NULL;
 		r->call_sink = NULL;
 		r->call_left = 0;
 		r->fn = x;

@@ -100,6 +100,7 @@ void cg_reader_sink_costs(struct cg_reader *r, uint32_t fn, cg_cost_sink *sink, 
 {
 	r->sink = sink;
 	r->line_sink = NULL;
+	r->range_sink = NULL;
 	r->call_sink = NULL;
 	r->sink_ctx = ctx;
 	r->sink_fn = fn;

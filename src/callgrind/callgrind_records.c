@@ -31,6 +31,7 @@ static void new_part(struct cg_reader *r)
 	r->have_cfn = r->have_jfn = 0;
 	r->sink = NULL;
 	r->line_sink = NULL;
+	r->range_sink = NULL;
 	r->call_sink = NULL;
 	r->call_left = 0;
 	r->unknown_obj = cg_names_intern(&r->names, SP_OBJ, "???", 3);

@@ -10,6 +10,7 @@
 #include "augment/augment.h"
 #include "core/diag.h"
 #include "helpers.h"
+#include "dump_builder.h"
 #include "jit/pathmap.h"
 #include "augment/augment_stats.h"
 
@@ -150,7 +151,7 @@ static void test_augment__jit_lines_offered(void **state)
 			  "fn=(2) 0x0000000010000100\n0x10000030 0 32\n0x10000104 0 1\n+4 0 1\n"
 			  "0x100000fc 0 2\n"
 			  "fn=(3) 0x0000000010000000'caller\n0x10000040 0 50\ntotals: 128\n", map1, 0);
-	/* two foreign runs, two identities */
+	/* two foreign runs, with a run at home between them: two identities */
 	assert_int_equal(count(s, " 0x0000000030000000\n"), 1);
 	assert_int_equal(count(s, " 0x0000000030000100\n"), 1);
 	assert_non_null(strstr(s, "fn=(5) 0x0000000030000100\n0x30000100 0 8\n+4 * 8\n"));
@@ -194,13 +195,102 @@ static void test_augment__caller_part_shapes(void **state)
 			  "ob=(2) /lib/libc.so\nfl=(2) x.c\nfn=(3) f'0x0000000010000004"
 			  "'0x00000000100000041'0x000000001000000g'0x000000001000000'0x000000001000000A"
 			  "'0x10000104'0x1000010'0x10000104x'x0x0000000010000004'0x0000000099999999"
-			  "'0x0000000010000204\n0 1\ntotals: 1\n", map1, 0);
+			  "'0x0000000010000204'0x10000004\n0 1\ntotals: 1\n", map1, 0);
 	if (!strstr(s, "fn=(3) f'jit_A(/src/a.raku:10)'0x00000000100000041'0x000000001000000g"
 		       "'0x000000001000000'0x000000001000000A'JS:*jit_B /src/b.js:3:7'0x1000010"
-		       "'0x10000104x'x0x0000000010000004'0x0000000099999999'int C.c(int)\n"))
+		       "'0x10000104x'x0x0000000010000004'0x0000000099999999'int C.c(int)"
+		       "'jit_A(/src/a.raku:10)\n"))
 		fail_msg("%s", s);
 	assert_int_equal(rep.renamed_callers, 1);
 	free(s);
+}
+
+
+/* Lines of a symbol without a line table that come in a range run (jit_home_run()) end
+ * a run of foreign code, as lines offered one by one do, and keep the input's line
+ * subposition exactly where a line written by itself would (README rule 5; the writer's
+ * cgw_cost_run_at_line()). */
+static void test_augment__range_runs(void **state)
+{
+	(void)state;
+	char *s = augment(HDR "positions: instr line\nevents: Ir\nsummary: 31\n"
+			  "ob=(1) ???\nfl=(1) ???\nfn=(1) 0x0000000010000200\n"
+			  "0x10000200 0 1\n0x10000150 0 2\n+176 0 4\n0x10000160 0 8\n+160 0 16\n"
+			  "totals: 31\n",
+			  "10000000 100 jit_A(/src/a.raku:10)\n10000200 100 jit_B(/src/b.raku:3)\n", 0);
+	/* two foreign runs, with a run at home between them: two identities */
+	if (!strstr(s, "fn=(2) 0x0000000010000150\n0x10000150 0 2\nfn=(3) 0x0000000010000160\n"))
+		fail_msg("%s", s);
+	free(s);
+	/* a symbol at line 0: L kept only where it and the line before are 0 */
+	s = augment(HDR "positions: instr line\nevents: Ir\nsummary: 23\n"
+		    "ob=(1) ???\nfl=(1) ???\nfn=(1) 0x0000000010000204\n"
+		    "0x10000204 0 1\n+4 0 9\n+7 2 6\n+3 0 7\ntotals: 23\n", map1, 0);
+	if (!strstr(s, "0x10000204 0 1\n+4 0 9\n+7 * 6\n+3 * 7\n"))
+		fail_msg("%s", s);
+	free(s);
+}
+
+/* A jitdump symbol with a line table gets no range sink: its rows place its lines. */
+static void test_augment__range_not_for_line_tables(void **state)
+{
+	(void)state;
+	struct dump d;
+	dump_header(&d, 0, 40, 9, 0, 0);
+	size_t at = dump_begin(&d, 2, 1);   /* DEBUG_INFO for the next load */
+	put(&d, 0x20000000, 8);
+	put(&d, 3, 8);
+	static const struct { uint64_t a; uint32_t l; const char *f; } rows[] = {
+		{ 0x20000000, 7, "p.js" }, { 0x20000010, 8, "p.js" }, { 0x20000020, 12, "q.js" } };
+	for (int i = 0; i < 3; i++) {
+		put(&d, rows[i].a, 8);
+		put(&d, rows[i].l, 4);
+		put(&d, 0, 4);
+		put_str(&d, rows[i].f);
+	}
+	dump_end(&d, at);
+	at = dump_begin(&d, 0, 2);   /* CODE_LOAD fnP */
+	put(&d, 9, 4);
+	put(&d, 9, 4);
+	put(&d, 0x20000000, 8);
+	put(&d, 0x20000000, 8);
+	put(&d, 0x100, 8);
+	put(&d, 0, 8);
+	put_str(&d, "fnP");
+	memset(d.b + d.n, 0x90, 0x100);
+	d.n += 0x100;
+	dump_end(&d, at);
+	char *pin = tmp_file(HDR "positions: instr line\nevents: Ir\nsummary: 9\n"
+			     "ob=(1) ???\nfl=(1) ???\nfn=(1) 0x0000000020000000\n0x20000000 0 1\n"
+			     "+4 0 1\n+4 0 1\n+4 0 1\n+4 0 1\n+4 0 1\n+4 0 1\n+4 0 1\n+4 0 1\ntotals: 9\n");
+	char *pdump = tmp_file_n((const char *)d.b, d.n), *dir = tmp_dir();
+	char out[4200];
+	snprintf(out, sizeof(out), "%s/out", dir);
+	const char *syms[1] = { pdump };
+	struct augment_opts o = { 0 };
+	o.profile = pin;
+	o.symfiles = syms;
+	o.nsymfiles = 1;
+	o.output = out;
+	o.no_elf = 1;
+	o.max_line = 1 << 20;
+	struct diag dg = { 0 };
+	if (augment_run(&o, &rep, &dg) < 0)
+		fail_msg("%s", dg.msg);
+	char *s = slurp(out);
+	/* rows: line 8 from 0x20000010, q.js's 12 from 0x20000020 */
+	if (!strstr(s, "fn=(1) fnP\n0x20000000 7 1\n+4 * 1\n+4 * 1\n+4 * 1\n+4 +1 1\n"))
+		fail_msg("%s", s);
+	if (!strstr(s, "+4 +4 1\n"))
+		fail_msg("%s", s);
+	free(s);
+	unlink(out);
+	rmdir(dir);
+	unlink(pin);
+	unlink(pdump);
+	free(pin);
+	free(pdump);
+	free(dir);
 }
 
 static void test_augment__suffixes(void **state)
@@ -682,6 +772,8 @@ int main(void)
 		cmocka_unit_test(test_augment__jit_lines_offered),
 		cmocka_unit_test(test_augment__suffixes),
 		cmocka_unit_test(test_augment__caller_part_shapes),
+		cmocka_unit_test(test_augment__range_runs),
+		cmocka_unit_test(test_augment__range_not_for_line_tables),
 		cmocka_unit_test(test_augment__root),
 		cmocka_unit_test(test_augment__same_name_merges_or_keeps_addresses),
 		cmocka_unit_test(test_augment__return_recorded_as_call_dropped),

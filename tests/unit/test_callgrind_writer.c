@@ -16,9 +16,8 @@
 /* Identities numbered by the writer, in the order they are made (an input without ids) */
 static const struct cgw_id fresh = { CGW_ID_FRESH, 0 };
 
-static unsigned writer_events = 2;   /* the layout's events: "instr line" and these */
-
-static char *run_writer(void (*body)(struct cgw *w))
+/* BODY's output, written in the layout "instr line" with NEVENTS events. */
+static char *run_writer_events(void (*body)(struct cgw *w), unsigned nevents)
 {
 	char path[] = "/tmp/cgjit-wtest-XXXXXX";
 	int fd = mkstemp(path);
@@ -29,7 +28,7 @@ static char *run_writer(void (*body)(struct cgw *w))
 	struct cgw *w = cgw_new(o);
 	cgw_part_begin(w);
 	enum cg_pos_kind kinds[2] = { POS_INSTR, POS_LINE };
-	cgw_layout(w, 2, kinds, writer_events);
+	cgw_layout(w, 2, kinds, nevents);
 	body(w);
 	assert_int_equal(cgw_flush(w, &d), 0);
 	cgw_free(w);
@@ -37,6 +36,11 @@ static char *run_writer(void (*body)(struct cgw *w))
 	char *s = slurp(path);
 	unlink(path);
 	return s;
+}
+
+static char *run_writer(void (*body)(struct cgw *w))
+{
+	return run_writer_events(body, 2);
 }
 
 /* A cost line with no input text to copy. */
@@ -188,7 +192,6 @@ static void body_run_at_line(struct cgw *w)
 static void test_callgrind_writer__run_at_line(void **state)
 {
 	(void)state;
-	writer_events = 1;
 	static const char *const expect[] = {
 		/* LINE 3: no L is 3 */
 		"\n0x4003 3 1\n+12 * 40\n+1 * 1\n+1048575 * 123456789\n+7 * 2\n",
@@ -200,14 +203,14 @@ static void test_callgrind_writer__run_at_line(void **state)
 	};
 	for (int i = 0; i < 2; i++) {
 		run_line = i ? 0 : 3;
-		char *a = run_writer(body_run_lines), *z = run_writer(body_run_at_line);
+		char *a = run_writer_events(body_run_lines, 1);
+		char *z = run_writer_events(body_run_at_line, 1);
 		assert_string_equal(z, a);
 		if (!strstr(z, expect[i]) || (i && !strstr(z, expect[2])))
 			fail_msg("LINE %llu:\n%s", (unsigned long long)run_line, z);
 		free(a);
 		free(z);
 	}
-	writer_events = 2;
 }
 
 static void body_jump(struct cgw *w)

@@ -1,6 +1,7 @@
 # cgjit - plain Makefile; dependencies through pkg-config (Debian: libzstd-dev zlib1g-dev libyaml-dev libjansson-dev libdw-dev
 # libcmocka-dev). `make check` builds and runs every test; `make check-asan` does the same
-# under ASan+UBSan in a separate build directory; `make check-clang` builds everything with
+# under ASan+UBSan in a separate build directory (the end-to-end scripts' checker, cgcheck,
+# optimised but for its own self-test); `make check-clang` builds everything with
 # clang in another (the word-at-a-time digit reading off) and runs the unit tests and
 # fuzz replays. `make DEVELOPER=1 ...` (CI, .ci/run) turns
 # warnings into errors; a user's build does not, so a newer compiler's new warning cannot
@@ -93,10 +94,13 @@ unit: $(UNITS)
 	@set -e; for t in $(UNITS); do echo "== $$t"; $$t; done
 
 # The scripts run two (E2E_JOBS, default: the CPUs) at a time, the longest first, each
-# script's output printed whole when it ends (tests/e2e/run-all.sh).
+# script's output printed whole when it ends (tests/e2e/run-all.sh). Longest as measured
+# on the 2-core machine (2026-11-27: reports, flame, run about 200 to 350 s each; record
+# 100 to 120; ids about 70, which as the last started had ended check-asan alone).
 E2E_SCRIPTS := tests/e2e/run.sh tests/e2e/flame.sh tests/e2e/reports.sh tests/e2e/record.sh \
-	tests/e2e/names.sh tests/e2e/jvmti.sh tests/e2e/files.sh tests/e2e/ci-example.sh tests/e2e/install.sh \
-	tests/e2e/timeline.sh tests/e2e/inputs.sh tests/e2e/cli.sh tests/e2e/luajit.sh tests/e2e/wasm.sh tests/e2e/raptorjit.sh tests/e2e/foreign.sh tests/e2e/ids.sh tests/tools/cgcheck-selftest.sh \
+	tests/e2e/ids.sh tests/e2e/wasm.sh tests/e2e/names.sh tests/e2e/ci-example.sh tests/e2e/jvmti.sh \
+	tests/e2e/files.sh tests/e2e/install.sh tests/e2e/timeline.sh tests/e2e/inputs.sh tests/e2e/cli.sh \
+	tests/e2e/luajit.sh tests/e2e/raptorjit.sh tests/e2e/foreign.sh tests/tools/cgcheck-selftest.sh \
 	tests/tools/check-layers.pl
 
 # callgrind_annotate's answers, kept by the content of what it read (tests/e2e/Annotate.pm):
@@ -104,8 +108,15 @@ E2E_SCRIPTS := tests/e2e/run.sh tests/e2e/flame.sh tests/e2e/reports.sh tests/e2
 # callgrind_annotate's. The same directory whatever B is.
 ANNOTATE_CACHE ?= $(CURDIR)/build/annotate-cache
 
-e2e: $(B)/cgjit $(B)/cgcheck $(AGENT_SO) $(B)/cgjit_luajit.lua
-	@CGJIT=$(B)/cgjit CGCHECK=$(B)/cgcheck JVMTI_AGENT=$(AGENT_SO) CGJIT_ANNOTATE_CACHE=$(ANNOTATE_CACHE) \
+# The checker the scripts run on every output (tests/tools/cgcheck.c): this build's, but
+# check-asan gives them the optimised one and keeps its own for cgcheck's self-test, the
+# checker's code under ASan and UBSan: the sanitized checker took 96 of run.sh's 259 s
+# under check-asan on the 2-core machine (163 s with the optimised one, run side by side).
+E2E_CGCHECK ?= $(B)/cgcheck
+
+e2e: $(B)/cgjit $(B)/cgcheck $(E2E_CGCHECK) $(AGENT_SO) $(B)/cgjit_luajit.lua
+	@CGJIT=$(B)/cgjit CGCHECK=$(E2E_CGCHECK) CGCHECK_SELFTEST=$(B)/cgcheck JVMTI_AGENT=$(AGENT_SO) \
+		CGJIT_ANNOTATE_CACHE=$(ANNOTATE_CACHE) \
 		tests/e2e/run-all.sh $(E2E_SCRIPTS)
 
 check: unit fuzz-replay e2e
@@ -142,7 +153,9 @@ uninstall:
 # float-cast-overflow is not part of gcc's -fsanitize=undefined (it is of clang's): a
 # double converted to an integer out of range printed a budget's soft limit as 0.
 check-asan:
-	$(MAKE) B=build-asan SANITIZE=address,undefined,float-cast-overflow CFLAGS="-O1 -g" check
+	$(MAKE) build/cgcheck
+	$(MAKE) B=build-asan SANITIZE=address,undefined,float-cast-overflow CFLAGS="-O1 -g" \
+		E2E_CGCHECK=$(CURDIR)/build/cgcheck check
 
 # The second compiler: clang warns where gcc does not (with DEVELOPER=1 both are errors),
 # and decides otherwise where C leaves the choice open, such as the order in which a

@@ -3,7 +3,8 @@
 # of CPUs), the longest first as listed, each with its output in a log of its own, printed
 # whole when it ends (with its time), so that parallel scripts never interleave. Every script
 # runs, whatever another's result; the exit status is 1 if any failed, and the last line
-# names them. The scripts take CGJIT, CGCHECK and JVMTI_AGENT from the environment.
+# names them. The scripts take CGJIT, CGCHECK (CGCHECK_SELFTEST for cgcheck-selftest.sh) and
+# JVMTI_AGENT from the environment.
 set -u
 jobs=${E2E_JOBS:-$(nproc 2>/dev/null || echo 2)}
 logs=$(mktemp -d)

@@ -2,14 +2,18 @@
 # Self-test for the cgcheck oracle: feeds it hand-written callgrind files
 # from cases/ and compares its verdicts (exit code and a problem pattern on
 # stderr) with the expected ones.  Last line: "N passed, N failed, N skipped".
-# Uses $CGCHECK if set, otherwise builds cgcheck.c into a temporary dir.
+# Uses $CGCHECK_SELFTEST or else $CGCHECK if set (make check-asan sets the first to the
+# sanitized checker, the second to the optimised one the other scripts run), otherwise
+# builds cgcheck.c into a temporary dir.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 cases=$here/cases
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/cgcheck-selftest.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT INT TERM
 
-if [ -n "${CGCHECK:-}" ]; then
+if [ -n "${CGCHECK_SELFTEST:-}" ]; then
+	cg=$CGCHECK_SELFTEST
+elif [ -n "${CGCHECK:-}" ]; then
 	cg=$CGCHECK
 else
 	cg=$tmp/cgcheck

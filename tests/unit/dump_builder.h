@@ -66,4 +66,48 @@ static inline void dump_end(struct dump *d, size_t at)
 	memcpy(d->b + at + 4, tmp.b, 4);
 }
 
+/* A CODE_LOAD of SIZE code bytes (0x90, 0x91, ...) named NAME at ADDR, code index INDEX, at
+ * time 1000 + INDEX. */
+static inline void dump_load(struct dump *d, uint64_t addr, uint64_t size, uint64_t index,
+			     const char *name)
+{
+	size_t at = dump_begin(d, 0, 1000 + index);
+	put(d, 4242, 4);
+	put(d, 4243, 4);
+	put(d, addr, 8);
+	put(d, addr, 8);
+	put(d, size, 8);
+	put(d, index, 8);
+	put_str(d, name);
+	for (uint64_t i = 0; i < size; i++)
+		d->b[d->n++] = (unsigned char)(0x90 + i);
+	dump_end(d, at);
+}
+
+/* One line row of a DEBUG_INFO record. */
+struct dump_row {
+	uint64_t addr;
+	uint32_t line;
+	const char *file;
+};
+
+/* A DEBUG_INFO record of the N rows E for the code at ADDR (the next load's), at time 999,
+ * with PAD zero bytes after them. */
+static inline void dump_debug(struct dump *d, uint64_t addr, const struct dump_row *e, size_t n,
+			      size_t pad)
+{
+	size_t at = dump_begin(d, 2, 999);
+	put(d, addr, 8);
+	put(d, n, 8);
+	for (size_t i = 0; i < n; i++) {
+		put(d, e[i].addr, 8);
+		put(d, e[i].line, 4);
+		put(d, 0, 4);
+		put_str(d, e[i].file);
+	}
+	for (size_t i = 0; i < pad; i++)
+		d->b[d->n++] = 0;
+	dump_end(d, at);
+}
+
 #endif

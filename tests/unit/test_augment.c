@@ -237,29 +237,10 @@ static void test_augment__range_not_for_line_tables(void **state)
 	(void)state;
 	struct dump d;
 	dump_header(&d, 0, 40, 9, 0, 0);
-	size_t at = dump_begin(&d, 2, 1);   /* DEBUG_INFO for the next load */
-	put(&d, 0x20000000, 8);
-	put(&d, 3, 8);
-	static const struct { uint64_t a; uint32_t l; const char *f; } rows[] = {
+	static const struct dump_row rows[] = {
 		{ 0x20000000, 7, "p.js" }, { 0x20000010, 8, "p.js" }, { 0x20000020, 12, "q.js" } };
-	for (int i = 0; i < 3; i++) {
-		put(&d, rows[i].a, 8);
-		put(&d, rows[i].l, 4);
-		put(&d, 0, 4);
-		put_str(&d, rows[i].f);
-	}
-	dump_end(&d, at);
-	at = dump_begin(&d, 0, 2);   /* CODE_LOAD fnP */
-	put(&d, 9, 4);
-	put(&d, 9, 4);
-	put(&d, 0x20000000, 8);
-	put(&d, 0x20000000, 8);
-	put(&d, 0x100, 8);
-	put(&d, 0, 8);
-	put_str(&d, "fnP");
-	memset(d.b + d.n, 0x90, 0x100);
-	d.n += 0x100;
-	dump_end(&d, at);
+	dump_debug(&d, 0x20000000, rows, 3, 0);
+	dump_load(&d, 0x20000000, 0x100, 9, "fnP");
 	char *pin = tmp_file(HDR "positions: instr line\nevents: Ir\nsummary: 9\n"
 			     "ob=(1) ???\nfl=(1) ???\nfn=(1) 0x0000000020000000\n0x20000000 0 1\n"
 			     "+4 0 1\n+4 0 1\n+4 0 1\n+4 0 1\n+4 0 1\n+4 0 1\n+4 0 1\n+4 0 1\ntotals: 9\n");

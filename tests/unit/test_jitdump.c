@@ -26,49 +26,6 @@ static void header(struct dump *d, int be, uint32_t total)
 	dump_header(d, be, total, 4242, 123, 0);
 }
 
-static void load(struct dump *d, uint64_t addr, uint64_t size, uint64_t index, const char *name)
-{
-	size_t at = d->n;
-	put(d, 0, 4);
-	put(d, 0, 4);
-	put(d, 1000 + index, 8);
-	put(d, 4242, 4);
-	put(d, 4243, 4);
-	put(d, addr, 8);
-	put(d, addr, 8);
-	put(d, size, 8);
-	put(d, index, 8);
-	put_str(d, name);
-	for (uint64_t i = 0; i < size; i++)
-		d->b[d->n++] = (unsigned char)(0x90 + i);
-	dump_end(d, at);
-}
-
-struct entry {
-	uint64_t addr;
-	uint32_t line;
-	const char *file;
-};
-
-static void debug(struct dump *d, uint64_t addr, const struct entry *e, size_t n, size_t pad)
-{
-	size_t at = d->n;
-	put(d, 2, 4);
-	put(d, 0, 4);
-	put(d, 999, 8);
-	put(d, addr, 8);
-	put(d, n, 8);
-	for (size_t i = 0; i < n; i++) {
-		put(d, e[i].addr, 8);
-		put(d, e[i].line, 4);
-		put(d, 0, 4);
-		put_str(d, e[i].file);
-	}
-	for (size_t i = 0; i < pad; i++)
-		d->b[d->n++] = 0;
-	dump_end(d, at);
-}
-
 static void simple(struct dump *d, uint32_t id, size_t body)
 {
 	size_t at = d->n;
@@ -112,12 +69,12 @@ static void test_jitdump__records_both_byte_orders(void **state)
 	for (int be = 0; be <= 1; be++) {
 		struct dump d;
 		header(&d, be, 40);
-		struct entry e[] = { { 0x1000, 10, "/src/a.wat" }, { 0x1004, 11, "\xff" }, { 0x1008, 12, "/src/b.wat" } };
-		debug(&d, 0x1000, e, 3, 0);
-		load(&d, 0x1000, 16, 0, "wasm[0]::function[1]");
+		struct dump_row e[] = { { 0x1000, 10, "/src/a.wat" }, { 0x1004, 11, "\xff" }, { 0x1008, 12, "/src/b.wat" } };
+		dump_debug(&d, 0x1000, e, 3, 0);
+		dump_load(&d, 0x1000, 16, 0, "wasm[0]::function[1]");
 		simple(&d, 4, 40);    /* UNWINDING_INFO */
 		simple(&d, 77, 8);    /* unknown id */
-		load(&d, 0x2000, 8, 1, "second");
+		dump_load(&d, 0x2000, 8, 1, "second");
 		simple(&d, 3, 0);     /* CODE_CLOSE */
 		assert_int_equal(read_dump(&d, JITDUMP_BIAS_AUTO), 0);
 		assert_int_equal(js.big_endian, be);
@@ -149,9 +106,9 @@ static void test_jitdump__bias_detected_and_overridden(void **state)
 	struct dump d;
 	header(&d, 0, 40);
 	/* V8: entries at code_addr + 0x40 onwards, padded to 8 bytes. */
-	struct entry e[] = { { 0x1040, 3, "/x.js" }, { 0x1050, 4, "/x.js" }, { 0x1070, 5, "/x.js" } };
-	debug(&d, 0x1000, e, 3, 5);
-	load(&d, 0x1000, 0x40, 0, "JS:*f /x.js:3:1");
+	struct dump_row e[] = { { 0x1040, 3, "/x.js" }, { 0x1050, 4, "/x.js" }, { 0x1070, 5, "/x.js" } };
+	dump_debug(&d, 0x1000, e, 3, 5);
+	dump_load(&d, 0x1000, 0x40, 0, "JS:*f /x.js:3:1");
 	assert_int_equal(read_dump(&d, JITDUMP_BIAS_AUTO), 0);
 	assert_int_equal(js.bias, 0x40);
 	assert_true(js.bias_detected);
@@ -171,12 +128,12 @@ static void test_jitdump__garbage_debug_dropped(void **state)
 	struct dump d;
 	header(&d, 0, 40);
 	/* node 20: a file name of garbage with an embedded NUL desynchronises the entries. */
-	struct entry e[] = { { 0x1000, 1, "\xc2\x96" }, { 0xd18000000, 2, "ok" } };
-	debug(&d, 0x1000, e, 2, 0);
-	load(&d, 0x1000, 16, 0, "f");
-	struct entry e2[] = { { 0x2000, 1, "bad\x01name" } };
-	debug(&d, 0x2000, e2, 1, 0);
-	load(&d, 0x2000, 16, 1, "g");
+	struct dump_row e[] = { { 0x1000, 1, "\xc2\x96" }, { 0xd18000000, 2, "ok" } };
+	dump_debug(&d, 0x1000, e, 2, 0);
+	dump_load(&d, 0x1000, 16, 0, "f");
+	struct dump_row e2[] = { { 0x2000, 1, "bad\x01name" } };
+	dump_debug(&d, 0x2000, e2, 1, 0);
+	dump_load(&d, 0x2000, 16, 1, "g");
 	assert_int_equal(read_dump(&d, JITDUMP_BIAS_AUTO), 0);
 	assert_int_equal(js.bad_debug, 2);
 	assert_int_equal(js.debug_used, 0);
@@ -211,7 +168,7 @@ static void test_jitdump__node_overwritten_names_recovered(void **state)
 	while ((d.n - at) % 8)
 		d.b[d.n++] = 0;
 	dump_end(&d, at);
-	load(&d, 0x1000, 0x40, 0, "JS:*fib /tmp/sample.XXXXXX/prog.js:3:13");
+	dump_load(&d, 0x1000, 0x40, 0, "JS:*fib /tmp/sample.XXXXXX/prog.js:3:13");
 	assert_int_equal(read_dump(&d, JITDUMP_BIAS_AUTO), 0);
 	assert_int_equal(js.debug_recovered, 1);
 	assert_int_equal(js.bad_debug, 0);
@@ -233,12 +190,12 @@ static void test_jitdump__paths_mapped(void **state)
 	paths = pm;
 	struct dump dd;
 	header(&dd, 0, 40);
-	struct entry e[] = { { 0x1000, 10, "/ci/a.js" }, { 0x1004, 11, "/ci/lib/b.js" },
+	struct dump_row e[] = { { 0x1000, 10, "/ci/a.js" }, { 0x1004, 11, "/ci/lib/b.js" },
 			     { 0x1008, 12, "\xff" }, { 0x100c, 13, "/other/c.js" }, { 0x100e, 14, "/ci/a.js" } };
-	debug(&dd, 0x1000, e, 5, 0);
-	load(&dd, 0x1000, 16, 0, "JS:*f /ci/a.js:10:3");
-	load(&dd, 0x2000, 16, 1, "JS:*g /cix/a.js:1:1");
-	load(&dd, 0x3000, 16, 2, "py::h:/ci/h.py");
+	dump_debug(&dd, 0x1000, e, 5, 0);
+	dump_load(&dd, 0x1000, 16, 0, "JS:*f /ci/a.js:10:3");
+	dump_load(&dd, 0x2000, 16, 1, "JS:*g /cix/a.js:1:1");
+	dump_load(&dd, 0x3000, 16, 2, "py::h:/ci/h.py");
 	assert_int_equal(read_dump(&dd, 0), 0);
 	const struct symbol *s = sym_at(0x1000);
 	assert_string_equal(s->name, "JS:*f a.js:10:3");
@@ -278,7 +235,7 @@ static void test_jitdump__paths_mapped(void **state)
 	while ((dd.n - at) % 8)
 		dd.b[dd.n++] = 0;
 	dump_end(&dd, at);
-	load(&dd, 0x1000, 0x40, 0, "JS:*fib /ci/sample.XXXXXX/prog.js:3:13");
+	dump_load(&dd, 0x1000, 0x40, 0, "JS:*fib /ci/sample.XXXXXX/prog.js:3:13");
 	assert_int_equal(read_dump(&dd, JITDUMP_BIAS_AUTO), 0);
 	assert_int_equal(js.debug_recovered, 1);
 	s = sym_at(0x1000);
@@ -294,14 +251,14 @@ static void test_jitdump__lying_sizes(void **state)
 	(void)state;
 	struct dump d;
 	header(&d, 0, 40);
-	struct entry e[] = { { 0x1000, 1, "a" } };
-	debug(&d, 0x1000, e, 1, 0);
+	struct dump_row e[] = { { 0x1000, 1, "a" } };
+	dump_debug(&d, 0x1000, e, 1, 0);
 	/* nr_entry says a million entries */
 	memset(d.b + 40 + 24, 0xff, 4);
-	load(&d, 0x1000, 16, 0, "f");
+	dump_load(&d, 0x1000, 16, 0, "f");
 	/* a load whose code_size is larger than the record */
 	size_t at = d.n;
-	load(&d, 0x3000, 16, 1, "h");
+	dump_load(&d, 0x3000, 16, 1, "h");
 	d.b[at + 40] = 0xff;
 	assert_int_equal(read_dump(&d, JITDUMP_BIAS_AUTO), 0);
 	assert_int_equal(js.bad_debug, 1);
@@ -326,8 +283,8 @@ static void test_jitdump__truncated_tail_and_headers(void **state)
 	(void)state;
 	struct dump d;
 	header(&d, 0, 48);   /* a longer header is skipped */
-	load(&d, 0x1000, 16, 0, "kept");
-	load(&d, 0x2000, 16, 1, "cut");
+	dump_load(&d, 0x1000, 16, 0, "kept");
+	dump_load(&d, 0x2000, 16, 1, "cut");
 	d.n -= 5;            /* the JIT was still writing */
 	assert_int_equal(read_dump(&d, JITDUMP_BIAS_AUTO), 0);
 	assert_int_equal(js.loads, 1);
@@ -353,7 +310,7 @@ static void test_jitdump__move_and_reuse(void **state)
 	(void)state;
 	struct dump d;
 	header(&d, 0, 40);
-	load(&d, 0x1000, 16, 7, "moved");
+	dump_load(&d, 0x1000, 16, 7, "moved");
 	size_t at = d.n;
 	put(&d, 1, 4);
 	put(&d, 0, 4);
@@ -366,7 +323,7 @@ static void test_jitdump__move_and_reuse(void **state)
 	put(&d, 16, 8);
 	put(&d, 7, 8);
 	dump_end(&d, at);
-	load(&d, 0x1000, 16, 8, "reused");   /* new code at the old address */
+	dump_load(&d, 0x1000, 16, 8, "reused");   /* new code at the old address */
 	assert_int_equal(read_dump(&d, JITDUMP_BIAS_AUTO), 0);
 	assert_int_equal(js.moves, 1);
 	assert_string_equal(sym_at(0x5004)->name, "moved");
@@ -384,7 +341,7 @@ static void test_jitdump__reuse_generations_bounded(void **state)
 	for (int i = 0; i < JITDUMP_MAX_GENERATIONS + 4; i++) {
 		char name[16];
 		snprintf(name, sizeof(name), "v%d", i);
-		load(&d, 0x1000, 8, (uint64_t)i, name);
+		dump_load(&d, 0x1000, 8, (uint64_t)i, name);
 	}
 	assert_int_equal(read_dump(&d, JITDUMP_BIAS_AUTO), 0);
 	assert_int_equal(js.reused, JITDUMP_MAX_GENERATIONS + 3);
@@ -398,10 +355,10 @@ static void test_jitdump__reuse_generations_bounded(void **state)
 /* N rows at OFF[i] into the function at ADDR (plus BIAS), lines 100, 101, ... */
 static void rows_at(struct dump *d, uint64_t addr, uint64_t bias, const uint64_t *off, size_t n, const char *file)
 {
-	struct entry e[16];
+	struct dump_row e[16];
 	for (size_t i = 0; i < n; i++)
-		e[i] = (struct entry){ addr + bias + off[i], 100 + (uint32_t)i, file };
-	debug(d, addr, e, n, 0);
+		e[i] = (struct dump_row){ addr + bias + off[i], 100 + (uint32_t)i, file };
+	dump_debug(d, addr, e, n, 0);
 }
 
 static void move(struct dump *d, uint64_t from, uint64_t to, uint64_t size, uint64_t index)
@@ -430,12 +387,12 @@ static void test_jitdump__baseline_rows_ignored(void **state)
 	struct dump d;
 	header(&d, 0, 40);
 	rows_at(&d, 0x10000, 0x40, bytecode, 4, "/t/hot.js");
-	load(&d, 0x10000, 0x504, 0, "JS:^collatz /t/hot.js:1:17");
+	dump_load(&d, 0x10000, 0x504, 0, "JS:^collatz /t/hot.js:1:17");
 	move(&d, 0x10000, 0x20000, 0x504, 0);   /* its copy is ignored alike, counted once */
 	rows_at(&d, 0x11000, 0x40, turbofan, 4, "/t/hot.js");
-	load(&d, 0x11000, 0x240, 1, "JS:*collatz /t/hot.js:1:17");
+	dump_load(&d, 0x11000, 0x240, 1, "JS:*collatz /t/hot.js:1:17");
 	rows_at(&d, 0x12000, 0x40, bytecode, 2, "node:path");
-	load(&d, 0x12000, 0x60, 2, "LazyCompile:^next node:path:330:9");   /* older V8; small */
+	dump_load(&d, 0x12000, 0x60, 2, "LazyCompile:^next node:path:330:9");   /* older V8; small */
 	assert_int_equal(read_dump(&d, JITDUMP_BIAS_AUTO), 0);
 	assert_int_equal(js.bias, 0x40);   /* the ignored rows still vote for the bias */
 	assert_int_equal(js.debug_records, 3);
@@ -470,7 +427,7 @@ static int prefix_kept(uint64_t size, const uint64_t *off, size_t n, int64_t giv
 	struct dump d;
 	header(&d, 0, 40);
 	rows_at(&d, 0x10000, written_bias, off, n, "/src/f.c");
-	load(&d, 0x10000, size, 0, "f");
+	dump_load(&d, 0x10000, size, 0, "f");
 	assert_int_equal(read_dump(&d, given_bias), 0);
 	const struct symbol *s = sym_at(0x10000);
 	assert_int_equal(js.not_code_baseline, 0);
@@ -522,51 +479,51 @@ static void test_jitdump__one_file_per_name(void **state)
 	(void)state;
 	static const char jname[] = "int com.acme.Checksums.checksum(java.lang.String, int)";
 	/* C1 code: rows from its own file and an inlined callee's */
-	static const struct entry c1[] = { { 0x10000, 7, "com/acme/Checksums.java" },
+	static const struct dump_row c1[] = { { 0x10000, 7, "com/acme/Checksums.java" },
 					   { 0x10010, 350, "java/lang/StringConcatHelper.java" },
 					   { 0x10020, 351, "java/lang/StringConcatHelper.java" },
 					   { 0x10030, 8, "com/acme/Checksums.java" } };
 	/* C2 code: every row is inlined code, starting in String.java */
-	static const struct entry c2[] = { { 0x20000, 1481, "java/lang/String.java" },
+	static const struct dump_row c2[] = { { 0x20000, 1481, "java/lang/String.java" },
 					   { 0x20010, 10, "java/lang/Integer.java" },
 					   { 0x20020, 11, "java/lang/Integer.java" },
 					   { 0x20030, 12, "java/lang/Integer.java" },
 					   { 0x20040, 2342, "java/lang/String.java" } };
 	/* no declaring class: the file with the most rows over all loads (b.c), its lowest line */
-	static const struct entry f1[] = { { 0x30000, 1, "/s/a.c" }, { 0x30010, 6, "/s/b.c" },
+	static const struct dump_row f1[] = { { 0x30000, 1, "/s/a.c" }, { 0x30010, 6, "/s/b.c" },
 					   { 0x30020, 5, "/s/b.c" } };
-	static const struct entry f2[] = { { 0x40000, 9, "/s/c.c" } };
+	static const struct dump_row f2[] = { { 0x40000, 9, "/s/c.c" } };
 	/* a tie: the first file in byte order */
-	static const struct entry g1[] = { { 0x50000, 3, "/s/z.c" } };
-	static const struct entry g2[] = { { 0x60000, 4, "/s/y.c" } };
+	static const struct dump_row g1[] = { { 0x50000, 3, "/s/z.c" } };
+	static const struct dump_row g2[] = { { 0x60000, 4, "/s/y.c" } };
 	/* a V8 name: the name's file, not the first row's */
-	static const struct entry v8[] = { { 0x70040, 20, "/t/inlined.js" }, { 0x70050, 3, "/t/a.js" } };
+	static const struct dump_row v8[] = { { 0x70040, 20, "/t/inlined.js" }, { 0x70050, 3, "/t/a.js" } };
 	for (int order = 0; order < 2; order++) {
 		struct dump d;
 		header(&d, 0, 40);
 		for (int k = 0; k < 2; k++) {
 			if ((k ^ order) == 0) {
-				debug(&d, 0x10000, c1, 4, 0);
-				load(&d, 0x10000, 0x100, 0, jname);
-				debug(&d, 0x30000, f1, 3, 0);
-				load(&d, 0x30000, 0x100, 2, "f");
-				debug(&d, 0x50000, g1, 1, 0);
-				load(&d, 0x50000, 0x100, 4, "g");
-				load(&d, 0x90000, 0x100, 7, "void java.lang.Object.<init>()");
+				dump_debug(&d, 0x10000, c1, 4, 0);
+				dump_load(&d, 0x10000, 0x100, 0, jname);
+				dump_debug(&d, 0x30000, f1, 3, 0);
+				dump_load(&d, 0x30000, 0x100, 2, "f");
+				dump_debug(&d, 0x50000, g1, 1, 0);
+				dump_load(&d, 0x50000, 0x100, 4, "g");
+				dump_load(&d, 0x90000, 0x100, 7, "void java.lang.Object.<init>()");
 			} else {
-				debug(&d, 0x20000, c2, 5, 0);
-				load(&d, 0x20000, 0x100, 1, jname);
-				debug(&d, 0x40000, f2, 1, 0);
-				load(&d, 0x40000, 0x100, 3, "f");
-				debug(&d, 0x60000, g2, 1, 0);
-				load(&d, 0x60000, 0x100, 5, "g");
-				static const struct entry init[] = { { 0x80000, 44, "java/lang/Object.java" } };
-				debug(&d, 0x80000, init, 1, 0);
-				load(&d, 0x80000, 0x100, 6, "void java.lang.Object.<init>()");
+				dump_debug(&d, 0x20000, c2, 5, 0);
+				dump_load(&d, 0x20000, 0x100, 1, jname);
+				dump_debug(&d, 0x40000, f2, 1, 0);
+				dump_load(&d, 0x40000, 0x100, 3, "f");
+				dump_debug(&d, 0x60000, g2, 1, 0);
+				dump_load(&d, 0x60000, 0x100, 5, "g");
+				static const struct dump_row init[] = { { 0x80000, 44, "java/lang/Object.java" } };
+				dump_debug(&d, 0x80000, init, 1, 0);
+				dump_load(&d, 0x80000, 0x100, 6, "void java.lang.Object.<init>()");
 			}
 		}
-		debug(&d, 0x70000, v8, 2, 0);
-		load(&d, 0x70000, 0x100, 8, "JS:*f /t/a.js:3:1");
+		dump_debug(&d, 0x70000, v8, 2, 0);
+		dump_load(&d, 0x70000, 0x100, 8, "JS:*f /t/a.js:3:1");
 		assert_int_equal(read_dump(&d, 0), 0);
 		static const struct {
 			uint64_t addr;
@@ -596,10 +553,10 @@ static void test_jitdump__one_file_per_name(void **state)
 	/* a perf map's entry of the name, built after symtab_finish(), gets the same place */
 	struct dump d;
 	header(&d, 0, 40);
-	debug(&d, 0x20000, c2, 5, 0);
-	load(&d, 0x20000, 0x100, 1, jname);
-	debug(&d, 0x10000, c1, 4, 0);
-	load(&d, 0x10000, 0x100, 0, jname);
+	dump_debug(&d, 0x20000, c2, 5, 0);
+	dump_load(&d, 0x20000, 0x100, 1, jname);
+	dump_debug(&d, 0x10000, c1, 4, 0);
+	dump_load(&d, 0x10000, 0x100, 0, jname);
 	char *p = tmp_file_n((const char *)d.b, d.n);
 	symtab_free(st);
 	st = symtab_new();
@@ -623,9 +580,9 @@ static void test_jitdump__one_object_per_name(void **state)
 	(void)state;
 	struct dump d;
 	header(&d, 0, 40);
-	load(&d, 0x11080, 0x100, 0, "X");   /* overlapped by the later Z: generation 1 */
-	load(&d, 0x11000, 0x100, 1, "Z");   /* wins [0x11080, 0x11100); X keeps the rest */
-	load(&d, 0x15000, 0x100, 2, "X");   /* generation 0 */
+	dump_load(&d, 0x11080, 0x100, 0, "X");   /* overlapped by the later Z: generation 1 */
+	dump_load(&d, 0x11000, 0x100, 1, "Z");   /* wins [0x11080, 0x11100); X keeps the rest */
+	dump_load(&d, 0x15000, 0x100, 2, "X");   /* generation 0 */
 	char *p = tmp_file_n((const char *)d.b, d.n);
 	char *dir = tmp_dir();
 	symtab_free(st);
@@ -656,9 +613,9 @@ static void test_jitdump__not_code_in_summary(void **state)
 	struct dump d;
 	header(&d, 0, 40);
 	rows_at(&d, 0x10000, 0x40, off, 5, "/t/a.js");
-	load(&d, 0x10000, 0x400, 0, "JS:^f /t/a.js:2:1");
+	dump_load(&d, 0x10000, 0x400, 0, "JS:^f /t/a.js:2:1");
 	rows_at(&d, 0x20000, 0x40, off, 5, "/t/b.wat");
-	load(&d, 0x20000, 0x400, 1, "wasm-function[3]");
+	dump_load(&d, 0x20000, 0x400, 1, "wasm-function[3]");
 	assert_int_equal(read_dump(&d, JITDUMP_BIAS_AUTO), 0);
 	static struct augment_stats r;
 	memset(&r, 0, sizeof(r));

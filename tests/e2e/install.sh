@@ -9,6 +9,9 @@
 # "N passed, N failed, N skipped" last; exits 1 on any failure.
 . "$(dirname "$0")/harness.sh"
 export LC_ALL=C.UTF-8 MANPAGER=cat MANWIDTH=80
+# dpkg-deb's scratch directories (/tmp/dpkg-deb.XXXXXX) go into this test's, which is
+# removed at its end: two of six runs on 2026-11-27 had left one in /tmp
+export TMPDIR=$tmp
 
 bdir=$(dirname "$CGJIT")
 b=${bdir#"$top"/}   # relative to $top when under it, as the Makefile's B usually is

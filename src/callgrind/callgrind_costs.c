@@ -497,7 +497,8 @@ int cg_costs_sink_call(struct cg_reader *r)
 					 cfi != UINT32_MAX ? cfi : r->have_cfi ? r->cfi : r->file);
 	struct cg_call_line c = {
 		.defs = r->defs, .ndefs = (unsigned)r->ndefs, .callee = cfn, .count = count,
-		.target = target, .pos = pos, .prev = r->base, .costs = costs, .line_text = calls, .line_len = (size_t)(cost - 1 - calls),
+		.target = target, .pos = pos, .prev = r->base, .costs = costs, .line_text = calls,
+		.line_len = (size_t)(cost - 1 - calls),
 		.text = cost, .len = (size_t)(eol - cost),
 	};
 	r->call_sink(r->sink_ctx, r->fn, r->file, &c);

@@ -147,9 +147,9 @@ void cg_reader_sink_lines(struct cg_reader *r, uint32_t fn, cg_line_sink *sink, 
  * zero, L one digit: as the writer writes such a line, but for L) go to SINK (with the
  * line sink's context) in runs, without being offered; the line sink gets the others, as
  * before. For code whose lines are all written at one source line (augment's JIT symbols
- * with no line table, as every perf map's: the consumer copies the text with L replaced). Only in the layout
- * "positions: instr line" with one event: returns 1 if set, else 0 (the line sink then
- * gets every line). Called again, it replaces the range. */
+ * with no line table, as every perf map's: the consumer copies the text with L replaced).
+ * Only in the layout "positions: instr line" with one event: returns 1 if set, else 0 (the
+ * line sink then gets every line). Called again, it replaces the range. */
 int cg_reader_sink_range(struct cg_reader *r, uint64_t lo, uint64_t hi, cg_cost_sink *sink);
 
 /* A call as callgrind writes most of them, handed to a call sink: "cfn=(ID)" naming a

@@ -66,14 +66,14 @@ static inline void dump_end(struct dump *d, size_t at)
 	memcpy(d->b + at + 4, tmp.b, 4);
 }
 
-/* A CODE_LOAD of SIZE code bytes (0x90, 0x91, ...) named NAME at ADDR, code index INDEX, at
- * time 1000 + INDEX. */
-static inline void dump_load(struct dump *d, uint64_t addr, uint64_t size, uint64_t index,
-			     const char *name)
+/* A CODE_LOAD at time TS by process PID (thread PID + 1) of SIZE code bytes (0x90, 0x91,
+ * ...) named NAME at ADDR, code index INDEX. */
+static inline void dump_load_at(struct dump *d, uint64_t ts, uint32_t pid, uint64_t addr,
+				uint64_t size, uint64_t index, const char *name)
 {
-	size_t at = dump_begin(d, 0, 1000 + index);
-	put(d, 4242, 4);
-	put(d, 4243, 4);
+	size_t at = dump_begin(d, 0, ts);
+	put(d, pid, 4);
+	put(d, pid + 1, 4);
 	put(d, addr, 8);
 	put(d, addr, 8);
 	put(d, size, 8);
@@ -82,6 +82,13 @@ static inline void dump_load(struct dump *d, uint64_t addr, uint64_t size, uint6
 	for (uint64_t i = 0; i < size; i++)
 		d->b[d->n++] = (unsigned char)(0x90 + i);
 	dump_end(d, at);
+}
+
+/* dump_load_at() at time 1000 + INDEX by process 4242. */
+static inline void dump_load(struct dump *d, uint64_t addr, uint64_t size, uint64_t index,
+			     const char *name)
+{
+	dump_load_at(d, 1000 + index, 4242, addr, size, index, name);
 }
 
 /* One line row of a DEBUG_INFO record. */

@@ -28,17 +28,7 @@ static void header(struct dump *d, int be, uint64_t flags)
 
 static void load(struct dump *d, uint64_t ts, uint64_t addr, uint64_t size, uint64_t index, const char *name)
 {
-	size_t at = dump_begin(d, 0, ts);
-	put(d, 777, 4);
-	put(d, 778, 4);
-	put(d, addr, 8);
-	put(d, addr, 8);
-	put(d, size, 8);
-	put(d, index, 8);
-	put_str(d, name);
-	for (uint64_t i = 0; i < size; i++)
-		d->b[d->n++] = 0xc3;
-	dump_end(d, at);
+	dump_load_at(d, ts, 777, addr, size, index, name);
 }
 
 static void move(struct dump *d, uint64_t ts, uint64_t from, uint64_t to, uint64_t index)

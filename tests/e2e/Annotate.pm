@@ -1,16 +1,19 @@
 # Annotate.pm - what callgrind_annotate (or cg_annotate) prints for a profile, for the
 # checkers that compare cgjit's figures with it (check-report.pl, check-focus.pl,
 # check-augment.pl, check-flame-self.pl).
-# callgrind_annotate takes seconds on a sample, and the checkers ask it the same questions
-# of the same files: the samples, and augmented outputs that `make check` and `make
-# check-asan` write byte for byte alike. With CGJIT_ANNOTATE_CACHE set to a directory
-# (the Makefile's e2e target sets one that both share), each answer is kept there and read
-# back the next time, under the MD5 of everything it depends on: the profile's bytes, the
-# command, the directory it ran in, the tool's own script and this file.
+# callgrind_annotate takes seconds on a sample, and the checkers ask about the same files:
+# the samples, and augmented outputs that several scripts, `make check` and `make
+# check-asan` write byte for byte alike. So one question per file (table) gives both self
+# and inclusive costs, and with CGJIT_ANNOTATE_CACHE set to a directory (the Makefile's e2e
+# target sets one that all share) each answer is kept there and read back the next time,
+# under the MD5 of everything it depends on: the profile's bytes, the command, the
+# directory it ran in, the tool's own script and this file.
 package Annotate;
 use strict;
 use warnings;
+use Cwd qw(abs_path);
 use Digest::MD5;
+use Fcntl qw(:flock);
 use File::Path qw(make_path);
 use File::Temp qw(tempdir);
 
@@ -50,6 +53,14 @@ sub lines {
 	my ($dir, $profile, $tool, @args) = @_;
 	my $where = defined $dir ? $dir : '';
 	my $kept = cache_path($profile, 'lines', $where, tool_md5($tool), $tool, @args);
+	# scripts run in parallel ask of the same files: one runs the tool, the others wait for
+	# its answer (the lock is let go when $lock goes out of scope)
+	my $lock;
+	if ($kept) {
+		make_path(($kept =~ m{^(.*)/})[0]);
+		open($lock, '>>', "$kept.lock") or die "$kept.lock: $!";
+		flock($lock, LOCK_EX) or die "$kept.lock: $!";
+	}
 	if ($kept && -e $kept) {
 		my ($rc, @l) = @{read_lines($kept)};
 		return ($rc, @l);
@@ -66,25 +77,77 @@ sub lines {
 	return ($rc, @l);
 }
 
-# costs(PROFILE, "no"|"yes"): callgrind_annotate's function list with --inclusive=no or
-# --inclusive=yes, every function listed: "file:name" => cost (summed where a name appears
-# under several objects).
-sub costs {
-	my ($profile, $incl) = @_;
-	my (undef, @out) = lines(undef, $profile, 'callgrind_annotate', "--inclusive=$incl",
-				 '--threshold=100');
-	my %cost;
+# table(PROFILE[, EVENT]): callgrind_annotate's figures for every function of the callgrind
+# file PROFILE, for EVENT (default: the file's first): "file:name" => {self => N, incl => N,
+# obj => OBJECT or undef (the pieces of fi= files have none)}.
+# One run gives both figures: with --tree=both and --inclusive=no it prints each function's
+# self cost, the cost of the calls into it ("<" lines, before it) and of its calls out (">"
+# lines, after it). Its --inclusive=yes figure is, in callgrind_annotate 3.19's code, the sum
+# of the calls into a function (callers with a count above 0) where there are any, else the
+# function's self cost and calls out; a callee with no fn= block of its own shows only in its
+# callers' ">" lines. --threshold=100 lists every function. callgrind_annotate prints no
+# calls of a function named "???:???": a file with one is refused rather than given figures
+# that miss them (no sample has one).
+sub table {
+	my ($profile, $event) = @_;
+	$profile = abs_path($profile);   # callgrind_annotate runs in an empty directory
+	unless (defined $event) {
+		open(my $in, '<', $profile) or die "$profile: $!";
+		while (<$in>) { if (/^events:\s*(\S+)/) { $event = $1; last; } }
+		close $in;
+		die "$profile: no events: line\n" unless defined $event;
+	}
+	my ($rc, @out) = lines(undef, $profile, 'callgrind_annotate', '--tree=both', '--inclusive=no',
+			       '--threshold=100', "--show=$event");
+	die "$profile: callgrind_annotate failed (exit $rc)\n" if $rc;
+	my (%fn, %into, @callers, $cur);
 	my $body = 0;
 	for (@out) {
+		chomp;
 		# the function list is the fourth block between dashed lines
-		if (/^-+$/) { $body++; last if $body > 6; next; }
+		if (/^-+$/) { $body++; next; }
 		next unless $body == 6;
-		next unless /^\s*([\d,]+)\s+(?:\(\s*[\d.]+%\)\s+)?(.*?)(?: \[[^\]]*\])?$/;
-		my ($c, $k) = ($1, $2);
-		$c =~ tr/,//d;
-		$cost{$k} += $c;
+		if ($_ eq '') { @callers = (); undef $cur; next; }
+		/^\s*([\d,]+|\.)(?: \(\s*-?[\d.]+%\))?\s+([<*>])\s+(.*?)(?: \[([^\]]*)\])?$/
+			or die "$profile: callgrind_annotate printed '$_'\n";
+		my ($c, $kind, $name, $obj) = ($1, $2, $3, $4);
+		$c = $c eq '.' ? 0 : $c =~ tr/,//dr;
+		if ($kind eq '*') {
+			die "$profile: a function named ???:???, whose calls callgrind_annotate does not print\n"
+				if $name eq '???:???';
+			die "$profile: '$name' listed twice\n" if $fn{$name};
+			$cur = $fn{$name} = {self => $c, obj => $obj, out => 0, ncallers => scalar @callers};
+			$cur->{into} += $_ for @callers;
+			next;
+		}
+		$name =~ s/ \(([\d,]+)x\)$// or die "$profile: no call count in '$_'\n";
+		if ($kind eq '<') {
+			push @callers, $c;
+		} else {
+			die "$profile: a callee line before its function: '$_'\n" unless $cur;
+			$cur->{out} += $c;
+			$into{$name} += $c;
+		}
 	}
-	return \%cost;
+	my %t;
+	for my $k (keys %fn) {
+		my $f = $fn{$k};
+		$t{$k} = {self => $f->{self}, obj => $f->{obj},
+			  incl => $f->{ncallers} ? $f->{into} : $f->{self} + $f->{out}};
+	}
+	for my $k (keys %into) {
+		$t{$k} //= {self => 0, obj => undef, incl => $into{$k}};
+	}
+	return \%t;
+}
+
+# costs(PROFILE, "no"|"yes"): callgrind_annotate's --inclusive=no or --inclusive=yes figure
+# of every function, for the file's first event: "file:name" => cost.
+sub costs {
+	my ($profile, $incl) = @_;
+	my $t = table($profile);
+	my $key = $incl eq 'yes' ? 'incl' : 'self';
+	return {map { ($_ => $t->{$_}{$key}) } keys %$t};
 }
 
 # the exit status, then the lines; written under a temporary name and renamed, so that a

@@ -13,11 +13,11 @@
 # for a dump whose code an earlier run checked.
 use strict;
 use warnings;
+no warnings "portable";   # addresses above 2^32 in hex(): 64-bit perl only
 use FindBin;
 use lib $FindBin::Bin;
 use Annotate;
 use AuditLog;
-use Cwd qw(getcwd);
 use JitDump;
 use PathMap;
 
@@ -88,32 +88,46 @@ unless ($pm->empty) {
 }
 my %symname = map { $_->[2] => 1 } @syms;
 my @by_start = sort { $a->[0] <=> $b->[0] } @syms;
-my %owner_cache;
-sub owner {
-	my ($a) = @_;
-	return $owner_cache{$a} if exists $owner_cache{$a};
-	my $best;
-	for my $s (@by_start) {
-		last if $s->[0] > $a;
-		$best = $s if $a < $s->[1] && (!$best || $s->[3] > $best->[3]);
+# The address space cut where an entry starts or ends, each piece with the entry that wins
+# it (the latest): [start, end, index in @syms], in address order.
+my @ranges;
+{
+	my (%start_at, %end_at);
+	for my $i (0 .. $#syms) {
+		next unless $syms[$i][1] > $syms[$i][0];
+		push @{$start_at{$syms[$i][0]}}, $i;
+		push @{$end_at{$syms[$i][1]}}, $i;
 	}
-	return $owner_cache{$a} = $best ? $best->[2] : undef;
+	my (%active, $prev, $win);
+	for my $b (sort { $a <=> $b } keys %{{ map { $_ => 1 } keys(%start_at), keys(%end_at) }}) {
+		if (defined $win) {
+			if (@ranges && $ranges[-1][1] == $prev && $ranges[-1][2] == $win) { $ranges[-1][1] = $b; }
+			else { push @ranges, [$prev, $b, $win]; }
+		}
+		delete $active{$_} for @{$end_at{$b} // []};
+		$active{$_} = 1 for @{$start_at{$b} // []};
+		undef $win;
+		for (keys %active) { $win = $_ if !defined $win || $syms[$_][3] > $syms[$win][3]; }
+		$prev = $b;
+	}
 }
+sub owner_sym {   # the winning entry for an address, or undef
+	my ($a) = @_;
+	my ($lo, $hi) = (0, scalar @ranges);   # the first piece starting above A
+	while ($lo < $hi) { my $m = int(($lo + $hi) / 2); if ($ranges[$m][0] <= $a) { $lo = $m + 1 } else { $hi = $m } }
+	return $lo > 0 && $a < $ranges[$lo - 1][1] ? $syms[$ranges[$lo - 1][2]] : undef;
+}
+sub owner { my $s = owner_sym($_[0]); return $s ? $s->[2] : undef; }
 my %map_base = map { (my $b = $_) =~ s{.*/}{}; $b => 1 } @maps;
+my %is_jit_object;   # asked for every line of cgcheck's lists, of a few objects
 sub is_jit_object {
 	my ($o) = @_;
-	$o =~ s{.*/}{};
-	return $map_base{$o} || $o =~ /^jit-\d+\.dump(?:\.g\d+)?\.elf$/
-		|| ($o =~ /^(.*?)(?:\.auditlog)?(?:\.g\d+)?\.elf$/ && $map_base{$1});   # an auditlog's ELF files
-}
-sub owner_sym {   # the winning entry for an address
-	my ($a) = @_;
-	my $best;
-	for my $s (@by_start) {
-		last if $s->[0] > $a;
-		$best = $s if $a < $s->[1] && (!$best || $s->[3] > $best->[3]);
-	}
-	return $best;
+	return $is_jit_object{$o} //= do {
+		(my $b = $o) =~ s{.*/}{};
+		$map_base{$b} || $b =~ /^jit-\d+\.dump(?:\.g\d+)?\.elf$/
+			|| ($b =~ /^(.*?)(?:\.auditlog)?(?:\.g\d+)?\.elf$/ && $map_base{$1})   # an auditlog's ELF files
+			|| 0;
+	};
 }
 
 sub addv { my ($acc, $c) = @_; my @c = split / /, $c; $acc->[$_] += $c[$_] for 0 .. $#c; }
@@ -169,16 +183,13 @@ my ($first_event, @summaries);
 		push @summaries, [split ' ', $1] if /^summary:\s*(.*)/;
 	}
 }
-my ($arc, @ann) = Annotate::lines(getcwd(), $out, 'callgrind_annotate', '--inclusive=no',
-				   '--threshold=100', "--show=$first_event");
+my $ann = eval { Annotate::table($out, $first_event) };
 my %annot;
-for (@ann) {
-	# entries for fi= files come without the [object]
-	next unless /^\s*([\d,]+)(?: \(\s*[\d.]+%\))?\s+(.*?)(?: \[([^\]]*)\])?\s*$/;
-	my ($cost, $key, $obj) = ($1, $2, $3);
+for my $key (keys %{$ann // {}}) {
+	# entries for fi= files come without an object
+	my $obj = $ann->{$key}{obj};
 	next if defined $obj && !is_jit_object($obj);
-	$cost =~ tr/,//d;
-	$annot{$key} += $cost;
+	$annot{$key} += $ann->{$key}{self};
 }
 # callgrind_annotate keys a function by file:name and splits it per fi= file (jitdump
 # line tables): add up the entries "FILE:name" of each JIT function over its files.
@@ -195,7 +206,7 @@ for my $k (keys %annot_expect) {
 	my $got = $annot_by_fn{$k} // 'missing';
 	push @adiff, "$k: cgcheck $annot_expect{$k}, callgrind_annotate $got" if $got ne $annot_expect{$k};
 }
-check($arc == 0 && !@adiff && (scalar(keys %annot) > 0 || $no_jit), "callgrind_annotate shows the JIT functions with the same self costs ("
+check($ann && !@adiff && (scalar(keys %annot) > 0 || $no_jit), "callgrind_annotate shows the JIT functions with the same self costs ("
       . scalar(keys %annot) . " functions)" . (@adiff ? ": " . join('; ', @adiff[0 .. ($#adiff > 3 ? 3 : $#adiff)]) : ""));
 
 # 6. no function's inclusive cost (self + calls to others) exceeds its part's total (or
@@ -429,24 +440,6 @@ if (@loads && $objdump) {
 # an ELF function of the input (rule 9); without instr positions, by its function's entry.
 {
 	require File::Temp;
-	my (%start_at, %end_at);
-	for my $i (0 .. $#syms) {
-		next unless $syms[$i][1] > $syms[$i][0];
-		push @{$start_at{$syms[$i][0]}}, $i;
-		push @{$end_at{$syms[$i][1]}}, $i;
-	}
-	my (%active, @ranges, $prev, $win);   # [start, end, winning entry]
-	for my $b (sort { $a <=> $b } keys %{{ map { $_ => 1 } keys(%start_at), keys(%end_at) }}) {
-		if (defined $win) {
-			if (@ranges && $ranges[-1][1] == $prev && $ranges[-1][2] == $win) { $ranges[-1][1] = $b; }
-			else { push @ranges, [$prev, $b, $win]; }
-		}
-		delete $active{$_} for @{$end_at{$b} // []};
-		$active{$_} = 1 for @{$start_at{$b} // []};
-		undef $win;
-		for (keys %active) { $win = $_ if !defined $win || $syms[$_][3] > $syms[$win][3]; }
-		$prev = $b;
-	}
 	my $rf = File::Temp->new(TEMPLATE => 'jit-ranges.XXXXXX', TMPDIR => 1);
 	for my $r (@ranges) {
 		my $s = $syms[$r->[2]];

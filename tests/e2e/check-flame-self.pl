@@ -33,7 +33,7 @@ use FindBin;
 use lib $FindBin::Bin;
 use Annotate;
 use Getopt::Long;
-use JSON::PP;
+use JSON::XS;
 
 my ($event, $part, $measure, $focus, $focus_object, $focus_file, $jit_only) = (undef, undef, 0, undef, undef, undef, 0);
 GetOptions("event=s" => \$event, "part=i" => \$part, "measure" => \$measure, "focus=s" => \$focus,
@@ -194,28 +194,36 @@ my %files;
 		$files{$name} = 1 if defined $name;
 	}
 }
-my @tool = $doc->{format} eq "cachegrind" ? ("cg_annotate", "--threshold=0")
-	  : ("callgrind_annotate", "--inclusive=no", "--threshold=100");
-# in an empty directory: callgrind_annotate strips the current directory from names
-# (callgrind_annotate 3.19 warns about the header lines of parts after the first, and sums
-# their costs: its warnings are not ours)
-my (undef, @annotated) = Annotate::lines(undef, $profile, @tool, "--show=$ev", "--sort=$ev");
 my $cachegrind = $doc->{format} eq "cachegrind";
-my (%ann, $in_list, $prev);
-for (@annotated) {
-	chomp;
-	if (/^-+$/) {
-		$in_list = defined $prev && $prev =~ /file:function$/ ? 1 : $in_list ? 2 : 0;
+my $tool = $cachegrind ? "cg_annotate --threshold=0" : "callgrind_annotate";
+my @self;   # ["file:name", self cost]
+if ($cachegrind) {
+	# in an empty directory: cg_annotate strips the current directory from names
+	my (undef, @annotated) = Annotate::lines(undef, $profile, "cg_annotate", "--threshold=0",
+						 "--show=$ev", "--sort=$ev");
+	my ($in_list, $prev);
+	for (@annotated) {
+		chomp;
+		if (/^-+$/) {
+			$in_list = defined $prev && $prev =~ /file:function$/ ? 1 : $in_list ? 2 : 0;
+			$prev = $_;
+			next;
+		}
 		$prev = $_;
-		next;
+		next unless $in_list && $in_list == 1;
+		# no " [object]" after the name (a name can end in "[clone .isra.0]")
+		next unless /^\s*([\d,]+)\s+(?:\(\s*[\d.]+%\)\s+)?(.*)$/;
+		push @self, [$2, $1 =~ tr/,//dr];
 	}
-	$prev = $_;
-	next unless $in_list && $in_list == 1;
-	# callgrind_annotate adds " [object]"; cg_annotate does not (a name can end in "[clone .isra.0]")
-	next unless /^\s*([\d,]+)\s+(?:\(\s*[\d.]+%\)\s+)?(.*)$/;
-	my ($c, $key) = ($1, $2);
-	$key =~ s/ \[[^\]]*\]$// unless $cachegrind;
-	$c =~ tr/,//d;
+} else {
+	# (callgrind_annotate 3.19 warns about the header lines of parts after the first, and
+	# sums their costs: its warnings are not ours)
+	my $t = Annotate::table($profile, $ev);
+	push @self, [$_, $t->{$_}{self}] for keys %$t;
+}
+my %ann;
+for (@self) {
+	my ($key, $c) = @$_;
 	# "file:name": the longest prefix that is a file of the profile
 	my $name;
 	for (my $i = length($key); ($i = rindex($key, ":", $i - 1)) > 0;) {
@@ -259,5 +267,5 @@ for my $k (sort keys %names) {
 		$abad++;
 	}
 }
-print +($abad ? "not ok" : "ok") . " - $label: $an functions drawn at the self cost of @tool"
+print +($abad ? "not ok" : "ok") . " - $label: $an functions drawn at the self cost of $tool"
 	. ($skipped ? " ($skipped callers of calls=0 lines not compared)" : "") . "\n";

@@ -25,7 +25,7 @@
 use strict;
 use warnings;
 use Cwd qw(abs_path);
-use JSON::PP;
+use JSON::XS;
 use FindBin;
 use lib $FindBin::Bin;
 use Annotate;

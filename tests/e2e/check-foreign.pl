@@ -19,7 +19,7 @@
 # Prints "ok - ..." / "not ok - ..." lines.
 use strict;
 use warnings;
-use JSON::PP;
+use JSON::XS;
 use File::Temp qw(tempdir);
 use Cwd qw(abs_path);
 
@@ -150,7 +150,7 @@ my $budget = "$dir/budget.yaml";
 for my $case ([$t, 0, "held"], [$t - 1, 3, "exceeded"]) {
 	my ($hard, $want_rc, $verdict) = @$case;
 	open(my $b, ">", $budget) or die;
-	my $q = JSON::PP->new->allow_nonref;
+	my $q = JSON::XS->new->allow_nonref;
 	print $b "event: " . $q->encode($doc0->{event}) . "\ntotal:\n  hard: $hard\nfunctions:\n"
 		. "  - name: " . $q->encode($top->{name}) . "\n    file: " . $q->encode($top->{file})
 		. "\n    hard: $top->{self}\n";

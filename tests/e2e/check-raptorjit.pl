@@ -20,7 +20,7 @@ use warnings;
 use FindBin;
 use lib $FindBin::Bin;
 use AuditLog;
-use JSON::PP;
+use JSON::XS;
 no warnings "portable";   # 64-bit addresses through hex()
 
 @ARGV == 4 || @ARGV == 6 or die "usage: check-raptorjit.pl CGCHECK SOURCE AUDITLOG PROFILE [AUGMENTED TIMELINE]\n";
@@ -151,7 +151,7 @@ ok(($self{"TRACE_1 loop::\@raptor.lua:$hot_line"} // 0) == $in{1},
    "the hot trace is TRACE_1 loop::\@raptor.lua:$hot_line with $in{1} Ir");
 
 # 6. the timeline: compile order, the late traces, the aborts
-my $doc = do { local $/; open(my $t, '<', $timeline) or die "$timeline: $!\n"; JSON::PP::decode_json(<$t>) };
+my $doc = do { local $/; open(my $t, '<', $timeline) or die "$timeline: $!\n"; JSON::XS::decode_json(<$t>) };
 my ($first) = sort { $a <=> $b } map { $_->{map}{nanotime} } grep { ($_->{map}{type} // '') eq 'event' } @$recs;
 my @want_late = map { "TRACE_$_->{n} " . AuditLog::kind($_) . "::$_->{chunk}:$_->{line}" }
 	grep { $_->{nanotime} - $first > 500_000_000 } @$tr;

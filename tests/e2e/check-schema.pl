@@ -6,14 +6,14 @@
 # block with comments (keys are the quoted names before a colon, nested by their braces).
 # A PATH is "." (the document), "x" (the object at key x), "x[]" (each element of the list
 # x), "x.*" (each value of the object x), joined: "results[].function". A value that is null
-# or an empty list has nothing to check. Each JSON file is read with JSON::PP; its "schema"
+# or an empty list has nothing to check. Each JSON file is read with JSON::XS; its "schema"
 # key picks the tables. Prints "ok - ..." / "not ok - ..." lines: per SCHEMA and PATH,
 # every documented key in every object found there and no key that is not documented; a
 # documented PATH that no file reached is a failure too (the inputs must exercise it).
 # SCHEMA_DEBUG=1 prints the keys read from DOC first.
 use strict;
 use warnings;
-use JSON::PP;
+use JSON::XS;
 
 my ($doc, @files) = @ARGV;
 open(my $fh, "<", $doc) or die "$doc: $!\n";

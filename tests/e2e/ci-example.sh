@@ -68,7 +68,7 @@ expect '[ $rc = 3 ] && grep -q "^## Budget check: \*\*failed\*\*" "$tmp/summary.
 
 profiles=$tmp/runner/profiles
 focus='glob:JS:*benchmark *'
-json() { perl -MJSON::PP -e 'local $/; my $d = decode_json(<STDIN>); print eval $ARGV[0]' "$2" <"$1"; }
+json() { perl -MJSON::XS -e 'local $/; my $d = decode_json(<STDIN>); print eval $ARGV[0]' "$2" <"$1"; }
 "$CGJIT" report -f json --focus "$focus" "$profiles/head.out" >"$tmp/focus.json"
 expect '[ "$(json "$tmp/focus.json" "join q(,), map { \$_->{name} . q( ) . \$_->{inclusive_share} } grep { \$_->{name} =~ /^JS:.benchmark / } @{\$d->{functions_by_inclusive}}")" = "JS:~benchmark bench.js:29:19 1" ]' \
 	"report --focus: benchmark() at 100% of the costs under it"

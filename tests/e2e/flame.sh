@@ -18,7 +18,7 @@ command -v xmllint >/dev/null || { notok "xmllint not found (Debian: libxml2-uti
 total_of() {   # PROFILE EVENT [report options]: the event's total per cgjit report
 	local p=$1 e=$2
 	shift 2
-	"$CGJIT" report -f json -n 1 "$@" "$p" | perl -MJSON::PP -e 'local $/; print decode_json(<STDIN>)->{totals}{$ARGV[0]}' "$e"
+	"$CGJIT" report -f json -n 1 "$@" "$p" | perl -MJSON::XS -e 'local $/; print decode_json(<STDIN>)->{totals}{$ARGV[0]}' "$e"
 }
 folded_sum() { perl -ne '/ (\d+)$/ or die "bad line: $_"; $s += $1; END { print $s + 0 }' "$1"; }
 
@@ -85,7 +85,7 @@ done
 echo "# --focus on the JIT function of the largest inclusive cost: its frames carry report --focus's costs"
 for n in node-instr node-diff-base java-jvmti php-tracing moarvm-instr python-jitdump; do
 	p=$tmp/$n.out
-	IFS=$'\t' read -r name obj file < <("$CGJIT" report -f json -n 100000 "$p" | perl -MJSON::PP -e '
+	IFS=$'\t' read -r name obj file < <("$CGJIT" report -f json -n 100000 "$p" | perl -MJSON::XS -e '
 		local $/; my ($f) = grep { $_->{jit} } @{decode_json(<STDIN>)->{functions_by_inclusive}};
 		print join("\t", $f->{name}, $f->{object} =~ s{.*/}{}r, $f->{file}) if $f')
 	if [ -z "$name" ]; then

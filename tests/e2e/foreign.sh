@@ -61,7 +61,7 @@ expect '[ $? = 1 ] && grep -q "written by Xdebug" "$tmp/err"' "... and of the .g
 
 perl -0ne 'print $1 if /with `php-budget.yaml`:\n\n```yaml\n(.*?)```/s' "$top/README.md" >"$tmp/php-budget.yaml"
 "$CGJIT" check -f json -b "$tmp/php-budget.yaml" "$plain" >"$tmp/pb.json"
-expect '[ $? = 0 ] && perl -MJSON::PP -e "local \$/; my \$d = decode_json(<STDIN>); exit !(\$d->{held} == 3 && \$d->{results}[1]{functions} > 0)" <"$tmp/pb.json"' \
+expect '[ $? = 0 ] && perl -MJSON::XS -e "local \$/; my \$d = decode_json(<STDIN>); exit !(\$d->{held} == 3 && \$d->{results}[1]{functions} > 0)" <"$tmp/pb.json"' \
 	"the README's PHP budget holds on the sample, its glob matching methods"
 
 echo "# go tool pprof -callgrind: calls=0 and no totals"
@@ -74,12 +74,12 @@ sed 's/^calls=0 /calls=1 /' "$prof" >"$tmp/pprof1"
 check_foreign "$prof" "$tmp/pprof1" go-pprof
 (cd "$tmp" && mkdir -p e && cd e && callgrind_annotate --threshold=100 "$prof") >"$tmp/ann0.txt" 2>/dev/null
 t0=$(sed -n 's/^ *\([0-9,]*\) .*PROGRAM TOTALS (calculated).*/\1/p' "$tmp/ann0.txt" | tr -d ,)
-t=$("$CGJIT" report -f json "$prof" | perl -MJSON::PP -e 'local $/; my $d = decode_json(<STDIN>); print $d->{totals}{$d->{event}}')
+t=$("$CGJIT" report -f json "$prof" | perl -MJSON::XS -e 'local $/; my $d = decode_json(<STDIN>); print $d->{totals}{$d->{event}}')
 expect '[ -n "$t0" ] && [ -n "$t" ] && [ "$t0" -gt "$t" ]' \
 	"the copy is needed: callgrind_annotate on the file itself counts calls=0 costs as self ($t0, cgjit $t)"
 "$CGJIT" report -f json -n 1000 "$prof" >"$tmp/p0.json"
 "$CGJIT" report -f json -n 1000 "$tmp/pprof1" >"$tmp/p1.json"
-expect 'perl -MJSON::PP -e "sub f { local \$/; open(my \$h, q(<), shift) or die; my \$d = decode_json(<\$h>); join(q(;), map { qq(\$_->{name},\$_->{self},\$_->{inclusive}) } @{\$d->{functions}}) } exit !(f(q($tmp/p0.json)) eq f(q($tmp/p1.json)))"' \
+expect 'perl -MJSON::XS -e "sub f { local \$/; open(my \$h, q(<), shift) or die; my \$d = decode_json(<\$h>); join(q(;), map { qq(\$_->{name},\$_->{self},\$_->{inclusive}) } @{\$d->{functions}}) } exit !(f(q($tmp/p0.json)) eq f(q($tmp/p1.json)))"' \
 	"cgjit reads calls=0 as a call: the same self and inclusive costs as the calls=1 copy"
 "$CGJIT" report "$prof" >"$tmp/r.txt"
 "$CGJIT" report -f markdown "$prof" >"$tmp/r.md"
@@ -90,7 +90,7 @@ x=$(ls "$top"/samples/xdebug-php/cachegrind.out.[0-9]* | grep -v '\.gz$' | head 
 "$CGJIT" report -n 1 "$x" >"$tmp/x.txt"
 "$CGJIT" report -f json -n 1 "$x" >"$tmp/x.json"
 cat >"$tmp/units.pl" <<'PL'
-use JSON::PP;
+use JSON::XS;
 local $/;
 open(my $h, '<', $ARGV[0]) or die;
 my $d = decode_json(<$h>);

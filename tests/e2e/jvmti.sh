@@ -150,9 +150,9 @@ check_run "$s" "$SAMPLE/callgrind.out.$pid.zst" "$SAMPLE/jit-$pid.dump" "$SAMPLE
 "$CGJIT" diff -n 0 -f json "$s/by-map.out" "$s/by-dump.out" >"$s/d.json"
 # (the same run: matched functions do not change, so at most the stubs the two name
 # differently are left; before names were matched, every Java method was, about 90 each)
-expect 'perl -MJSON::PP -e '"'"'local $/; my $d = decode_json(<STDIN>);
+expect 'perl -MJSON::XS -e '"'"'local $/; my $d = decode_json(<STDIN>);
 	exit !($d->{added} <= 10 && $d->{removed} <= 10 && $d->{changed} == 0)'"'"' <"$s/d.json"' \
-	"cgjit diff: the map-named and the dump-named profile of one run match by name ($(perl -MJSON::PP -e 'local $/; my $d = decode_json(<STDIN>); print "$d->{added} only in new, $d->{removed} only in base"' <"$s/d.json"))"
+	"cgjit diff: the map-named and the dump-named profile of one run match by name ($(perl -MJSON::XS -e 'local $/; my $d = decode_json(<STDIN>); print "$d->{added} only in new, $d->{removed} only in base"' <"$s/d.json"))"
 
 if ! command -v javac >/dev/null; then
 	skip "no JDK (javac not found): the agent is not run"

@@ -107,7 +107,7 @@ check_dump() {
 	local w
 	for w in $warmups; do
 		"$CGJIT" timeline --format json --top 0 --warmup $w "$dump" >"$tmp/$name.json" 2>"$tmp/err"
-		perl -MJSON::PP -e '
+		perl -MJSON::XS -e '
 			local $/; my $d = decode_json(<STDIN>);
 			print join("\n", map { $_->{name} } @{$d->{late}{list}}), "\n";' <"$tmp/$name.json" |
 			sed -n 's/^TRACE_\([0-9]*\) .*:\([0-9]*\)$/\1 \2/p' | sort -n >"$tmp/$name.late"

@@ -30,7 +30,7 @@ trap cleanup EXIT
 
 # json FILE PERL-EXPR: evaluates EXPR with $d the decoded document of FILE
 json() {
-	perl -MJSON::PP -e 'local $/; my $d = decode_json(<STDIN>); print eval($ARGV[0]) // ""' "$2" <"$1"
+	perl -MJSON::XS -e 'local $/; my $d = decode_json(<STDIN>); print eval($ARGV[0]) // ""' "$2" <"$1"
 }
 
 # A bubble sort compiled by TurboFan (JS:*bubbleSort), with Sparkplug and interpreter
@@ -106,7 +106,7 @@ expect '[ "$only_jit" = 0 ] && [ "$other" = 0 ]' \
 expect 'perl -e "exit !($rel < 0.00005)" && grep -q "^total .* [+-]0\.00%$" root.txt' \
 	"diff: the total changed by $(json root.json '$d->{totals_change}{Ir}') Ir, 0.00% ($rel)"
 # every JIT function of each run, by name, and the same set in both
-jit_names() { "$CGJIT" report -n 1000000 -f json "$1" | perl -MJSON::PP -e 'local $/; my $d = decode_json(<STDIN>);
+jit_names() { "$CGJIT" report -n 1000000 -f json "$1" | perl -MJSON::XS -e 'local $/; my $d = decode_json(<STDIN>);
 	print map { "$_->{name}\n" } grep { $_->{jit} } @{$d->{functions}}' | sort; }
 jit_names "$a" >jit1
 jit_names "$b" >jit2
@@ -131,8 +131,8 @@ echo "# augment --root by hand, diff --path-map: the same as record's"
 "$CGJIT" diff -n 0 -f json ci1/root.out ci2/root.out >byhand.json
 "$CGJIT" diff -n 0 -f json --path-map "$tmp/ci1=" --path-map "$tmp/ci2=" ci1/noroot.out ci2/noroot.out >pathmap.json
 same_doc() { # the documents without the base and new paths
-	[ "$(json "$1" 'delete @$d{qw(profile baseline)}; JSON::PP->new->canonical->encode($d)')" = \
-	  "$(json "$2" 'delete @$d{qw(profile baseline)}; JSON::PP->new->canonical->encode($d)')" ]
+	[ "$(json "$1" 'delete @$d{qw(profile baseline)}; JSON::XS->new->canonical->encode($d)')" = \
+	  "$(json "$2" 'delete @$d{qw(profile baseline)}; JSON::XS->new->canonical->encode($d)')" ]
 }
 expect 'same_doc root.json byhand.json' "augment --root ci1 (run elsewhere) gives the diff of record's default root"
 expect 'same_doc root.json pathmap.json' \

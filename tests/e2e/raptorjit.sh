@@ -97,7 +97,7 @@ if [ -n "${RAPTORJIT:-}" ] && [ -x "$RAPTORJIT" ]; then
 	expect '[ "$out" = "sum 122280 odd 2884270 closures 501 total 210" ] && [ -s "$tmp/live.log" ]' \
 		"\$RAPTORJIT runs raptor.lua (the sample's output) and writes an auditlog"
 	"$CGJIT" timeline --format json "$tmp/live.log" >"$tmp/live.json" 2>"$tmp/err"
-	expect 'perl -MJSON::PP -e "local \$/; my \$d = decode_json(<STDIN>); exit !(\$d->{loads} >= 10 && \$d->{aborts}{count} >= 1)" <"$tmp/live.json"' \
+	expect 'perl -MJSON::XS -e "local \$/; my \$d = decode_json(<STDIN>); exit !(\$d->{loads} >= 10 && \$d->{aborts}{count} >= 1)" <"$tmp/live.json"' \
 		"cgjit timeline reads the live log: its traces and aborts $(head -c 200 "$tmp/err")"
 else
 	skip "raptorjit: \$RAPTORJIT is not set (scripts/build-raptorjit): the stored sample only"

@@ -68,7 +68,7 @@ trap cleanup EXIT
 # jit_functions PROFILE: cgjit report's count of named JIT functions (0 on any error)
 jit_functions() {
 	"$CGJIT" report -f json "$1" 2>/dev/null |
-		perl -MJSON::PP -e 'local $/; my $d = eval { decode_json(<STDIN>) }; print $d ? $d->{kinds}{jit}{functions} : 0'
+		perl -MJSON::XS -e 'local $/; my $d = eval { decode_json(<STDIN>) }; print $d ? $d->{kinds}{jit}{functions} : 0'
 }
 # the one profile valgrind wrote in DIR for the program's own process (the lowest pid)
 main_profile() {

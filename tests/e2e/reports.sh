@@ -47,10 +47,17 @@ for dir in "$top"/samples/*/; do
 	done
 done
 
+echo "# Annotate.pm's one callgrind_annotate run per file, against its --inclusive=no and =yes"
+# (all events, parts, fi= files, JIT names; and a callee with no fn= block, shown only in
+# its callers' lists, as no sample has)
+printf 'events: Ir\nfl=a.c\nfn=main\n1 10\ncfn=leaf\ncalls=2 5\n1 30\nfn=other\n2 5\n' >"$tmp/callee-only.cg"
+check_lines "$top/tests/e2e/check-annotate-table.pl" "$top/tests/jitprog/profiles/cachesim/callgrind.out.6914" \
+	"$tmp/moarvm-parts.out" "$tmp/python-jitdump.out" "$tmp/callee-only.cg"
+
 echo "# formats"
 p=$tmp/node-jitdump.out
 "$CGJIT" report -f json -n 5 "$p" >"$tmp/r.json"
-expect 'perl -MJSON::PP -e "local \$/; my \$d = decode_json(<STDIN>); exit !(\$d->{schema} eq q(cgjit.report/2) && @{\$d->{functions}} == 5 && \$d->{kinds}{jit}{functions} > 0)" <"$tmp/r.json"' \
+expect 'perl -MJSON::XS -e "local \$/; my \$d = decode_json(<STDIN>); exit !(\$d->{schema} eq q(cgjit.report/2) && @{\$d->{functions}} == 5 && \$d->{kinds}{jit}{functions} > 0)" <"$tmp/r.json"' \
 	"report --format json: cgjit.report/2, 5 functions per list, JIT functions counted"
 "$CGJIT" report -f yaml -n 5 "$p" >"$tmp/r.yaml"
 expect 'grep -q "^schema: cgjit.report/2$" "$tmp/r.yaml" && grep -q "^functions:" "$tmp/r.yaml" && [ "$(grep -c "^- name:" "$tmp/r.yaml")" = 10 ]' \
@@ -58,7 +65,7 @@ expect 'grep -q "^schema: cgjit.report/2$" "$tmp/r.yaml" && grep -q "^functions:
 "$CGJIT" report -f markdown -n 5 "$p" >"$tmp/r.md"
 expect 'grep -q "^| self | % | inclusive | % | calls | function | object | file |$" "$tmp/r.md" && grep -q "\*\*JIT\*\*" "$tmp/r.md"' \
 	"report --format markdown: GitHub tables, JIT functions marked"
-jit_top=$(perl -MJSON::PP -e 'local $/; my $d = decode_json(<STDIN>); for (@{$d->{functions}}) { if ($_->{jit}) { print $_->{name}; last } }' <"$tmp/r.json")
+jit_top=$(perl -MJSON::XS -e 'local $/; my $d = decode_json(<STDIN>); for (@{$d->{functions}}) { if ($_->{jit}) { print $_->{name}; last } }' <"$tmp/r.json")
 "$CGJIT" report -n 5 "$p" >"$tmp/r.txt"
 expect '[ -n "$jit_top" ] && grep -qF "JIT $jit_top" "$tmp/r.txt"' "report text: the top JIT function ('$jit_top') is marked"
 "$CGJIT" report -n 3 "$tmp/node-jitdump.in" >"$tmp/raw.txt"
@@ -75,7 +82,7 @@ zstd -q -dcf "$top/samples/node-cachegrind/cachegrind.out.zst" >"$tmp/cg.out"
 "$CGJIT" report -f json -n 10 "$tmp/cg.out" >"$tmp/cg.json"
 (cd "$tmp" && cg_annotate --show=Ir cg.out 2>/dev/null) >"$tmp/cg.ann"
 cat >"$tmp/cg-check.pl" <<'EOF'
-use JSON::PP;
+use JSON::XS;
 local $/;
 open(my $j, "<", $ARGV[0]) or die;
 my $d = decode_json(<$j>);
@@ -97,7 +104,7 @@ expect 'grep -q "inclusive cost does not exist there" "$tmp/cg.txt"' "cachegrind
 
 echo "# valgrind's own cg_annotate test inputs (tests/valgrind): every function's self cost as cg_annotate's"
 cat >"$tmp/cg-all.pl" <<'EOF'
-use JSON::PP;
+use JSON::XS;
 local $/;
 open(my $j, "<", $ARGV[0]) or die;
 my $d = decode_json(<$j>);
@@ -129,7 +136,7 @@ done
 # cg_annotate (3.19) cannot read it, so the figures are those of ann2.post.exp, what valgrind's
 # newer cg_annotate prints for it (functions above its 0.5% threshold, by |cost|)
 cat >"$tmp/ann2.pl" <<'EOF'
-use JSON::PP;
+use JSON::XS;
 local $/;
 open(my $j, "<", $ARGV[0]) or die;
 my $d = decode_json(<$j>);
@@ -172,7 +179,7 @@ done
 # arithmetic: their self cost grows with it. So checksum is the JIT function with the
 # largest self change and among the five largest overall, and the first JIT entry.
 cat >"$tmp/diff-check.pl" <<'EOF'
-use JSON::PP;
+use JSON::XS;
 local $/;
 my $d = decode_json(<STDIN>);
 my @c = @{$d->{functions}};
@@ -184,10 +191,10 @@ EOF
 expect 'perl "$tmp/diff-check.pl" <"$tmp/d.json"' \
 	"diff: checksum (JIT, matched across runs: the pid in the map's name is ignored) is the first JIT function and in the top 5"
 "$CGJIT" diff -f json "$tmp/node-diff-base.out" "$tmp/node-diff-base.out" >"$tmp/same.json"
-expect 'perl -MJSON::PP -e "local \$/; my \$d = decode_json(<STDIN>); exit !(@{\$d->{functions}} == 0 && \$d->{changed} == 0 && \$d->{totals_change}{Ir} == 0)" <"$tmp/same.json"' \
+expect 'perl -MJSON::XS -e "local \$/; my \$d = decode_json(<STDIN>); exit !(@{\$d->{functions}} == 0 && \$d->{changed} == 0 && \$d->{totals_change}{Ir} == 0)" <"$tmp/same.json"' \
 	"diff of a profile with itself: no change"
-n_all=$("$CGJIT" diff -n 0 -f json "$tmp/node-diff-base.out" "$tmp/node-diff-slow.out" | perl -MJSON::PP -e 'local $/; print scalar @{decode_json(<STDIN>)->{functions}}')
-n_th=$("$CGJIT" diff -n 0 -t 1 -f json "$tmp/node-diff-base.out" "$tmp/node-diff-slow.out" | perl -MJSON::PP -e 'local $/; print scalar @{decode_json(<STDIN>)->{functions}}')
+n_all=$("$CGJIT" diff -n 0 -f json "$tmp/node-diff-base.out" "$tmp/node-diff-slow.out" | perl -MJSON::XS -e 'local $/; print scalar @{decode_json(<STDIN>)->{functions}}')
+n_th=$("$CGJIT" diff -n 0 -t 1 -f json "$tmp/node-diff-base.out" "$tmp/node-diff-slow.out" | perl -MJSON::XS -e 'local $/; print scalar @{decode_json(<STDIN>)->{functions}}')
 expect '[ "$n_th" -ge 1 ] && [ "$n_th" -lt $((n_all / 10)) ] && [ "$n_all" -gt 1000 ]' "diff --threshold 1: $n_th of $n_all changes shown"
 echo "# diff and check --baseline of two different programs: a warning (their cmd: lines differ)"
 "$CGJIT" diff -n 1 "$tmp/node-diff-base.out" "$tmp/node-diff-slow.out" >"$tmp/w.txt" 2>"$tmp/w.err"
@@ -196,7 +203,7 @@ expect '! grep -q warning "$tmp/w.txt" "$tmp/w.err"' "diff of the same program r
 expect '[ $? = 0 ] && grep -qF "warning   the profiles ran different commands: the baseline '"'"'node --perf-basic-prof diff.js'"'"', this one '"'"'node --perf-basic-prof prog.js'"'"'" "$tmp/w.txt" && [ ! -s "$tmp/w.err" ]' \
 	"diff of diff.js against prog.js: the text says they ran different commands, and which"
 "$CGJIT" diff -n 1 -f json "$tmp/node-diff-base.out" "$tmp/node-instr.out" >"$tmp/w.json" 2>"$tmp/w.err"
-expect 'grep -q "^cgjit: warning: the profiles ran different commands" "$tmp/w.err" && perl -MJSON::PP -e "local \$/; exit !(decode_json(<STDIN>)->{warnings}[0] =~ /different commands/)" <"$tmp/w.json"' \
+expect 'grep -q "^cgjit: warning: the profiles ran different commands" "$tmp/w.err" && perl -MJSON::XS -e "local \$/; exit !(decode_json(<STDIN>)->{warnings}[0] =~ /different commands/)" <"$tmp/w.json"' \
 	"diff --format json: the warning in \"warnings\" and on stderr"
 "$CGJIT" diff -n 1 -f markdown "$tmp/node-diff-base.out" "$tmp/node-instr.out" >"$tmp/w.md" 2>/dev/null
 expect 'grep -q "^> \*\*Warning:\*\* the profiles ran different commands" "$tmp/w.md"' "diff --format markdown: the warning as a quoted paragraph"
@@ -225,7 +232,7 @@ expect '[ $rc = 0 ] && grep -q "^result    passed: 2 held, 0 exceeded, 0 missing
 "$CGJIT" check -b "$budget" -B "$tmp/node-diff-base.out" -f json "$tmp/node-diff-slow.out" >"$tmp/c.json" 2>"$tmp/err"
 rc=$?
 cat >"$tmp/check-check.pl" <<'EOF'
-use JSON::PP;
+use JSON::XS;
 local $/;
 my $d = decode_json(<STDIN>);
 my @r = @{$d->{results}};
@@ -299,7 +306,7 @@ refused $'total: {hard: 1G}\n---\ntotal: {hard: 1}\n' "2:1: a budget file is one
 refused $'total: {hard: 1G}\n--- [\n' "2:1: a budget file is one YAML document" "a second YAML document that is not valid YAML"
 "$CGJIT" check -b <(printf 'total: {soft: 1000000}\n') -B "$tmp/node-diff-base.out" -f json "$tmp/node-diff-slow.out" >"$tmp/c.json" 2>"$tmp/err"
 rc=$?
-soft_limit=$(perl -MJSON::PP -e 'local $/; print decode_json(<STDIN>)->{results}[0]{soft_limit}' <"$tmp/c.json")
+soft_limit=$(perl -MJSON::XS -e 'local $/; print decode_json(<STDIN>)->{results}[0]{soft_limit}' <"$tmp/c.json")
 expect '[ $rc = 0 ] && [ "$soft_limit" = $((653829435 * 10001)) ]' "soft: 1000000, the largest: 10001 times the baseline, held (exit $rc)"
 
 echo "# recursion copies f'2: folded into f by every command, kept apart by --no-fold"
@@ -307,12 +314,12 @@ printf "# callgrind format\nversion: 1\npositions: line\nevents: Ir\nfl=a.c\nfn=
 self_of() {   # NAME REPORT-OPTIONS...: NAME's self cost in `cgjit report --format json`
 	local name=$1
 	shift
-	"$CGJIT" report -f json "$@" "$tmp/rec.cg" | perl -MJSON::PP -e 'local $/; my ($f) = grep { $_->{name} eq $ARGV[0] } @{decode_json(<STDIN>)->{functions}}; print $f ? $f->{self} : "none"' "$name"
+	"$CGJIT" report -f json "$@" "$tmp/rec.cg" | perl -MJSON::XS -e 'local $/; my ($f) = grep { $_->{name} eq $ARGV[0] } @{decode_json(<STDIN>)->{functions}}; print $f ? $f->{self} : "none"' "$name"
 }
 "$CGJIT" flamegraph -f folded --min-width 0 "$tmp/rec.cg" >"$tmp/rec.folded"
 printf 'functions:\n  - name: f\n    hard: 29\n' >"$tmp/rec.yaml"
 "$CGJIT" check -f json -b "$tmp/rec.yaml" "$tmp/rec.cg" >"$tmp/rec.json"
-check_value=$(perl -MJSON::PP -e 'local $/; print decode_json(<STDIN>)->{results}[0]{value}' <"$tmp/rec.json")
+check_value=$(perl -MJSON::XS -e 'local $/; print decode_json(<STDIN>)->{results}[0]{value}' <"$tmp/rec.json")
 expect '[ "$(self_of f)" = 30 ] && [ "$(self_of "f'"'"'2")" = none ] && [ "$(self_of f --fold-recursion)" = 30 ] && [ "$check_value" = 30 ] && grep -qx "main;f 30" "$tmp/rec.folded"' \
 	"report, check and flamegraph fold f'2 into f by default: self 30 in each"
 expect '[ "$(self_of f --no-fold)" = 10 ] && [ "$(self_of "f'"'"'2" --no-fold)" = 20 ]' "report --no-fold keeps f (10) and f'2 (20) apart"
@@ -334,7 +341,7 @@ for n in node-diff-base node-diff-slow; do
 	"$CGJIT" report -f json -n 3 --focus 'glob:JS:*checksum *' "$tmp/$n.out" >"$tmp/$n-focus.json"
 done
 cat >"$tmp/focus-check.pl" <<'EOF'
-use JSON::PP;
+use JSON::XS;
 my ($b, $s) = map { open(my $h, "<", $_) or die; local $/; decode_json(<$h>) } @ARGV;
 my ($fb, $fs) = map { $_->{scope}{focus} } $b, $s;
 # the slowed checksum does three times the work: its focus at least 3 times the base's
@@ -345,10 +352,10 @@ EOF
 expect 'perl "$tmp/focus-check.pl" "$tmp/node-diff-base-focus.json" "$tmp/node-diff-slow-focus.json"' \
 	"report --focus 'glob:JS:*checksum *' on the diff samples: the slowed run's focus 3 times the base's, the profile's total kept, the estimate said"
 "$CGJIT" diff -f json -n 5 --focus 'glob:JS:*checksum *' "$tmp/node-diff-base.out" "$tmp/node-diff-slow.out" >"$tmp/s-diff-focus.json"
-expect 'perl -MJSON::PP -e "local \$/; my \$d = decode_json(<STDIN>); exit !(\$d->{totals_change_rel}{Ir} > 2 && \$d->{scope}{focus}{pattern} eq q(JS:*checksum *))" <"$tmp/s-diff-focus.json"' \
+expect 'perl -MJSON::XS -e "local \$/; my \$d = decode_json(<STDIN>); exit !(\$d->{totals_change_rel}{Ir} > 2 && \$d->{scope}{focus}{pattern} eq q(JS:*checksum *))" <"$tmp/s-diff-focus.json"' \
 	"diff --focus: the cost under checksum more than tripled"
 "$CGJIT" diff -f json -n 0 --jit-only "$tmp/node-diff-base.out" "$tmp/node-diff-slow.out" >"$tmp/s-diff-jit.json"
-expect 'perl -MJSON::PP -e "local \$/; my \$d = decode_json(<STDIN>); my @f = @{\$d->{functions}}; exit !(@f && !grep { !\$_->{jit} } @f)" <"$tmp/s-diff-jit.json"' \
+expect 'perl -MJSON::XS -e "local \$/; my \$d = decode_json(<STDIN>); my @f = @{\$d->{functions}}; exit !(@f && !grep { !\$_->{jit} } @f)" <"$tmp/s-diff-jit.json"' \
 	"diff --jit-only: only JIT functions compared"
 "$CGJIT" report -f json -n 5 --jit-only "$tmp/node-diff-base.out" >"$tmp/s-report-jit.json"
 printf 'focus: {glob: "JS:*checksum *"}\ntotal: {hard: 60M, soft: 10%%}\nfunctions:\n  - {glob: "Builtins_*", sum: true, soft: 10%%}\n  - {name: checksum, hard: 1M}\n' >"$tmp/focus.yaml"
@@ -358,10 +365,10 @@ expect '[ $rc = 3 ] && grep -q "^held .* total under JS:\*checksum \*" "$tmp/c.t
 	"check with focus: in the budget file: the base run holds under checksum; name: checksum is missing, and says did you mean JS:^checksum (exit $rc)"
 "$CGJIT" check -f json -b "$tmp/focus.yaml" -B "$tmp/node-diff-base.out" "$tmp/node-diff-slow.out" >"$tmp/s-check-focus.json"
 rc=$?
-expect '[ $rc = 3 ] && perl -MJSON::PP -e "local \$/; my @r = @{decode_json(<STDIN>)->{results}}; exit !(\$r[0]{verdict} eq q(exceeded) && \$r[1]{verdict} eq q(exceeded) && \$r[2]{suggestions}[0] =~ /^JS:.checksum / && \$r[0]{focus}{match} eq q(glob))" <"$tmp/s-check-focus.json"' \
+expect '[ $rc = 3 ] && perl -MJSON::XS -e "local \$/; my @r = @{decode_json(<STDIN>)->{results}}; exit !(\$r[0]{verdict} eq q(exceeded) && \$r[1]{verdict} eq q(exceeded) && \$r[2]{suggestions}[0] =~ /^JS:.checksum / && \$r[0]{focus}{match} eq q(glob))" <"$tmp/s-check-focus.json"' \
 	"check of the slowed run under checksum: the total and the builtins it calls exceeded (exit $rc)"
 "$CGJIT" check -f json --focus 'glob:JS:*fill *' --jit-only -b "$top/samples/src/diff-budget.yaml" "$tmp/node-diff-base.out" >"$tmp/s-check-cli.json"
-expect 'perl -MJSON::PP -e "local \$/; my \$d = decode_json(<STDIN>); exit !(\$d->{scope}{focus}{pattern} eq q(JS:*fill *) && \$d->{scope}{jit_only} && \$d->{results}[0]{focus}{pattern} eq q(JS:*fill *))" <"$tmp/s-check-cli.json"' \
+expect 'perl -MJSON::XS -e "local \$/; my \$d = decode_json(<STDIN>); exit !(\$d->{scope}{focus}{pattern} eq q(JS:*fill *) && \$d->{scope}{jit_only} && \$d->{results}[0]{focus}{pattern} eq q(JS:*fill *))" <"$tmp/s-check-cli.json"' \
 	"check --focus --jit-only: the limits measured under the command line's focus"
 "$CGJIT" check --focus nosuch -b "$top/samples/src/diff-budget.yaml" "$tmp/node-diff-base.out" >"$tmp/out" 2>"$tmp/err"
 expect '[ $? = 2 ] && [ ! -s "$tmp/out" ] && grep -q "the focus name .nosuch. matches no function" "$tmp/err"' "check --focus naming nothing: exit 2"
@@ -379,7 +386,7 @@ perl "$top/tests/e2e/check-schema.pl" "$top/docs/reports.md" "$tmp"/s-*.json >"$
 expect '! grep -q "^not ok" "$tmp/schema.out" && grep -q "^ok - 12 documents of cgjit.check/2, cgjit.diff/2, cgjit.report/2" "$tmp/schema.out"' \
 	"report, diff and check JSON (callgrind and cachegrind, with and without a baseline, a focus, --jit-only): exactly the keys docs/reports.md lists: $(grep -v "^ok" "$tmp/schema.out" | head -n 3)"
 # the checker itself: a key too many, one too few
-perl -MJSON::PP -e 'local $/; my $d = decode_json(<STDIN>); $d->{functions}[0]{extra} = 1; delete $d->{kinds}{jit}{share}; print encode_json($d)' \
+perl -MJSON::XS -e 'local $/; my $d = decode_json(<STDIN>); $d->{functions}[0]{extra} = 1; delete $d->{kinds}{jit}{share}; print encode_json($d)' \
 	<"$tmp/s-report.json" >"$tmp/bad-report.json"
 perl "$top/tests/e2e/check-schema.pl" "$top/docs/reports.md" "$tmp/bad-report.json" >"$tmp/schema.out" 2>&1
 expect 'grep -q "at functions\[\], 1 objects: not documented: extra" "$tmp/schema.out" && grep -q "at kinds.\*, 1 objects: documented but missing: share" "$tmp/schema.out"' \

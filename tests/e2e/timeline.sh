@@ -62,7 +62,7 @@ EOF
 cat >"$tmp/fromjson.pl" <<'EOF'
 use strict;
 use warnings;
-use JSON::PP;
+use JSON::XS;
 local $/;
 my $d = decode_json(<STDIN>);
 my ($l, $b, $m) = (0, 0, 0);
@@ -98,14 +98,14 @@ done
 f=$top/samples/node-jitdump/jit-28244.dump.zst
 echo "# node-jitdump: warm-up in seconds, text, lists"
 "$CGJIT" timeline -f json -w 10% "$f" >"$tmp/pct.json"
-span=$(perl -MJSON::PP -e 'local $/; print decode_json(<STDIN>)->{span}' <"$tmp/pct.json")
+span=$(perl -MJSON::XS -e 'local $/; print decode_json(<STDIN>)->{span}' <"$tmp/pct.json")
 secs=$(perl -e 'printf "%.9f", int($ARGV[0] / 10) / 1e9' "$span")
 "$CGJIT" timeline -f json -w "$secs" "$f" >"$tmp/sec.json"
-expect 'perl -MJSON::PP -e "local \$/; my (\$a, \$b) = map { open(my \$h, q(<), \$_) or die; decode_json(<\$h>) } @ARGV;
+expect 'perl -MJSON::XS -e "local \$/; my (\$a, \$b) = map { open(my \$h, q(<), \$_) or die; decode_json(<\$h>) } @ARGV;
 	exit !(\$a->{late}{after} == \$b->{late}{after} && \$a->{late}{loads} == \$b->{late}{loads} && \$a->{late}{loads} > 0
 	       && \$b->{late}{warmup} =~ / s\$/)" "$tmp/pct.json" "$tmp/sec.json"' \
 	"--warmup $secs (seconds) = --warmup 10% on this dump: the same late loads"
-expect 'perl -MJSON::PP -e "local \$/; my \$d = decode_json(<STDIN>); my @l = @{\$d->{late}{list}};
+expect 'perl -MJSON::XS -e "local \$/; my \$d = decode_json(<STDIN>); my @l = @{\$d->{late}{list}};
 	exit !(\$d->{schema} eq q(cgjit.timeline/1) && \$d->{clock} eq q(monotonic) && \$d->{unit} eq q(ns) && @l == 20
 	       && !grep { \$l[\$_]{time} < \$l[\$_ - 1]{time} || \$l[\$_]{time} <= \$d->{late}{after} } 1 .. \$#l)" <"$tmp/pct.json"' \
 	"JSON: schema, clock, the last 20 late loads in time order, all after the warm-up"
@@ -114,7 +114,7 @@ expect 'grep -q "^clock: CLOCK_MONOTONIC nanoseconds" "$tmp/t.txt" && grep -q "^
 	&& [ "$(grep -c "^ *[0-9.]* s  *[0-9.]* s  " "$tmp/t.txt")" = 20 ] && grep -q "^Recompiled .*: 1 function, 1 extra load$" "$tmp/t.txt" \
 	&& grep -q "JS:\*sumSquares" "$tmp/t.txt"' "text: clock, warm-up, 20 bucket rows, the recompiled function (sumSquares)"
 "$CGJIT" timeline -f json "$tmp/hostile/jit-4243.dump" >"$tmp/h.json"
-expect 'perl -MJSON::PP -e "local \$/; my \$d = decode_json(<STDIN>); my @m = @{\$d->{moved}{list}};
+expect 'perl -MJSON::XS -e "local \$/; my \$d = decode_json(<STDIN>); my @m = @{\$d->{moved}{list}};
 	exit !(\$d->{moves} == 3000 && @m == 3 && \$m[0]{moves} + \$m[1]{moves} + \$m[2]{moves} == 3000)" <"$tmp/h.json"' \
 	"3000 moves of 3 functions: each named, the counts add up"
 
@@ -125,7 +125,7 @@ expect 'grep -q "^note: times are the recorded run.s: under valgrind (cgjit reco
 cp "$f" "$tmp/jit-28244.dump.zst"
 "$CGJIT" timeline -f json "$tmp/jit-28244.dump.zst" >"$tmp/alone.json"
 "$CGJIT" timeline -f svg "$tmp/jit-28244.dump.zst" >"$tmp/alone.svg"
-expect 'perl -MJSON::PP -e "local \$/; my \$d = decode_json(<STDIN>); exit !(!defined \$d->{valgrind_profile} && @{\$d->{notes}} == 1 && \$d->{notes}[0] =~ /under valgrind/)" <"$tmp/alone.json" \
+expect 'perl -MJSON::XS -e "local \$/; my \$d = decode_json(<STDIN>); exit !(!defined \$d->{valgrind_profile} && @{\$d->{notes}} == 1 && \$d->{notes}[0] =~ /under valgrind/)" <"$tmp/alone.json" \
 	&& grep -q "times as the run took them: under valgrind, many times a native run" "$tmp/alone.svg"' \
 	"a dump without a profile beside it: the general note only (JSON, SVG)"
 : >"$tmp/callgrind.out.28244"
@@ -155,7 +155,7 @@ done
 expect '[ $? = 1 ] && [ ! -s "$tmp/stdout" ] && grep -q "perf-28244.map: byte 0: not a jitdump file" "$tmp/err"' "a perf map: not a jitdump, exit 1"
 "$CGJIT" timeline -f json -o "$tmp/out" "$bad/dump-truncated-tail.dump" 2>"$tmp/err"
 expect '[ $? = 0 ] && grep -q "warning: .*dump-truncated-tail.dump: the last 72 bytes are a record cut off" "$tmp/err" \
-	&& perl -MJSON::PP -e "local \$/; exit !(decode_json(<STDIN>)->{truncated_bytes} == 72)" <"$tmp/out"' \
+	&& perl -MJSON::XS -e "local \$/; exit !(decode_json(<STDIN>)->{truncated_bytes} == 72)" <"$tmp/out"' \
 	"a record cut off at the end: a warning, exit 0, the records before it used"
 cp "$bad/good.dump" "$tmp/self.dump"
 "$CGJIT" timeline -o "$tmp/self.dump" "$tmp/self.dump" 2>"$tmp/err"

@@ -90,15 +90,7 @@ sub lines {
 # that miss them (no sample has one).
 sub table {
 	my ($profile, $event) = @_;
-	$profile = abs_path($profile);   # callgrind_annotate runs in an empty directory
-	unless (defined $event) {
-		open(my $in, '<', $profile) or die "$profile: $!";
-		while (<$in>) { if (/^events:\s*(\S+)/) { $event = $1; last; } }
-		close $in;
-		die "$profile: no events: line\n" unless defined $event;
-	}
-	my ($rc, @out) = lines(undef, $profile, 'callgrind_annotate', '--tree=both', '--inclusive=no',
-			       '--threshold=100', "--show=$event");
+	my ($rc, @out) = tree($profile, $event);
 	die "$profile: callgrind_annotate failed (exit $rc)\n" if $rc;
 	my (%fn, %into, @callers, $cur);
 	my $body = 0;
@@ -139,6 +131,22 @@ sub table {
 		$t{$k} //= {self => 0, obj => undef, incl => $into{$k}};
 	}
 	return \%t;
+}
+
+# tree(PROFILE[, EVENT]): lines() of the one question table() asks: every function's self
+# cost and its calls in and out, for EVENT (default: the file's first), no source annotated
+# (what a source file holds is no part of the kept answer's key)
+sub tree {
+	my ($profile, $event) = @_;
+	$profile = abs_path($profile);   # callgrind_annotate runs in an empty directory
+	unless (defined $event) {
+		open(my $in, '<', $profile) or die "$profile: $!";
+		while (<$in>) { if (/^events:\s*(\S+)/) { $event = $1; last; } }
+		close $in;
+		die "$profile: no events: line\n" unless defined $event;
+	}
+	return lines(undef, $profile, 'callgrind_annotate', '--tree=both', '--inclusive=no',
+		     '--threshold=100', '--auto=no', "--show=$event");
 }
 
 # costs(PROFILE, "no"|"yes"): callgrind_annotate's --inclusive=no or --inclusive=yes figure

@@ -60,19 +60,22 @@ my (%callers, %selfcall, %fifiles, %zero, %out, %in);
 		}
 		return $v;
 	};
+	my $npos = 1;   # the subpositions before a line's costs (positions: line, by default)
 	while (<$fh>) {
 		chomp;
-		if (/^fl=(.*)/) { $fl = $fi = $id->("fl", $1); }
+		if (/^positions:\s*(.*)/) { my @p = split ' ', $1; $npos = @p; }
+		elsif (/^fl=(.*)/) { $fl = $fi = $id->("fl", $1); }
 		elsif (/^f[ie]=(.*)/) { $fi = $id->("fl", $1); $fifiles{"$fl:$fn"} = 1 if defined $fn && $fi ne $fl; }
 		elsif (/^fn=(.*)/) { $fn = $id->("fn", $1); $fi = $fl; }
 		elsif (/^cf[il]=(.*)/) { $cfl = $id->("fl", $1); }
 		elsif (/^cfn=(.*)/) { $cfn = $id->("fn", $1); }
 		elsif (/^calls=(\d+)/) { $calls = $1 ? 1 : 2; }
 		elsif ($calls && /^[0-9+*-]/) {
-			my @f = split ' ';
+			# the first event's cost (a cost left out is 0, as in a line "* *")
+			my $c = (split ' ')[$npos] // 0;
 			my ($caller, $callee) = ("$fl:$fn", ($cfl // $fi) . ":$cfn");
-			if ($caller eq $callee) { $selfcall{$caller} += $f[-1]; }
-			else { $callers{$callee}{$caller} = 1; $out{$caller} += $f[-1]; $in{$callee} += $f[-1]; }
+			if ($caller eq $callee) { $selfcall{$caller} += $c; }
+			else { $callers{$callee}{$caller} = 1; $out{$caller} += $c; $in{$callee} += $c; }
 			$zero{$caller} = $zero{$callee} = 1 if $calls == 2;
 			$calls = 0; $cfl = undef;
 		}

@@ -57,18 +57,21 @@ my (%selfcall, %fifiles, %zero_caller, %zero_callee);
 		}
 		return $v;
 	};
+	my $npos = 1;   # the subpositions before a line's costs (positions: line, by default)
 	while (<$fh>) {
 		chomp;
-		if (/^fl=(.*)/) { $fl = $fi = $id->("fl", $1); }
+		if (/^positions:\s*(.*)/) { my @p = split ' ', $1; $npos = @p; }
+		elsif (/^fl=(.*)/) { $fl = $fi = $id->("fl", $1); }
 		elsif (/^f[ie]=(.*)/) { $fi = $id->("fl", $1); $fifiles{"$fl:$fn"}{$fi} = 1 if defined $fn && $fi ne $fl; }
 		elsif (/^fn=(.*)/) { $fn = $id->("fn", $1); $fi = $fl; }
 		elsif (/^cf[il]=(.*)/) { $cfl = $id->("fl", $1); }
 		elsif (/^cfn=(.*)/) { $cfn = $id->("fn", $1); }
 		elsif (/^calls=(\d+)/) { $calls = $1 ? 1 : 2; }
 		elsif ($calls && /^[0-9+*-]/) {
-			my @f = split ' ';
+			# the first event's cost (a cost left out is 0, as in a line "* *")
+			my $c = (split ' ')[$npos] // 0;
 			my $callee = ($cfl // $fi) . ":$cfn";
-			$selfcall{"$fi:$fn"} += $f[-1] if $callee eq "$fi:$fn" && @f;
+			$selfcall{"$fi:$fn"} += $c if $callee eq "$fi:$fn";
 			if ($calls == 2) {
 				$zero_caller{"$fi:$fn"} = 1;
 				$zero_callee{$callee} = 1;

@@ -87,11 +87,40 @@ sub lines {
 # function's self cost and calls out; a callee with no fn= block of its own shows only in its
 # callers' ">" lines. --threshold=100 lists every function. callgrind_annotate prints no
 # calls of a function named "???:???": a file with one is refused rather than given figures
-# that miss them (no sample has one).
+# that miss them (no sample has one). Where the tree does not list every call
+# (tree_shows_all_calls), the inclusive costs are callgrind_annotate's own --inclusive=yes list.
+# tree_shows_all_calls(PROFILE): whether the tree lists every call callgrind_annotate counts.
+# It charges a call's cost to the function current at its cost line, but lists the call
+# under the function current at its cfn= line: a calls= line after a fn=, fi= or fe= line
+# with no cfn= between (the format lets cfn= stay current; callgrind and cgjit write one
+# before every call) is counted and not listed. And at the end callgrind_annotate files the
+# last function under the last fl= line's file, so a fl= after the last fn=, fi= or fe=
+# makes an entry of its own.
+sub tree_shows_all_calls {
+	my ($profile) = @_;
+	open(my $in, '<', $profile) or die "$profile: $!";
+	my $text = do { local $/; <$in> };
+	close $in;
+	my $last = '';
+	while ($text =~ /^(cfn|fn|fi|fe|fl|calls)=/mg) {
+		return 0 if $1 eq 'calls' && $last ne 'cfn';
+		$last = $1 unless $1 eq 'calls';
+	}
+	return $last ne 'fl';
+}
+
 sub table {
 	my ($profile, $event) = @_;
 	my ($rc, @out) = tree($profile, $event);
 	die "$profile: callgrind_annotate failed (exit $rc)\n" if $rc;
+	# where the tree misses calls, its own --inclusive=yes list gives the inclusive costs
+	my $incl_list;
+	unless (tree_shows_all_calls($profile)) {
+		my ($rc2, @l) = lines(undef, abs_path($profile), 'callgrind_annotate', '--inclusive=yes',
+				      '--threshold=100', '--auto=no', '--show=' . ($event // first_event($profile)));
+		die "$profile: callgrind_annotate --inclusive=yes failed (exit $rc2)\n" if $rc2;
+		$incl_list = function_list(@l);
+	}
 	my (%fn, %into, @callers, $cur);
 	my $body = 0;
 	for (@out) {
@@ -130,7 +159,34 @@ sub table {
 	for my $k (keys %into) {
 		$t{$k} //= {self => 0, obj => undef, incl => $into{$k}};
 	}
+	if ($incl_list) {
+		$_->{incl} = 0 for values %t;
+		$t{$_}{incl} = $incl_list->{$_} for keys %$incl_list;
+		$t{$_}{self} //= 0 for keys %$incl_list;
+	}
 	return \%t;
+}
+
+# The function list of callgrind_annotate's output lines (no tree): "file:name" => cost of
+# the first event shown, summed where a name appears under several objects.
+sub function_list {
+	my %cost;
+	my $body = 0;
+	for (@_) {
+		# the function list is the fourth block between dashed lines
+		if (/^-+$/) { $body++; last if $body > 6; next; }
+		next unless $body == 6 && /^\s*([\d,]+|\.)(?: \(\s*-?[\d.]+%\))?\s+(.*?)(?: \[[^\]]*\])?$/;
+		$cost{$2} += $1 eq '.' ? 0 : $1 =~ tr/,//dr;
+	}
+	return \%cost;
+}
+
+# the first event of PROFILE's events: line
+sub first_event {
+	my ($profile) = @_;
+	open(my $in, '<', $profile) or die "$profile: $!";
+	while (<$in>) { if (/^events:\s*(\S+)/) { close $in; return $1; } }
+	die "$profile: no events: line\n";
 }
 
 # tree(PROFILE[, EVENT]): lines() of the one question table() asks: every function's self
@@ -139,12 +195,7 @@ sub table {
 sub tree {
 	my ($profile, $event) = @_;
 	$profile = abs_path($profile);   # callgrind_annotate runs in an empty directory
-	unless (defined $event) {
-		open(my $in, '<', $profile) or die "$profile: $!";
-		while (<$in>) { if (/^events:\s*(\S+)/) { $event = $1; last; } }
-		close $in;
-		die "$profile: no events: line\n" unless defined $event;
-	}
+	$event //= first_event($profile);
 	return lines(undef, $profile, 'callgrind_annotate', '--tree=both', '--inclusive=no',
 		     '--threshold=100', '--auto=no', "--show=$event");
 }

@@ -29,11 +29,13 @@ for my $p (map { abs_path($_) } @ARGV) {
 		}
 	}
 	my $t = eval { Annotate::table($p) };
+	chomp(my $why = $@);
 	my (@diff, %all);
 	$all{$_} = 1 for keys %{$list{no}}, keys %{$list{yes}}, keys %{$t // {}};
 	for my $k (sort keys %all) {
 		my @want = ($list{no}{$k} // 0, $list{yes}{$k} // 0);
-		my @got = ($t->{$k}{self} // 0, $t->{$k}{incl} // 0);
+		my $e = $t && $t->{$k};   # (not $t->{$k}{self}: that would make $t a table)
+		my @got = ($e ? $e->{self} // 0 : 0, $e ? $e->{incl} // 0 : 0);
 		push @diff, "'$k': self $got[0], inclusive $got[1]; callgrind_annotate $want[0], $want[1]"
 			if "@got" ne "@want";
 	}
@@ -41,5 +43,5 @@ for my $p (map { abs_path($_) } @ARGV) {
 	print +($t && !@diff && %{$list{yes} // {}} ? "ok" : "not ok")
 		. " - $name: Annotate.pm's one-run table gives callgrind_annotate's self and inclusive cost"
 		. " ($event) of all " . scalar(keys %all) . " functions"
-		. ($t ? "" : ": $@") . (@diff ? ": " . join("; ", @diff[0 .. ($#diff > 2 ? 2 : $#diff)]) : "") . "\n";
+		. ($t ? "" : ": $why") . (@diff ? ": " . join("; ", @diff[0 .. ($#diff > 2 ? 2 : $#diff)]) : "") . "\n";
 }

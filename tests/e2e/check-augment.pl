@@ -184,6 +184,7 @@ my ($first_event, @summaries);
 	}
 }
 my $ann = eval { Annotate::table($out, $first_event) };
+my $ann_error = $@ =~ s/\n$//r;
 my %annot;
 for my $key (keys %{$ann // {}}) {
 	# entries for fi= files come without an object
@@ -207,7 +208,7 @@ for my $k (keys %annot_expect) {
 	push @adiff, "$k: cgcheck $annot_expect{$k}, callgrind_annotate $got" if $got ne $annot_expect{$k};
 }
 check($ann && !@adiff && (scalar(keys %annot) > 0 || $no_jit), "callgrind_annotate shows the JIT functions with the same self costs ("
-      . scalar(keys %annot) . " functions)" . (@adiff ? ": " . join('; ', @adiff[0 .. ($#adiff > 3 ? 3 : $#adiff)]) : ""));
+      . scalar(keys %annot) . " functions)" . ($ann ? "" : ": $ann_error") . (@adiff ? ": " . join('; ', @adiff[0 .. ($#adiff > 3 ? 3 : $#adiff)]) : ""));
 
 # 6. no function's inclusive cost (self + calls to others) exceeds its part's total (or
 # summary:, where callgrind counted a little more there, with cache simulation), unless the

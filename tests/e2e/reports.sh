@@ -48,11 +48,20 @@ for dir in "$top"/samples/*/; do
 done
 
 echo "# Annotate.pm's one callgrind_annotate run per file, against its --inclusive=no and =yes"
-# (all events, parts, fi= files, JIT names; and a callee with no fn= block, shown only in
-# its callers' lists, as no sample has)
-printf 'events: Ir\nfl=a.c\nfn=main\n1 10\ncfn=leaf\ncalls=2 5\n1 30\nfn=other\n2 5\n' >"$tmp/callee-only.cg"
+# (all events, parts, fi= files, JIT names; and what no sample has: a callee with no fn=
+# block, shown only in its callers' lists; a call of no cost, whose callee's inclusive cost
+# is then 0; calls whose cfn= came under another fn= or fi= and a fl= after the last fn=,
+# which the tree does not show as callgrind_annotate counts them)
+printf 'events: Ir\nfl=a.c\nfn=main\n1 10\ncfn=leaf\ncalls=2 5\n1 30\ncfn=zero\ncalls=1 6\n1 0\nfn=other\n2 5\nfn=zero\n6 4\n' \
+	>"$tmp/callee-only.cg"
+printf 'events: Ir\nob=o\nfl=a.c\nfn=f\n1 5\ncfn=g\ncalls=1 0\n2 10\nfn=h\n1 7\ncalls=1 0\n3 20\nfn=g\n1 30\ntotals: 42\n' \
+	>"$tmp/cfn-kept.cg"
+printf 'events: Ir\nob=o\nfl=a.c\nfn=f\n1 5\ncfn=g\ncalls=1 0\n2 10\nfi=b.c\ncalls=1 0\n3 20\nfe=a.c\nfn=g\n1 30\n' \
+	>"$tmp/cfn-kept-fi.cg"
+printf 'events: Ir\nfl=a.c\nfn=g\n1 7\nfn=f\n1 3\ncfn=g\ncalls=1 0\n2 7\nfl=b.c\n' >"$tmp/fl-last.cg"
 check_lines "$top/tests/e2e/check-annotate-table.pl" "$top/tests/jitprog/profiles/cachesim/callgrind.out.6914" \
-	"$tmp/moarvm-parts.out" "$tmp/python-jitdump.out" "$tmp/callee-only.cg"
+	"$tmp/moarvm-parts.out" "$tmp/python-jitdump.out" "$tmp/callee-only.cg" "$tmp/cfn-kept.cg" \
+	"$tmp/cfn-kept-fi.cg" "$tmp/fl-last.cg"
 
 echo "# formats"
 p=$tmp/node-jitdump.out

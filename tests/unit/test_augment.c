@@ -19,32 +19,43 @@
 static struct augment_stats rep;
 static const struct pathmap *paths;   /* --root/--path-map of the next augment() */
 
-/* Augments PROFILE with MAP into a new file; returns augment_run()'s status, with the
- * error in *D, and the output text (malloc'd) or NULL if there is none. */
-static int try_augment(const char *profile, const char *map, int keep, struct diag *d,
-		       char **text)
+/* Augments the profile file PIN with the symbol file PSYM (a map or a jitdump; no ELF files
+ * are written) into a new file; returns augment_run()'s status, with the error in *D, and
+ * the output text (malloc'd) or NULL if there is none. */
+static int augment_files(const char *pin, const char *psym, int keep, struct diag *d,
+			 char **text)
 {
-	char *pin = tmp_file(profile), *pmap = tmp_file(map), *dir = tmp_dir();
+	char *dir = tmp_dir();
 	char out[4200];
 	snprintf(out, sizeof(out), "%s/out", dir);
-	const char *maps[1] = { pmap };
+	const char *syms[1] = { psym };
 	struct augment_opts o = { 0 };
 	o.profile = pin;
-	o.symfiles = maps;
+	o.symfiles = syms;
 	o.nsymfiles = 1;
 	o.output = out;
 	o.keep_addresses = keep;
+	o.no_elf = 1;
 	o.paths = paths;
 	o.max_line = 1 << 20;
 	int rc = augment_run(&o, &rep, d);
 	*text = slurp(out);
 	unlink(out);
 	rmdir(dir);
+	free(dir);
+	return rc;
+}
+
+/* Augments PROFILE with MAP (texts) into a new file: as augment_files(). */
+static int try_augment(const char *profile, const char *map, int keep, struct diag *d,
+		       char **text)
+{
+	char *pin = tmp_file(profile), *pmap = tmp_file(map);
+	int rc = augment_files(pin, pmap, keep, d, text);
 	unlink(pin);
 	unlink(pmap);
 	free(pin);
 	free(pmap);
-	free(dir);
 	return rc;
 }
 
@@ -244,34 +255,20 @@ static void test_augment__range_not_for_line_tables(void **state)
 	char *pin = tmp_file(HDR "positions: instr line\nevents: Ir\nsummary: 9\n"
 			     "ob=(1) ???\nfl=(1) ???\nfn=(1) 0x0000000020000000\n0x20000000 0 1\n"
 			     "+4 0 1\n+4 0 1\n+4 0 1\n+4 0 1\n+4 0 1\n+4 0 1\n+4 0 1\n+4 0 1\ntotals: 9\n");
-	char *pdump = tmp_file_n((const char *)d.b, d.n), *dir = tmp_dir();
-	char out[4200];
-	snprintf(out, sizeof(out), "%s/out", dir);
-	const char *syms[1] = { pdump };
-	struct augment_opts o = { 0 };
-	o.profile = pin;
-	o.symfiles = syms;
-	o.nsymfiles = 1;
-	o.output = out;
-	o.no_elf = 1;
-	o.max_line = 1 << 20;
+	char *pdump = tmp_file_n((const char *)d.b, d.n), *s;
 	struct diag dg = { 0 };
-	if (augment_run(&o, &rep, &dg) < 0)
+	if (augment_files(pin, pdump, 0, &dg, &s) < 0 || !s)
 		fail_msg("%s", dg.msg);
-	char *s = slurp(out);
 	/* rows: line 8 from 0x20000010, q.js's 12 from 0x20000020 */
 	if (!strstr(s, "fn=(1) fnP\n0x20000000 7 1\n+4 * 1\n+4 * 1\n+4 * 1\n+4 +1 1\n"))
 		fail_msg("%s", s);
 	if (!strstr(s, "+4 +4 1\n"))
 		fail_msg("%s", s);
 	free(s);
-	unlink(out);
-	rmdir(dir);
 	unlink(pin);
 	unlink(pdump);
 	free(pin);
 	free(pdump);
-	free(dir);
 }
 
 static void test_augment__suffixes(void **state)

@@ -77,23 +77,12 @@ sub lines {
 	return ($rc, @l);
 }
 
-# table(PROFILE[, EVENT]): callgrind_annotate's figures for every function of the callgrind
-# file PROFILE, for EVENT (default: the file's first): "file:name" => {self => N, incl => N,
-# obj => OBJECT or undef (the pieces of fi= files have none)}.
-# One run gives both figures: with --tree=both and --inclusive=no it prints each function's
-# self cost, the cost of the calls into it ("<" lines, before it) and of its calls out (">"
-# lines, after it). Its --inclusive=yes figure is, in callgrind_annotate 3.19's code, the sum
-# of the calls into a function (callers with a count above 0) where there are any, else the
-# function's self cost and calls out; a callee with no fn= block of its own shows only in its
-# callers' ">" lines. --threshold=100 lists every function. callgrind_annotate prints no
-# calls of a function named "???:???": a file with one is refused rather than given figures
-# that miss them (no sample has one). Where the tree does not list every call
-# (tree_shows_all_calls), the inclusive costs are callgrind_annotate's own --inclusive=yes list.
 # tree_shows_all_calls(PROFILE): whether the tree lists every call callgrind_annotate counts.
 # It charges a call's cost to the function current at its cost line, but lists the call
 # under the function current at its cfn= line: a calls= line after a fn=, fi= or fe= line
-# with no cfn= between (the format lets cfn= stay current; callgrind and cgjit write one
-# before every call) is counted and not listed. And at the end callgrind_annotate files the
+# with no cfn= between (or after a fl=, taken so to be safe; the format lets cfn= stay
+# current; callgrind and cgjit write one before every call) is counted and not listed.
+# And at the end callgrind_annotate files the
 # last function under the last fl= line's file, so a fl= after the last fn=, fi= or fe=
 # makes an entry of its own.
 sub tree_shows_all_calls {
@@ -109,6 +98,18 @@ sub tree_shows_all_calls {
 	return $last ne 'fl';
 }
 
+# table(PROFILE[, EVENT]): callgrind_annotate's figures for every function of the callgrind
+# file PROFILE, for EVENT (default: the file's first): "file:name" => {self => N, incl => N,
+# obj => OBJECT or undef (the pieces of fi= files have none)}.
+# One run gives both figures: with --tree=both and --inclusive=no it prints each function's
+# self cost, the cost of the calls into it ("<" lines, before it) and of its calls out (">"
+# lines, after it). Its --inclusive=yes figure is, in callgrind_annotate 3.19's code, the sum
+# of the calls into a function (callers with a count above 0) where there are any, else the
+# function's self cost and calls out; a callee with no fn= block of its own shows only in its
+# callers' ">" lines. --threshold=100 lists every function. callgrind_annotate prints no
+# calls of a function named "???:???": a file with one is refused rather than given figures
+# that miss them (no sample has one). Where the tree does not list every call
+# (tree_shows_all_calls), the inclusive costs are callgrind_annotate's own --inclusive=yes list.
 sub table {
 	my ($profile, $event) = @_;
 	my ($rc, @out) = tree($profile, $event);

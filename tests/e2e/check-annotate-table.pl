@@ -43,5 +43,6 @@ for my $p (map { abs_path($_) } @ARGV) {
 	print +($t && !@diff && %{$list{yes} // {}} ? "ok" : "not ok")
 		. " - $name: Annotate.pm's one-run table gives callgrind_annotate's self and inclusive cost"
 		. " ($event) of all " . scalar(keys %all) . " functions"
-		. ($t ? "" : ": $why") . (@diff ? ": " . join("; ", @diff[0 .. ($#diff > 2 ? 2 : $#diff)]) : "") . "\n";
+		. ($t ? "" : ": $why")
+		. (@diff ? ": " . join("; ", @diff[0 .. ($#diff > 2 ? 2 : $#diff)]) : "") . "\n";
 }

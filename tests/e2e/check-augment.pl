@@ -114,7 +114,10 @@ my @ranges;
 sub owner_sym {   # the winning entry for an address, or undef
 	my ($a) = @_;
 	my ($lo, $hi) = (0, scalar @ranges);   # the first piece starting above A
-	while ($lo < $hi) { my $m = int(($lo + $hi) / 2); if ($ranges[$m][0] <= $a) { $lo = $m + 1 } else { $hi = $m } }
+	while ($lo < $hi) {
+		my $m = int(($lo + $hi) / 2);
+		if ($ranges[$m][0] <= $a) { $lo = $m + 1 } else { $hi = $m }
+	}
 	return $lo > 0 && $a < $ranges[$lo - 1][1] ? $syms[$ranges[$lo - 1][2]] : undef;
 }
 sub owner { my $s = owner_sym($_[0]); return $s ? $s->[2] : undef; }
@@ -207,7 +210,8 @@ for my $k (keys %annot_expect) {
 	my $got = $annot_by_fn{$k} // 'missing';
 	push @adiff, "$k: cgcheck $annot_expect{$k}, callgrind_annotate $got" if $got ne $annot_expect{$k};
 }
-check($ann && !@adiff && (scalar(keys %annot) > 0 || $no_jit), "callgrind_annotate shows the JIT functions with the same self costs ("
+check($ann && !@adiff && (scalar(keys %annot) > 0 || $no_jit),
+      "callgrind_annotate shows the JIT functions with the same self costs ("
       . scalar(keys %annot) . " functions)" . ($ann ? "" : ": $ann_error") . (@adiff ? ": " . join('; ', @adiff[0 .. ($#adiff > 3 ? 3 : $#adiff)]) : ""));
 
 # 6. no function's inclusive cost (self + calls to others) exceeds its part's total (or

@@ -133,6 +133,32 @@ static int put_suffix(struct resolver *r, const char *suffix, size_t len)
 	return renamed;
 }
 
+/* Appends the name of DEF with every caller part that is a JIT address renamed, if one is
+ * (the reader found where each part that may be one begins: the "'" of each "'0x"):
+ * returns the number renamed; with 0 nothing was appended. */
+static int put_parts(struct resolver *r, const struct cg_def *def)
+{
+	int renamed = 0;
+	const char *name = def->name, *end = name + def->len, *kept = name;
+	for (size_t i = 0; i < def->nparts; i++) {
+		const char *s = name + def->parts[i];
+		uint64_t addr;
+		size_t head;
+		const struct symtab_segment *seg;
+		/* the part is an address when it is one to its end (next_jit_part()) */
+		if (s < kept || !pseudo_name_parse(s + 1, (size_t)(end - s - 1), &addr, &head) ||
+		    !(seg = resolve_lookup(r, addr)))
+			continue;
+		name_put(r, kept, (size_t)(s + 1 - kept));
+		put_symbol_name(r, seg->sym);
+		kept = s + 1 + head;
+		renamed++;
+	}
+	if (renamed)
+		name_put(r, kept, (size_t)(end - kept));
+	return renamed;
+}
+
 static uint32_t jit_identity(struct resolver *r, uint32_t sym, const char *suffix, size_t slen,
 			     const struct cgw_id *id)
 {
@@ -207,18 +233,11 @@ static uint32_t define_plain(struct resolver *r, const struct cg_def *def, const
 	struct cgw *w = r->s->w;
 	uint32_t o = map_name(r, &r->obj_out, &r->obj_out_cap, SP_OBJ, def->obj);
 	uint32_t file = resolve_file(r, def->file);
-	/* Only --separate-callers names carry "'": other names are kept as they are. */
-	const char *q = memchr(def->name, '\'', def->len);
-	if (q) {
-		/* room for the head, copied only if a caller part is renamed */
-		size_t head = (size_t)(q - def->name);
-		r->name_len = head;
-		XGROW(r->name, r->name_cap, head + 1);
-		if (put_suffix(r, q, def->len - head)) {
-			memcpy(r->name, def->name, head);
-			r->s->rep->renamed_callers++;
-			return cgw_fn_copied(w, r->name, r->name_len, o, file, id);
-		}
+	/* Only --separate-callers names have parts: other names are kept as they are. */
+	r->name_len = 0;
+	if (def->nparts && put_parts(r, def)) {
+		r->s->rep->renamed_callers++;
+		return cgw_fn_copied(w, r->name, r->name_len, o, file, id);
 	}
 	/* Borrowed until the record ends (cgw_settle), not interned: that would hash every
 	 * name of the profile. A name the input defines under two ids (callgrind's

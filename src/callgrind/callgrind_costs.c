@@ -4,7 +4,6 @@
  * offered one by one to a line sink).
  * Part of the reader (callgrind_reader_ctx.h); reads and moves the reader's position base
  * and self-cost sums, owns nothing. */
-#define _GNU_SOURCE   /* strchrnul() */
 #include <string.h>
 
 #include "callgrind/callgrind_reader_ctx.h"
@@ -416,9 +415,10 @@ static inline uint32_t ref_line(const struct cg_reader *r, const char **pp, char
 
 /* A definition line "cfn=(ID) NAME\n" at P of a function whose ID is not defined yet, as
  * the general path reads it (blanks before NAME skipped, none of them a NUL, "\r" or all
- * of the rest): the line's "\n" with the id and name set, or NULL. */
-static inline const char *def_line(const struct cg_reader *r, const char *p, uint64_t *id,
-				   const char **name, size_t *len)
+ * of the rest): the line's "\n" with the id and name set, SUM and the reader's parts
+ * the name's (name_scan_line()), or NULL (no parts added). */
+static inline const char *def_line(struct cg_reader *r, const char *p, uint64_t *id,
+				   const char **name, size_t *len, struct name_sum *sum)
 {
 	if (p[0] != 'c' || p[1] != 'f' || p[2] != 'n' || p[3] != '=' || p[4] != '(' ||
 	    !(p = dec19(p + 5, id)) || *p++ != ')' ||
@@ -427,9 +427,12 @@ static inline const char *def_line(const struct cg_reader *r, const char *p, uin
 		return NULL;
 	while (*p == ' ' || *p == '\t')
 		p++;
-	const char *e = strchrnul(p, '\n');
-	if (*e != '\n' || e == p || e[-1] == '\r')
+	size_t part0 = r->def_parts.n;
+	const char *e = name_scan_line(p, r->lr.buf + r->lr.end, sum, &r->def_parts);
+	if (*e != '\n' || e == p || e[-1] == '\r') {
+		r->def_parts.n = part0;
 		return NULL;
+	}
 	*name = p;
 	*len = (size_t)(e - p);
 	return e;
@@ -446,8 +449,10 @@ int cg_costs_sink_call(struct cg_reader *r)
 	uint32_t cfn, cob = UINT32_MAX, cfi = UINT32_MAX;
 	const char *def_name = NULL;
 	size_t def_len = 0;
+	struct name_sum def_sum;
 	/* a function defined since the last record comes with the call's record, before
-	 * anything can name it (the callee, say: "jfn=(7) f" ... "cfn=(7)") */
+	 * anything can name it (the callee, say: "jfn=(7) f" ... "cfn=(7)"); with none, the
+	 * reader holds no parts either */
 	if (r->ndefs)
 		return 0;
 	if (p[1] == 'o') {   /* p[0] is a 'c' (next_line()) */
@@ -465,9 +470,11 @@ int cg_costs_sink_call(struct cg_reader *r)
 	}
 	if ((cfn = ref_line(r, &p, 'c', 'f', 'n', 'n', SP_FN)) == UINT32_MAX) {
 		/* the callee defined here: bound once the call has read as canonical */
-		const char *e = def_line(r, p, &def_id, &def_name, &def_len);
-		if (!e || !FITS(e))
+		const char *e = def_line(r, p, &def_id, &def_name, &def_len, &def_sum);
+		if (!e)
 			return 0;
+		if (!FITS(e))
+			goto not_canonical;
 		p = e + 1;
 	} else if (!FITS(p - 1)) {
 		return 0;
@@ -482,19 +489,22 @@ int cg_costs_sink_call(struct cg_reader *r)
 	if (p[0] != 'c' || p[1] != 'a' || p[2] != 'l' || p[3] != 'l' || p[4] != 's' ||
 	    p[5] != '=' || !(p = dec19(p + 6, &count)) || *p != ' ' ||
 	    !(p = line_end(simple_pos(r, p + 1, target))))
-		return 0;
+		goto not_canonical;
 	line = calls;
 	if (!FITS(p))
-		return 0;
+		goto not_canonical;
 	const char *cost = ++p, *eol = simple_cost_line(r, p, pos, costs);
 	line = cost;
 	if (!eol || !FITS(eol))
-		return 0;
+		goto not_canonical;
 #undef FITS
-	if (def_name)   /* bound as the general path binds it (callgrind_namerefs.c, T_CFN) */
+	if (def_name) {   /* bound as the general path binds it (callgrind_namerefs.c, T_CFN) */
 		cfn = cg_namerefs_new_fn(r, def_id, def_name, def_len,
 					 cob != UINT32_MAX ? cob : r->have_cob ? r->cob : r->ob,
-					 cfi != UINT32_MAX ? cfi : r->have_cfi ? r->cfi : r->file);
+					 cfi != UINT32_MAX ? cfi : r->have_cfi ? r->cfi : r->file,
+					 &def_sum, 0);
+		cg_reader_hand_out_parts(r, 0);
+	}
 	struct cg_call_line c = {
 		.defs = r->defs, .ndefs = (unsigned)r->ndefs, .callee = cfn, .count = count,
 		.target = target, .pos = pos, .prev = r->base, .costs = costs, .line_text = calls,
@@ -503,6 +513,7 @@ int cg_costs_sink_call(struct cg_reader *r)
 	};
 	r->call_sink(r->sink_ctx, r->fn, r->file, &c);
 	r->ndefs = 0;   /* handed out */
+	r->def_parts.n = 0;
 	/* the state the lines leave, as the general path leaves it (callgrind_namerefs.c,
 	 * cg_records_calls(); r->cob and r->cfi are read only while set, and the call unsets
 	 * them) */
@@ -514,6 +525,9 @@ int cg_costs_sink_call(struct cg_reader *r)
 	prefetch_fn_id(&r->names, eol + 1);
 	line_reader_skip(lr, (size_t)(eol + 1 - text), lines);
 	return 1;
+not_canonical:
+	r->def_parts.n = 0;   /* the definition's, if any: the general path reads it again */
+	return 0;
 }
 
 /* A jump inside the sink's function at P ("jump=COUNT TARGET" or "jcnd=F/E TARGET", no

@@ -16,10 +16,13 @@
  * it if the buffer changes before the record is handed out (a cfn= line's record ends
  * lines later). Most definitions are not copied: on the bench profile that was 219 MB. */
 static void add_def(struct cg_reader *r, uint32_t fn, const char *name, size_t len, uint32_t obj,
-		    uint32_t file, int compressed, uint64_t id)
+		    uint32_t file, int compressed, uint64_t id, size_t part0)
 {
 	XGROW(r->defs, r->defs_cap, r->ndefs + 1);
-	r->defs[r->ndefs++] = (struct cg_def){ fn, obj, file, name, len, compressed, id };
+	/* the parts' index until they are handed out (cg_reader_hand_out_parts()): the list
+	 * may move as it grows */
+	r->defs[r->ndefs++] = (struct cg_def){ fn, obj, file, name, len, compressed, id,
+					       (const size_t *)(uintptr_t)part0, r->def_parts.n - part0 };
 }
 
 void cg_reader_keep_def_names(void *ctx)
@@ -41,32 +44,37 @@ void cg_reader_keep_def_names(void *ctx)
  * uncompressed (COMPRESSED 0) or as "(ID) NAME" (KNOWN: the index ID has, or
  * UINT32_MAX): a new index for each new compressed definition; the known one for a
  * definition repeated with the same name, object and file; UINT32_MAX for one with
- * another (the caller refuses it). */
+ * another (the caller refuses it). SUM and the parts from PART0 on are the name's
+ * (name_scan.h); the parts stay only with a new definition. */
 static uint32_t fn_index(struct cg_reader *r, int compressed, uint64_t id, uint32_t known,
-			 const char *name, size_t n, uint32_t obj, uint32_t file)
+			 const char *name, size_t n, uint32_t obj, uint32_t file,
+			 const struct name_sum *sum, size_t part0)
 {
 	int added = 1;
-	uint32_t idx;
+	uint32_t idx, fp = name_scan_fp(sum, n, obj, file);
 	if (!compressed) {
-		idx = cg_names_intern_plain(&r->names, name, n, obj, file, &added);
+		idx = cg_names_intern_plain(&r->names, name, n, obj, file, fp, &added);
 	} else if (known != UINT32_MAX) {
 		/* Not looked up by name: two ids with one name stay two indices
 		 * (callgrind_names.h). Only the id's own definition is compared. */
 		struct cg_fn f = cg_names_get_fn(&r->names, known);
 		uint32_t len = n > CG_FN_LEN_MAX ? CG_FN_LEN_MAX : (uint32_t)n;
-		return f.len == len && f.fp == cg_names_fn_fp(name, n, obj, file) ? known : UINT32_MAX;
+		r->def_parts.n = part0;
+		return f.len == len && f.fp == fp ? known : UINT32_MAX;
 	} else {
-		idx = cg_names_add_fn(&r->names, cg_names_fn_fp(name, n, obj, file), n);
+		idx = cg_names_add_fn(&r->names, fp, n);
 	}
 	if (added)
-		add_def(r, idx, name, n, obj, file, compressed, id);
+		add_def(r, idx, name, n, obj, file, compressed, id, part0);
+	else
+		r->def_parts.n = part0;
 	return idx;
 }
 
 uint32_t cg_namerefs_new_fn(struct cg_reader *r, uint64_t id, const char *name, size_t n,
-			    uint32_t obj, uint32_t file)
+			    uint32_t obj, uint32_t file, const struct name_sum *sum, size_t part0)
 {
-	uint32_t idx = fn_index(r, 1, id, UINT32_MAX, name, n, obj, file);
+	uint32_t idx = fn_index(r, 1, id, UINT32_MAX, name, n, obj, file, sum, part0);
 	cg_names_id_put(&r->names, SP_FN, id, idx);
 	return idx;
 }
@@ -102,9 +110,12 @@ static int name_ref(struct cg_reader *r, enum cg_space sp, uint32_t obj, uint32_
 	}
 	size_t n = (size_t)(end - v);
 	uint32_t idx;
-	if (sp == SP_FN)
-		idx = fn_index(r, compressed, id, known, v, n, obj, file);
-	else
+	if (sp == SP_FN) {
+		struct name_sum sum;
+		size_t part0 = r->def_parts.n;
+		name_scan_len(v, n, &sum, &r->def_parts);
+		idx = fn_index(r, compressed, id, known, v, n, obj, file, &sum, part0);
+	} else
 		idx = cg_names_intern(&r->names, sp, v, n);
 	if (compressed && known != UINT32_MAX && known != idx) {
 		/* kcachegrind rebinds, callgrind_annotate overwrites: the two disagree, so refuse. */
@@ -125,6 +136,60 @@ static int name_ref(struct cg_reader *r, enum cg_space sp, uint32_t obj, uint32_
 	}
 	*out = idx;
 	return 0;
+}
+
+/* Function X is current from an fn= line on: REC is its record. */
+static void enter_fn(struct cg_reader *r, uint32_t x, struct cg_record *rec)
+{
+	r->sink = NULL;
+	r->line_sink = NULL;
+	r->range_sink = NULL;
+	r->call_sink = NULL;
+	r->call_left = 0;
+	r->fn = x;
+	r->file = r->fl;
+	r->have_fn = 1;
+	rec->kind = CG_FN;
+	rec->fn = x;
+}
+
+int cg_namerefs_fast_fn(struct cg_reader *r, struct cg_record *rec)
+{
+	struct line_reader *lr = &r->lr;
+	const char *line = lr->buf + lr->start, *limit = lr->buf + lr->end, *p = line + 4, *e;
+	uint64_t id;
+	/* byte by byte: the NUL after the buffer's bytes stops the comparisons */
+	if (line[0] != 'f' || line[1] != 'n' || line[2] != '=' || line[3] != '(' ||
+	    scan_dec(&p, limit, &id) < 0 || *p != ')')
+		return 0;
+	uint32_t x = cg_names_id_get(&r->names, SP_FN, id);
+	if (p[1] == '\n' && x != UINT32_MAX) {
+		e = p + 1;   /* "fn=(ID)", defined before */
+	} else if (p[1] == ' ' && p[2] != ' ' && p[2] != '\t' && x == UINT32_MAX &&
+		   r->names.nids[SP_FN] < (size_t)1 << 30) {
+		/* "fn=(ID) NAME", NAME not empty, not after more blanks, not ending in "\r" */
+		const char *name = p + 2;
+		struct name_sum sum;
+		size_t part0 = r->def_parts.n;
+		e = name_scan_line(name, limit, &sum, &r->def_parts);
+		if (*e != '\n' || e == name || e[-1] == '\r' || (size_t)(e - line) > lr->max_line) {
+			r->def_parts.n = part0;
+			return 0;
+		}
+		x = cg_namerefs_new_fn(r, id, name, (size_t)(e - name), r->ob, r->fl, &sum, part0);
+	} else {
+		return 0;
+	}
+	size_t len = (size_t)(e - line);
+	if (len > lr->max_line)
+		return 0;   /* (a definition was checked before it was made) */
+	line_reader_skip(lr, len + 1, 1);
+	r->cur = (struct cg_reader_line){ line, len, line + 3, e };
+	rec->line = lr->lineno;
+	rec->text = line;
+	rec->len = len;
+	enter_fn(r, x, rec);
+	return 1;
 }
 
 int cg_namerefs_line(struct cg_reader *r, enum cg_tag t, struct cg_record *rec)
@@ -151,16 +216,7 @@ int cg_namerefs_line(struct cg_reader *r, enum cg_tag t, struct cg_record *rec)
 	case T_FN:
 		if (name_ref(r, SP_FN, r->ob, r->fl, &x) < 0)
 			return -1;
-		r->sink = NULL;
-		r->line_sink = NULL;
-		r->range_sink = NULL;
-		r->call_sink = NULL;
-		r->call_left = 0;
-		r->fn = x;
-		r->file = r->fl;
-		r->have_fn = 1;
-		rec->kind = CG_FN;
-		rec->fn = x;
+		enter_fn(r, x, rec);
 		return 1;
 	case T_COB:
 		if (name_ref(r, SP_OBJ, 0, 0, &r->cob) < 0)

@@ -77,33 +77,6 @@ uint32_t cg_names_intern(struct cg_names *n, enum cg_space space, const char *s,
 	return strtab_intern(space == SP_OBJ ? &n->objs : &n->files, s, len, NULL);
 }
 
-static inline uint64_t rotl(uint64_t x, unsigned k)
-{
-	return x << k | x >> (64 - k);
-}
-
-uint32_t cg_names_fn_fp(const char *name, size_t len, uint32_t obj, uint32_t file)
-{
-	/* Two independent lanes, sixteen bytes a step, a rotate and an xor each: no
-	 * multiply on the chain, as strtab_hash() has per word. On the big profile's 219 MB
-	 * of names: 117 M instructions, where the reader's strtab_hash() calls took 277 M. */
-	uint64_t a = len, b = (uint64_t)obj << 32 | file;
-	size_t i = 0;
-	for (; i + 16 <= len; i += 16) {
-		uint64_t w0, w1;
-		memcpy(&w0, name + i, 8);
-		memcpy(&w1, name + i + 8, 8);
-		a = rotl(a, 23) ^ w0;
-		b = rotl(b, 29) ^ w1;
-	}
-	uint64_t t[2] = { 0, 0 };
-	memcpy(t, name + i, len - i);
-	a = rotl(a, 23) ^ t[0];
-	b = rotl(b, 29) ^ t[1];
-	uint64_t h = (a ^ b * 0x9e3779b97f4a7c15ULL) * 0xff51afd7ed558ccdULL;
-	return (uint32_t)(h >> 32);
-}
-
 uint32_t cg_names_add_fn(struct cg_names *n, uint32_t fp, size_t len)
 {
 	XGROW(n->fn_fp, n->fn_fp_cap, n->nfns + 1);
@@ -123,13 +96,13 @@ static uint64_t plain_key(const char *name, size_t len, uint32_t obj, uint32_t f
 }
 
 uint32_t cg_names_intern_plain(struct cg_names *n, const char *name, size_t len, uint32_t obj,
-			       uint32_t file, int *added)
+			       uint32_t file, uint32_t fp, int *added)
 {
 	uint64_t key = plain_key(name, len, obj, file);
 	uint32_t i = idmap_get(&n->plain, key);
 	*added = i == UINT32_MAX;
 	if (*added) {
-		i = cg_names_add_fn(n, cg_names_fn_fp(name, len, obj, file), len);
+		i = cg_names_add_fn(n, fp, len);
 		idmap_put(&n->plain, key, i);
 	}
 	return i;

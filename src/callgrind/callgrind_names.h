@@ -28,7 +28,7 @@
 enum cg_space { SP_OBJ, SP_FILE, SP_FN };
 
 struct cg_fn {
-	uint32_t fp;        /* fingerprint of (name, obj, file): cg_names_fn_fp() */
+	uint32_t fp;        /* fingerprint of (name, obj, file): name_scan_fp() */
 	uint32_t len;       /* of the name, capped at CG_FN_LEN_MAX */
 };
 enum { CG_FN_LEN_MAX = UINT16_MAX };
@@ -71,16 +71,13 @@ void cg_names_id_put(struct cg_names *n, enum cg_space sp, uint64_t id, uint32_t
 /* Interns an object or file name; returns its index. */
 uint32_t cg_names_intern(struct cg_names *n, enum cg_space space, const char *s, size_t len);
 
-/* The fingerprint of function (NAME, OBJ, FILE): every byte of the name enters it, in two
- * independent lanes of a rotate-xor (cheaper than a full hash's multiply per word), so
- * that a redefinition with another name is told apart but for a chance of 2^-32. */
-uint32_t cg_names_fn_fp(const char *name, size_t len, uint32_t obj, uint32_t file);
 /* A new function index for a compressed definition with fingerprint FP and name length
  * LEN. Returns the index. */
 uint32_t cg_names_add_fn(struct cg_names *n, uint32_t fp, size_t len);
-/* The index of the uncompressed function (NAME, OBJ, FILE), added if new (*ADDED tells). */
+/* The index of the uncompressed function (NAME, OBJ, FILE), added with fingerprint FP if
+ * new (*ADDED tells). */
 uint32_t cg_names_intern_plain(struct cg_names *n, const char *name, size_t len, uint32_t obj,
-			       uint32_t file, int *added);
+			       uint32_t file, uint32_t fp, int *added);
 static inline struct cg_fn cg_names_get_fn(const struct cg_names *n, uint32_t i)
 {
 	return (struct cg_fn){ n->fn_fp[i], n->fn_len[i] };

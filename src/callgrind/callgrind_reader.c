@@ -36,6 +36,7 @@ void cg_reader_free(struct cg_reader *r)
 	cg_names_free(&r->names);
 	free(r->defs);
 	free(r->def_names);
+	free(r->def_parts.at);
 	for (unsigned i = 0; i < r->nevents; i++)
 		free(r->event_names[i]);
 	free(r);
@@ -297,14 +298,24 @@ int cg_reader_next(struct cg_reader *r, struct cg_record *rec, struct diag *d)
 	r->ndefs = 0;
 	r->ndefs_kept = 0;
 	r->def_names_len = 0;
+	r->def_parts.n = 0;
 	/* Name lines (ob=, cfn=, ...) update the context and produce no record. */
 	while ((rc = next_line(r, rec)) == 2)
 		;
 	for (size_t i = 0; i < r->ndefs_kept; i++)
 		r->defs[i].name = r->def_names + (uintptr_t)r->defs[i].name;
+	cg_reader_hand_out_parts(r, 0);
 	rec->defs = r->defs;
 	rec->ndefs = (unsigned)r->ndefs;
 	return rc;
+}
+
+void cg_reader_hand_out_parts(struct cg_reader *r, size_t from)
+{
+	for (size_t i = from; i < r->ndefs; i++) {
+		struct cg_def *def = &r->defs[i];
+		def->parts = def->nparts ? r->def_parts.at + (uintptr_t)def->parts : NULL;
+	}
 }
 
 /* A perf map line: hex START, hex SIZE, a name (docs/formats.md section 4). */
@@ -394,6 +405,8 @@ static int next_line(struct cg_reader *r, struct cg_record *rec)
 			return 2;
 		r->call_left = 1;
 	}
+	if (first == 'f' && r->state == ST_BODY && cg_namerefs_fast_fn(r, rec))
+		return 1;
 	int rc = line_reader_next(&r->lr, &line, &len, r->d);
 	if (rc < 0)
 		return -1;

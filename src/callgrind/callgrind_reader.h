@@ -47,6 +47,9 @@ struct cg_def {
 	size_t len;
 	int compressed;             /* defined as "(id) name": ... */
 	uint64_t id;                /* ... with this id */
+	const size_t *parts;        /* the offset in NAME of each "'0x" in it (a caller part
+	                               that may be callgrind's name of an address), NPARTS */
+	size_t nparts;
 };
 
 struct cg_record {

@@ -26,8 +26,7 @@ void resolve_init(struct resolver *r, const struct stream *s, int keep_addresses
 
 void resolve_free(struct resolver *r)
 {
-	free(r->flags);
-	free(r->ref);
+	free(r->fns);
 	free(r->spans);
 	free(r->pseudo);
 	strtab_free(&r->suffixes);
@@ -254,10 +253,20 @@ static void reserve_fn(struct resolver *r, uint32_t fn)
 	if (fn < r->nfns)
 		return;
 	size_t n = (size_t)fn + 1;
-	XGROW(r->flags, r->flags_cap, n);
-	XGROW(r->ref, r->ref_cap, n);
-	memset(r->flags + r->nfns, 0, (n - r->nfns) * sizeof(*r->flags));
+	XGROW(r->fns, r->fns_cap, 5 * n);
+	memset(r->fns + 5 * r->nfns, 0, 5 * (n - r->nfns));
 	r->nfns = n;
+}
+
+/* Input function FN's entry: flags FLAGS, writer function or pseudo index REF. */
+static void set_fn(struct resolver *r, uint32_t fn, uint8_t flags, uint32_t ref)
+{
+	unsigned char *e = r->fns + 5 * (size_t)fn;
+	e[0] = (unsigned char)ref;
+	e[1] = (unsigned char)(ref >> 8);
+	e[2] = (unsigned char)(ref >> 16);
+	e[3] = (unsigned char)(ref >> 24);
+	e[4] = flags;
 }
 
 void resolve_define(struct resolver *r, const struct cg_def *def)
@@ -273,8 +282,7 @@ void resolve_define(struct resolver *r, const struct cg_def *def)
 	uint64_t addr;
 	size_t head;
 	if (!unknown_obj || !pseudo_name_parse(def->name, def->len, &addr, &head)) {
-		r->flags[fn] = flags;   /* RESOLVE_PLAIN */
-		r->ref[fn] = define_plain(r, def, &id);
+		set_fn(r, fn, flags, define_plain(r, def, &id));   /* RESOLVE_PLAIN */
 		return;
 	}
 	r->s->rep->pseudo_functions++;
@@ -282,17 +290,16 @@ void resolve_define(struct resolver *r, const struct cg_def *def)
 	struct resolve_pseudo *p = &r->pseudo[r->npseudo];
 	p->sym = -1;
 	p->suffix = strtab_intern(&r->suffixes, def->name + head, def->len - head, NULL);
-	r->ref[fn] = (uint32_t)r->npseudo++;
+	set_fn(r, fn, flags | RESOLVE_UNKNOWN << RESOLVE_KIND_SHIFT, (uint32_t)r->npseudo++);
 	const struct symtab_segment *seg = resolve_lookup(r, addr);
 	if (seg) {
 		const struct strtab_entry *e = strtab_get(&r->suffixes, p->suffix);
-		r->flags[fn] = flags | RESOLVE_JIT << RESOLVE_KIND_SHIFT;
+		r->fns[5 * (size_t)fn + 4] = flags | RESOLVE_JIT << RESOLVE_KIND_SHIFT;
 		p->sym = (int32_t)seg->sym;
 		p->out = jit_identity(r, seg->sym, e->str, e->len, &id);
 		r->s->rep->resolved++;
 		return;
 	}
-	r->flags[fn] = flags | RESOLVE_UNKNOWN << RESOLVE_KIND_SHIFT;
 	p->out = define_plain(r, def, &id);
 }
 
@@ -302,8 +309,8 @@ void resolve_note_block(struct resolver *r, uint32_t fn, uint64_t lo, uint64_t h
 {
 	if (!symtab_overlaps(r->s->st, lo, hi))
 		return;
-	r->spans_repeat |= (r->flags[fn] & RESOLVE_SPAN) != 0;
-	r->flags[fn] |= RESOLVE_SPAN;
+	r->spans_repeat |= (resolve_flags(r, fn) & RESOLVE_SPAN) != 0;
+	r->fns[5 * (size_t)fn + 4] |= RESOLVE_SPAN;
 	XGROW(r->spans, r->spans_cap, r->nspans + 1);
 	r->spans[r->nspans++] = (struct resolve_span){
 		lo, fn, hi - lo >= RESOLVE_WIDE ? RESOLVE_WIDE : (uint32_t)(hi - lo) };

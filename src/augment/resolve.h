@@ -80,9 +80,12 @@ enum { RESOLVE_HITS = 1024 };
 struct resolver {
 	const struct stream *s;
 	int keep_addresses;           /* --keep-addresses: symbol names carry their address */
-	uint8_t *flags;               /* per input function of the part: RESOLVE_* */
-	uint32_t *ref;                /* ... its writer function, or its index in pseudo */
-	size_t flags_cap, ref_cap;
+	/* Per input function of the part, 5 bytes: its writer function, or its index in
+	 * pseudo (4, little-endian), then its RESOLVE_* flags. In one record, not two arrays:
+	 * a call or block names a function defined long before, and each array was a cache
+	 * miss of its own (resolve_get()). */
+	unsigned char *fns;
+	size_t fns_cap;
 	size_t nfns;                  /* entries in use: the part's highest function + 1 */
 	struct resolve_pseudo *pseudo;   /* the part's pseudo-functions */
 	size_t npseudo, pseudo_cap;
@@ -126,12 +129,23 @@ void resolve_define(struct resolver *r, const struct cg_def *def);
 
 /* The resolution of input function FN, defined earlier in the part (the reader refuses
  * undefined ids). Its suffix lasts the part. */
+static inline uint8_t resolve_flags(const struct resolver *r, uint32_t fn)
+{
+	return r->fns[5 * (size_t)fn + 4];
+}
+
+static inline uint32_t resolve_ref(const struct resolver *r, uint32_t fn)
+{
+	const unsigned char *e = r->fns + 5 * (size_t)fn;
+	return (uint32_t)e[0] | (uint32_t)e[1] << 8 | (uint32_t)e[2] << 16 | (uint32_t)e[3] << 24;
+}
+
 static inline struct resolve_fn resolve_get(const struct resolver *r, uint32_t fn)
 {
-	uint8_t f = r->flags[fn];
+	uint8_t f = resolve_flags(r, fn);
 	struct resolve_fn x = {
 		.kind = resolve_kind_of(f), .lookup = (f & RESOLVE_LOOKUP) != 0,
-		.elf = (f & RESOLVE_ELF) != 0, .out = r->ref[fn], .sym = -1,
+		.elf = (f & RESOLVE_ELF) != 0, .out = resolve_ref(r, fn), .sym = -1,
 	};
 	if (x.kind != RESOLVE_PLAIN) {
 		const struct resolve_pseudo *p = &r->pseudo[x.out];
@@ -147,8 +161,8 @@ static inline struct resolve_fn resolve_get(const struct resolver *r, uint32_t f
 /* The writer function of input function FN. */
 static inline uint32_t resolve_out(const struct resolver *r, uint32_t fn)
 {
-	return resolve_kind_of(r->flags[fn]) == RESOLVE_PLAIN ? r->ref[fn]
-								      : r->pseudo[r->ref[fn]].out;
+	return resolve_kind_of(resolve_flags(r, fn)) == RESOLVE_PLAIN ? resolve_ref(r, fn)
+									: r->pseudo[resolve_ref(r, fn)].out;
 }
 
 /* A block of ELF function FN (a fn= line and the lines up to the next) had its own cost

@@ -281,40 +281,6 @@ static inline int add_sums(uint64_t *sums, const uint64_t *costs, unsigned n)
 	return 1;
 }
 
-/* If the line at P, or one of the next two, names a function by id ("fn=(ID)",
- * "cfn=(ID)"), starts loading the entry of ID in the reader's table: the sink's work on the
- * run before is time enough for it to arrive. The table is larger than the caches, and
- * the profile streaming through them evicts it. Only lines the buffer holds are read:
- * the NUL after it stops every scan. (After a call's record, the same made no difference:
- * the cost moved to reading the next lines early.) */
-static inline void prefetch_fn_id(const struct cg_names *n, const char *p)
-{
-	for (int k = 0; k < 3; k++) {
-		const char *q = p + (*p == 'c');
-		if (q[0] == 'f' && q[1] == 'n' && q[2] == '=' && q[3] == '(') {
-			uint64_t id = 0;
-			for (q += 4; (unsigned)(*q - '0') <= 9 && id < ((uint64_t)1 << 40); q++)
-				id = id * 10 + (unsigned)(*q - '0');
-			if (id < n->dense_n[SP_FN])
-				__builtin_prefetch(&n->dense[SP_FN][3 * id]);
-			return;
-		}
-		/* past an empty line, or a call's "cfi=(N)" or "cob=(N)" */
-		if (*p == '\n') {
-			p++;
-			continue;
-		}
-		if (p[0] != 'c' || !((p[1] == 'f' && p[2] == 'i') || (p[1] == 'o' && p[2] == 'b')) ||
-		    p[3] != '=' || p[4] != '(')
-			return;
-		for (q = p + 5; (unsigned)(*q - '0') <= 9; q++)
-			;
-		if (q[0] != ')' || q[1] != '\n')
-			return;
-		p = q + 2;
-	}
-}
-
 /* Offers the cost line LINE (LEN bytes; POS, COSTS read against the base) to the line
  * sink: 1 if it takes it, which consumes it (its costs added to the part's sums, the base
  * moved); 0 leaves everything as it was. */
@@ -355,7 +321,6 @@ static int sink_lines(struct cg_reader *r)
 	}
 	if (!lines)
 		return 0;
-	prefetch_fn_id(&r->names, p);
 	line_reader_skip(lr, (size_t)(p - text), lines);
 	return 1;
 }
@@ -522,7 +487,6 @@ int cg_costs_sink_call(struct cg_reader *r)
 	r->have_cob = r->have_cfi = 0;
 	memcpy(r->target, target, sizeof(target));
 	memcpy(r->base, pos, sizeof(pos));
-	prefetch_fn_id(&r->names, eol + 1);
 	line_reader_skip(lr, (size_t)(eol + 1 - text), lines);
 	return 1;
 not_canonical:
@@ -610,7 +574,6 @@ static inline __attribute__((always_inline)) int sink_run(struct cg_reader *r,
 	}
 	if (!lines)
 		return 0;
-	prefetch_fn_id(&r->names, p);
 	memcpy(r->prev, prev, sizeof(prev));
 	memcpy(r->base, base, sizeof(r->base));
 	r->body_cost_seen = 1;
@@ -749,7 +712,6 @@ static inline __attribute__((always_inline)) int sink_run_1ev(struct cg_reader *
 		b0 = v0, b1 = v1;
 		p = q + 1;
 	}
-	prefetch_fn_id(&r->names, p);
 	uint64_t sum = room - left;
 	r->sums[0] += sum;
 	last_pos[0] = b0, last_pos[1] = b1;
@@ -826,7 +788,6 @@ static int sink_range_run(struct cg_reader *r)
 	}
 	if (!lines)
 		return 0;
-	prefetch_fn_id(&r->names, p);
 	uint64_t sum = room - left;
 	r->sums[0] += sum;
 	last_pos[0] = b0, last_pos[1] = b1;

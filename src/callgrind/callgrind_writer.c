@@ -43,23 +43,25 @@ struct cgw {
 	struct cg_outbuf buf;
 
 	struct table objs, files;
-	/* Every identity, interned or not, has an object and a file: an index in CTXS, the
-	 * distinct (object, file) pairs of the part, which are few: 2 bytes an identity where
-	 * the pair took 8, or 4 once a part has more than 65,536 pairs (ctx_of()) */
-	uint16_t *fn_ctx16;
-	uint32_t *fn_ctx32;         /* instead, when CTX_WIDE */
+	/* Per identity, a record of FN_SIZE bytes: its word (below), then its pair of object
+	 * and file, an index in CTXS, the distinct pairs of the part, which are few: 2 bytes
+	 * where the pair took 8, or 4 once a part has more than 65,536 pairs (ctx_of()). One
+	 * record, not an array each: a call names an identity made long before, and each
+	 * array was a cache miss of its own. */
+	unsigned char *fns;
+	size_t fns_cap;
+	unsigned fn_size;           /* 6, or 8 when CTX_WIDE */
 	int ctx_wide;
 	struct cgw_fn *ctxs;
-	size_t nctxs, ctxs_cap, fn_ctx_cap;
+	size_t nctxs, ctxs_cap;
 	struct idmap ctx_of;        /* object << 32 | file -> index in ctxs */
 	uint64_t last_ctx_key;      /* the pair looked up last, and its index */
 	uint32_t last_ctx;
-	/* Per identity, its FN_* flags in the top byte and its output id below (the input's
-	 * where it gave one, struct cgw_id), if that fits 24 bits: callgrind's ids do (the
-	 * big node profile's reach 615,394); larger ones (another writer's, a hostile file's)
-	 * are in BIG_IDS, found through BIG_OF. 4 bytes, where id and flags took 5. */
-	uint32_t *fn_word;
-	size_t nfns, fn_word_cap;
+	/* An identity's word: its FN_* flags in the top byte and its output id below (the
+	 * input's where it gave one, struct cgw_id), if that fits 24 bits: callgrind's ids do
+	 * (the big node profile's reach 615,394); larger ones (another writer's, a hostile
+	 * file's) are in BIG_IDS, found through BIG_OF. 4 bytes, where id and flags took 5. */
+	size_t nfns;
 	uint64_t *big_ids;
 	size_t nbig, big_cap;
 	struct idmap big_of;        /* identity -> index in big_ids */
@@ -134,6 +136,7 @@ struct cgw *cgw_new(struct output *out)
 {
 	struct cgw *w = xcalloc(1, sizeof(*w));
 	cg_outbuf_init(&w->buf, out);
+	w->fn_size = 6;
 	table_init(&w->objs);
 	table_init(&w->files);
 	idmap_init(&w->pending_ids);
@@ -158,11 +161,9 @@ void cgw_free(struct cgw *w)
 	idmap_free(&w->pending_ids);
 	arena_free(&w->transient);
 	arena_free(&w->pending);
-	free(w->fn_ctx16);
-	free(w->fn_ctx32);
+	free(w->fns);
 	free(w->ctxs);
 	idmap_free(&w->ctx_of);
-	free(w->fn_word);
 	free(w->big_ids);
 	idmap_free(&w->big_of);
 	free(w->held);
@@ -187,12 +188,8 @@ void cgw_part_begin(struct cgw *w)
 	arena_reset(&w->pending);
 	w->nfns = 0;
 	w->nctxs = 0;
-	if (w->ctx_wide) {   /* the next part may have few pairs again */
-		free(w->fn_ctx32);
-		w->fn_ctx32 = NULL;
-		w->fn_ctx_cap = 0;
-		w->ctx_wide = 0;
-	}
+	w->ctx_wide = 0;   /* the next part may have few pairs again */
+	w->fn_size = 6;
 	idmap_clear(&w->ctx_of);
 	w->last_ctx = UINT32_MAX;
 	w->settled = 0;
@@ -264,39 +261,65 @@ static uint32_t ctx_index(struct cgw *w, uint32_t obj, uint32_t file)
 	return i;
 }
 
+static inline uint32_t fn_word(const struct cgw *w, uint32_t fn)
+{
+	uint32_t v;
+	memcpy(&v, w->fns + (size_t)fn * w->fn_size, 4);
+	return v;
+}
+
+static inline void set_word(struct cgw *w, uint32_t fn, uint32_t v)
+{
+	memcpy(w->fns + (size_t)fn * w->fn_size, &v, 4);
+}
+
 static inline uint32_t ctx_of(const struct cgw *w, uint32_t fn)
 {
-	return w->ctx_wide ? w->fn_ctx32[fn] : w->fn_ctx16[fn];
+	const unsigned char *e = w->fns + (size_t)fn * w->fn_size + 4;
+	if (w->ctx_wide) {
+		uint32_t v;
+		memcpy(&v, e, 4);
+		return v;
+	}
+	uint16_t v;
+	memcpy(&v, e, 2);
+	return v;
 }
 
 /* Identity FN has pair CTX. */
 static void set_ctx(struct cgw *w, uint32_t fn, uint32_t ctx)
 {
 	if (!w->ctx_wide && ctx > UINT16_MAX) {
-		uint32_t *wide = xmalloc((w->fn_ctx_cap ? w->fn_ctx_cap : 1) * sizeof(*wide));
-		for (size_t i = 0; i < fn; i++)
-			wide[i] = w->fn_ctx16[i];
-		free(w->fn_ctx16);
-		w->fn_ctx16 = NULL;
-		w->fn_ctx32 = wide;
+		/* the records of 8 bytes from here on, those before FN widened */
+		size_t cap = w->fns_cap / 6 * 8;
+		unsigned char *wide = xmalloc(cap ? cap : 8);
+		for (uint32_t i = 0; i < fn; i++) {
+			uint32_t c = ctx_of(w, i);
+			memcpy(wide + 8 * (size_t)i, w->fns + 6 * (size_t)i, 4);
+			memcpy(wide + 8 * (size_t)i + 4, &c, 4);
+		}
+		memcpy(wide + 8 * (size_t)fn, w->fns + 6 * (size_t)fn, 4);
+		free(w->fns);
+		w->fns = wide;
+		w->fns_cap = cap;
+		w->fn_size = 8;
 		w->ctx_wide = 1;
 	}
-	if (w->ctx_wide)
-		w->fn_ctx32[fn] = ctx;
-	else
-		w->fn_ctx16[fn] = (uint16_t)ctx;
+	unsigned char *e = w->fns + (size_t)fn * w->fn_size + 4;
+	if (w->ctx_wide) {
+		memcpy(e, &ctx, 4);
+	} else {
+		uint16_t v = (uint16_t)ctx;
+		memcpy(e, &v, 2);
+	}
 }
 
 static uint32_t add_fn(struct cgw *w, const char *name, size_t len, uint32_t obj, uint32_t file)
 {
-	if (w->ctx_wide)
-		XGROW(w->fn_ctx32, w->fn_ctx_cap, w->nfns + 1);
-	else
-		XGROW(w->fn_ctx16, w->fn_ctx_cap, w->nfns + 1);
-	XGROW(w->fn_word, w->fn_word_cap, w->nfns + 1);
+	XGROW(w->fns, w->fns_cap, (w->nfns + 1) * w->fn_size);
 	XGROW(w->recent, w->recent_cap, w->nfns - w->settled + 1);
+	set_word(w, (uint32_t)w->nfns, 0);
 	set_ctx(w, (uint32_t)w->nfns, ctx_index(w, obj, file));
-	w->fn_word[w->nfns] = 0;
 	w->recent[w->nfns - w->settled] = (struct cgw_name){ name, len };
 	return (uint32_t)w->nfns++;
 }
@@ -305,25 +328,25 @@ static uint32_t add_fn(struct cgw *w, const char *name, size_t len, uint32_t obj
 
 static inline unsigned fn_flags(const struct cgw *w, uint32_t fn)
 {
-	return w->fn_word[fn] >> FN_ID_BITS;
+	return fn_word(w, fn) >> FN_ID_BITS;
 }
 
 static inline void fn_flag(struct cgw *w, uint32_t fn, unsigned flag)
 {
-	w->fn_word[fn] |= (uint32_t)flag << FN_ID_BITS;
+	set_word(w, fn, fn_word(w, fn) | (uint32_t)flag << FN_ID_BITS);
 }
 
 static uint64_t out_id(const struct cgw *w, uint32_t fn)
 {
 	return fn_flags(w, fn) & FN_BIG ? w->big_ids[idmap_get(&w->big_of, fn)]
-					 : w->fn_word[fn] & FN_ID_MAX;
+					 : fn_word(w, fn) & FN_ID_MAX;
 }
 
 static void set_id(struct cgw *w, uint32_t fn, uint64_t id)
 {
 	fn_flag(w, fn, FN_NUMBERED);
 	if (id <= FN_ID_MAX) {
-		w->fn_word[fn] |= (uint32_t)id;
+		set_word(w, fn, fn_word(w, fn) | (uint32_t)id);
 		return;
 	}
 	fn_flag(w, fn, FN_BIG);

@@ -548,6 +548,11 @@ static inline __attribute__((always_inline)) int sink_run(struct cg_reader *r,
 		    (long_lines && (size_t)(eol - p) > lr->max_line) ||
 		    !add_sums(r->sums, costs, nev)) {
 			/* not first: the writer may re-encode a run's first line, a cost line */
+			if (*p == '\n' && lines) {   /* an empty line: copied with the run */
+				jump_lines++;
+				p++;
+				continue;
+			}
 			if (*p != 'j' || !lines || !jumps || !(eol = sink_jump(npos, base, p, pos)) ||
 			    (long_lines && (size_t)(eol - p) > lr->max_line))
 				break;
@@ -692,6 +697,11 @@ static inline __attribute__((always_inline)) int sink_run_1ev(struct cg_reader *
 	for (;;) {
 		if (!(q = short_line(p, last_word, npos, b0, &v0, &v1, &c, left)) &&
 		    !(q = sink_line_1ev(p, npos, b0, b1, &v0, &v1, &c, left))) {
+			if (*p == '\n') {   /* an empty line (callgrind ends each block with one) */
+				jump_lines++;
+				p++;
+				continue;
+			}
 			uint64_t base[CG_MAX_POS] = { b0, b1 }, pos[CG_MAX_POS];
 			if (*p != 'j' || !jumps || !(q = sink_jump(npos, base, p, pos)) ||
 			    (long_lines && (size_t)(q - p) > lr->max_line))

@@ -105,14 +105,15 @@ int cg_reader_next(struct cg_reader *r, struct cg_record *rec, struct diag *d);
 
 /* Consecutive cost lines of one function in one file, handed over without records, with
  * the jumps inside the function between them (jump=/jcnd= without jfi=/jfn=, and the
- * source line; never the first line): their text (each line canonical, as callgrind writes
+ * source line; never the first line) and the empty lines among and after them (callgrind
+ * ends each block with one; never the first line): their text (each line canonical, as callgrind writes
  * it) is copied as it is, except that the first line may need its positions re-encoded
  * when the consumer's base differs. */
 struct cg_cost_run {
 	const char *text;           /* LINES lines joined by "\n", without the last one's */
 	size_t len;
 	size_t first_len;           /* bytes of the first line */
-	uint64_t lines;             /* of text: cost lines, and two per jump */
+	uint64_t lines;             /* of text: cost lines, two per jump, empty lines */
 	const uint64_t *prev;       /* the position base before the first line */
 	const uint64_t *first_pos;  /* the first line's absolute positions and self costs */
 	const uint64_t *first_costs;

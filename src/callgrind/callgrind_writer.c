@@ -726,7 +726,7 @@ void cgw_cost_run(struct cgw *w, uint32_t fn, uint32_t file, const struct cg_cos
 		from = run->lines > 1 ? run->first_len + 1 : run->len;
 	}
 	size_t n = run->len - from;
-	if (n || same) {
+	if (same || run->lines > 1) {   /* (the second line may be empty: N 0) */
 		char *o = cg_outbuf_reserve(&w->buf, n + 1);
 		memcpy(o, run->text + from, n);
 		o[n] = '\n';

@@ -151,11 +151,40 @@ static void test_callgrind_copy__sink_runs_keep_jumps(void **state)
 	close_text(&f);
 }
 
+/* The empty lines after a block's cost lines (callgrind writes one after each) and among
+ * them stay in its run, as text; one right after fn= is a record of its own. */
+static void test_callgrind_copy__sink_runs_keep_empty_lines(void **state)
+{
+	(void)state;
+	struct fixture f;
+	open_text(&f, HDR "positions: instr line\nevents: Ir\nsummary: 4\n"
+		      "ob=(1) /bin/x\nfl=(1) x.c\nfn=(1) main\n"
+		      "0x400 5 1\n\n+1 * 1\n\nfn=(2) g\n\n0x500 1 1\n\n\nfn=(1)\n0x400 5 1\n"
+		      "totals: 4\n");
+	struct jump_sink g = { .len = 0 };
+	struct cg_record rec;
+	int rc, comments = 0;
+	while ((rc = cg_reader_next(f.r, &rec, &f.d)) == 1) {
+		if (rec.kind == CG_FN)
+			cg_reader_sink_costs(f.r, rec.fn, jump_sink, &g);
+		comments += rec.kind == CG_COMMENT;
+		assert_true(rec.kind != CG_COST);
+	}
+	assert_int_equal(rc, 0);
+	assert_int_equal(comments, 1);
+	g.text[g.len] = '\0';
+	assert_string_equal(g.text, "0x400 5 1\n\n+1 * 1\n|0x500 1 1\n\n|0x400 5 1|");
+	assert_int_equal(g.lines, 4 + 3 + 1);
+	assert_int_equal(g.ir, 4);
+	close_text(&f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_callgrind_copy__canonical_lines_kept),
 		cmocka_unit_test(test_callgrind_copy__sink_runs_keep_jumps),
+		cmocka_unit_test(test_callgrind_copy__sink_runs_keep_empty_lines),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

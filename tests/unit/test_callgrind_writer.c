@@ -213,6 +213,33 @@ static void test_callgrind_writer__run_at_line(void **state)
 	}
 }
 
+/* A run of a cost line and an empty line (callgrind's line after a block), copied after
+ * another function's line: its first line re-encoded, the empty line kept. */
+static void body_run_empty_line(struct cgw *w)
+{
+	uint32_t o = cgw_obj(w, "x", 1), f = cgw_file(w, "x.c", 3);
+	uint32_t g = cgw_fn(w, "g", 1, o, f, &fresh), h = cgw_fn(w, "h", 1, o, f, &fresh);
+	uint64_t at[2] = { 0x10, 1 }, c[2] = { 1, 0 };
+	cost(w, g, f, at, c);
+	uint64_t prev[2] = { 0x90, 4 }, pos[2] = { 0x91, 4 }, sum = 2;
+	struct cg_cost_run run = {
+		.text = "+1 * 2\n", .len = 7, .first_len = 6, .lines = 2, .prev = prev,
+		.first_pos = pos, .first_costs = &sum, .last_pos = pos, .sums = &sum,
+		.lo = pos[0], .hi = pos[0],
+	};
+	cgw_cost_run(w, h, f, &run);
+	cost(w, g, f, at, c);
+}
+
+static void test_callgrind_writer__run_keeps_empty_line(void **state)
+{
+	(void)state;
+	char *s = run_writer_events(body_run_empty_line, 1);
+	if (!strstr(s, "fn=(2) h\n0x91 4 2\n\nfn=(1)\n0x10 1 1\n"))
+		fail_msg("%s", s);
+	free(s);
+}
+
 static void body_jump(struct cgw *w)
 {
 	uint32_t o = cgw_obj(w, "j", 1), o2 = cgw_obj(w, "k", 1), f = cgw_file(w, "???", 3);
@@ -535,6 +562,7 @@ int main(void)
 		cmocka_unit_test(test_callgrind_writer__ids_and_contexts),
 		cmocka_unit_test(test_callgrind_writer__no_blank_names),
 		cmocka_unit_test(test_callgrind_writer__raw_copy_needs_same_base),
+		cmocka_unit_test(test_callgrind_writer__run_keeps_empty_line),
 		cmocka_unit_test(test_callgrind_writer__jumps),
 		cmocka_unit_test(test_callgrind_writer__names_kept_until_written),
 		cmocka_unit_test(test_callgrind_writer__parts_forget_names),

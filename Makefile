@@ -18,7 +18,13 @@ DEPFLAGS  := -MMD -MP
 # CPPFLAGS and LDFLAGS are the user's (scripts/make-deb passes dpkg-buildflags' hardening).
 # Unwind tables: the read-ahead thread is cancelled inside a read (core/readahead.c), and
 # glibc unwinds its frames then; the default on amd64 and arm64, not on every target.
-ALL_CFLAGS = -std=c11 -D_DEFAULT_SOURCE -Isrc -fasynchronous-unwind-tables $(WARN) $(DEVFLAGS) $(CPPFLAGS) $(CFLAGS) $(SANFLAGS) $(shell pkg-config --cflags $(PKGS))
+# GCC's SLP vectorizer (on at -O2 since GCC 12) joins two 8-byte fields next to each other
+# into one 16-byte load; where they were just stored one by one (a record built by the
+# reader and read by augment, one call apart) the load waits for both stores (a store
+# forwarding stall: half the perf samples of rewrite.c's call_line() on the bench
+# profile). Off where the compiler takes the option; a CFLAGS -ftree-slp-vectorize wins.
+NOSLP     := $(shell $(CC) -fno-tree-slp-vectorize -Werror -E -x c /dev/null >/dev/null 2>&1 && echo -fno-tree-slp-vectorize)
+ALL_CFLAGS = -std=c11 -D_DEFAULT_SOURCE -Isrc -fasynchronous-unwind-tables $(WARN) $(DEVFLAGS) $(NOSLP) $(CPPFLAGS) $(CFLAGS) $(SANFLAGS) $(shell pkg-config --cflags $(PKGS))
 LDLIBS_LIB = $(shell pkg-config --libs $(PKGS)) -pthread   # the flusher and read-ahead threads
 B         ?= build
 

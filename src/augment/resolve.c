@@ -54,7 +54,7 @@ void resolve_begin_part(struct resolver *r)
 const struct symtab_segment *resolve_lookup(struct resolver *r, uint64_t addr)
 {
 	uint64_t h = addr * 0x9e3779b97f4a7c15ULL;
-	struct resolve_hit *e = &r->hits[h >> 54];   /* the top 10 bits: RESOLVE_HITS */
+	struct resolve_hit *e = &r->hits[h >> (64 - RESOLVE_HITS_BITS)];
 	if (!e->used || e->addr != addr)
 		*e = (struct resolve_hit){ addr, symtab_lookup(r->s->st, addr), 1 };
 	return e->seg;

@@ -75,7 +75,7 @@ struct resolve_where {
 
 /* Symbol lookups remembered: a profile looks up the same caller addresses and lines again
  * and again (on the big node profile, 383,037 of 646,576 lookups hit). */
-enum { RESOLVE_HITS = 1024 };
+enum { RESOLVE_HITS_BITS = 13, RESOLVE_HITS = 1 << RESOLVE_HITS_BITS };
 
 struct resolver {
 	const struct stream *s;

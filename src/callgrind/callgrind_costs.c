@@ -725,8 +725,11 @@ static inline __attribute__((always_inline)) int sink_run_1ev(struct cg_reader *
 	uint64_t sum = room - left;
 	r->sums[0] += sum;
 	last_pos[0] = b0, last_pos[1] = b1;
-	memcpy(r->prev, prev, npos * sizeof(*prev));
-	memcpy(r->base, last_pos, npos * sizeof(*last_pos));
+	/* from the registers, not the arrays: a 16-byte copy of two 8-byte stores waited for
+	 * them (a store forwarding stall, 9% of this function's perf samples) */
+	r->prev[0] = prev[0], r->base[0] = b0;
+	if (npos > 1)
+		r->prev[1] = prev[1], r->base[1] = b1;
 	r->body_cost_seen = 1;
 	line_reader_skip(lr, (size_t)(p - text), lines + jump_lines);
 	struct cg_cost_run run = {
@@ -801,8 +804,8 @@ static int sink_range_run(struct cg_reader *r)
 	uint64_t sum = room - left;
 	r->sums[0] += sum;
 	last_pos[0] = b0, last_pos[1] = b1;
-	memcpy(r->prev, prev, 2 * sizeof(*prev));
-	memcpy(r->base, last_pos, 2 * sizeof(*last_pos));
+	r->prev[0] = prev[0], r->prev[1] = prev[1];   /* (as sink_run_1ev(): no 16-byte copy) */
+	r->base[0] = b0, r->base[1] = b1;
 	r->body_cost_seen = 1;
 	line_reader_skip(lr, (size_t)(p - text), lines);
 	struct cg_cost_run run = {

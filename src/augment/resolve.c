@@ -55,8 +55,8 @@ const struct symtab_segment *resolve_lookup(struct resolver *r, uint64_t addr)
 {
 	uint64_t h = addr * 0x9e3779b97f4a7c15ULL;
 	struct resolve_hit *e = &r->hits[h >> (64 - RESOLVE_HITS_BITS)];
-	if (!e->used || e->addr != addr)
-		*e = (struct resolve_hit){ addr, symtab_lookup(r->s->st, addr), 1 };
+	if (e->key != addr + 1)   /* (the address 2^64 - 1 is never kept) */
+		*e = (struct resolve_hit){ addr + 1, symtab_lookup(r->s->st, addr) };
 	return e->seg;
 }
 

@@ -75,7 +75,7 @@ struct resolve_where {
 
 /* Symbol lookups remembered: a profile looks up the same caller addresses and lines again
  * and again (on the big node profile, 383,037 of 646,576 lookups hit). */
-enum { RESOLVE_HITS_BITS = 13, RESOLVE_HITS = 1 << RESOLVE_HITS_BITS };
+enum { RESOLVE_HITS_BITS = 11, RESOLVE_HITS = 1 << RESOLVE_HITS_BITS };
 
 struct resolver {
 	const struct stream *s;
@@ -108,10 +108,9 @@ struct resolver {
 	uint32_t last_row_out;
 	int64_t place_sym;            /* cache: the last symbol resolve_place() read (-1: none) */
 	const struct symbol *place_y;
-	struct resolve_hit {          /* cache of symtab_lookup(): address -> segment or NULL */
-		uint64_t addr;
+	struct resolve_hit {          /* cache of symtab_lookup(): address + 1 (0: empty) -> */
+		uint64_t key;         /* segment or NULL; 16 bytes an entry */
 		const struct symtab_segment *seg;
-		int used;
 	} hits[RESOLVE_HITS];
 };
 

@@ -383,7 +383,8 @@ static inline uint32_t ref_line(const struct cg_reader *r, const char **pp, char
  * of the rest): the line's "\n" with the id and name set, SUM and the reader's parts
  * the name's (name_scan_line()), or NULL (no parts added). */
 static inline const char *def_line(struct cg_reader *r, const char *p, uint64_t *id,
-				   const char **name, size_t *len, struct name_sum *sum)
+				   const char **name, size_t *len, struct name_sum *sum,
+				   size_t *part0)
 {
 	if (p[0] != 'c' || p[1] != 'f' || p[2] != 'n' || p[3] != '=' || p[4] != '(' ||
 	    !(p = dec19(p + 5, id)) || *p++ != ')' ||
@@ -392,10 +393,10 @@ static inline const char *def_line(struct cg_reader *r, const char *p, uint64_t 
 		return NULL;
 	while (*p == ' ' || *p == '\t')
 		p++;
-	size_t part0 = r->def_parts.n;
+	*part0 = r->def_parts.n;
 	const char *e = name_scan_line(p, r->lr.buf + r->lr.end, sum, &r->def_parts);
 	if (*e != '\n' || e == p || e[-1] == '\r') {
-		r->def_parts.n = part0;
+		r->def_parts.n = *part0;
 		return NULL;
 	}
 	*name = p;
@@ -413,7 +414,7 @@ int cg_costs_sink_call(struct cg_reader *r)
 	uint64_t lines = 3, def_id = 0;
 	uint32_t cfn, cob = UINT32_MAX, cfi = UINT32_MAX;
 	const char *def_name = NULL;
-	size_t def_len = 0;
+	size_t def_len = 0, part0 = r->def_parts.n;
 	struct name_sum def_sum;
 	/* a function defined since the last record comes with the call's record, before
 	 * anything can name it (the callee, say: "jfn=(7) f" ... "cfn=(7)"); with none, the
@@ -435,7 +436,7 @@ int cg_costs_sink_call(struct cg_reader *r)
 	}
 	if ((cfn = ref_line(r, &p, 'c', 'f', 'n', 'n', SP_FN)) == UINT32_MAX) {
 		/* the callee defined here: bound once the call has read as canonical */
-		const char *e = def_line(r, p, &def_id, &def_name, &def_len, &def_sum);
+		const char *e = def_line(r, p, &def_id, &def_name, &def_len, &def_sum, &part0);
 		if (!e)
 			return 0;
 		if (!FITS(e))
@@ -467,7 +468,7 @@ int cg_costs_sink_call(struct cg_reader *r)
 		cfn = cg_namerefs_new_fn(r, def_id, def_name, def_len,
 					 cob != UINT32_MAX ? cob : r->have_cob ? r->cob : r->ob,
 					 cfi != UINT32_MAX ? cfi : r->have_cfi ? r->cfi : r->file,
-					 &def_sum, 0);
+					 &def_sum, part0);
 		cg_reader_hand_out_parts(r, 0);
 	}
 	struct cg_call_line c = {
@@ -477,7 +478,7 @@ int cg_costs_sink_call(struct cg_reader *r)
 		.text = cost, .len = (size_t)(eol - cost),
 	};
 	r->call_sink(r->sink_ctx, r->fn, r->file, &c);
-	r->ndefs = 0;   /* handed out */
+	r->ndefs = 0;   /* handed out, with their parts */
 	r->def_parts.n = 0;
 	/* the state the lines leave, as the general path leaves it (callgrind_namerefs.c,
 	 * cg_records_calls(); r->cob and r->cfi are read only while set, and the call unsets
@@ -490,7 +491,7 @@ int cg_costs_sink_call(struct cg_reader *r)
 	line_reader_skip(lr, (size_t)(eol + 1 - text), lines);
 	return 1;
 not_canonical:
-	r->def_parts.n = 0;   /* the definition's, if any: the general path reads it again */
+	r->def_parts.n = part0;   /* the definition's, if any: the general path reads it again */
 	return 0;
 }
 

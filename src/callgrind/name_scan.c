@@ -1,5 +1,5 @@
-/* name_scan.c - a name's end, fingerprint and "'0x" parts in one pass (name_scan.h): 32
- * bytes at a time with AVX2 where the processor has it, else 16 with SSE2 (every x86-64),
+/* name_scan.c - a name's end, fingerprint and "'0x" parts in one pass (name_scan.h): 64
+ * bytes a round with AVX2 where the processor has it, else 32 with SSE2 (every x86-64),
  * else a byte at a time; the three give the same results. */
 #include <string.h>
 

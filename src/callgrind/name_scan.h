@@ -17,14 +17,16 @@ struct name_parts {
 };
 
 /* What the fingerprint keeps of a name's bytes: four lanes, one per 8 bytes of each block
- * of 32, each a rotate and an xor per block (no multiply on the chain). */
+ * of 32, each a rotate and an xor per block (no multiply on the chain). Linear: two
+ * names can be built to collide (as with the fingerprint before this one), which an
+ * input written by a profiler does not do by chance. */
 struct name_sum {
 	uint64_t lane[4];
 };
 
 /* Scans the name at P up to its end, the first "\n" or NUL, and returns that end. The line
- * reader's buffer ends in a NUL, at LIMIT at the latest; the two bytes before P (the
- * line's "=" or ") ") and every byte up to LIMIT are readable, none after it is read.
+ * reader's buffer ends in a NUL, at LIMIT at the latest; the byte before P (the
+ * line's "=" or " ") and every byte up to LIMIT are readable, none after it is read.
  * SUM gets the name's lanes; PARTS the offset of the "'" of each "'0x" in it, in order. */
 const char *name_scan_line(const char *p, const char *limit, struct name_sum *sum,
 			   struct name_parts *parts);
@@ -34,11 +36,11 @@ const char *name_scan_line(const char *p, const char *limit, struct name_sum *su
 void name_scan_len(const char *p, size_t n, struct name_sum *sum, struct name_parts *parts);
 
 /* The fingerprint of the name of LEN bytes whose lanes are SUM, in object OBJ and file
- * FILE: names that differ get different ones but for a chance of 2^-32. */
+ * FILE: names that differ by chance get different ones but for a chance of 2^-32. */
 uint32_t name_scan_fp(const struct name_sum *sum, size_t len, uint32_t obj, uint32_t file);
 
-/* For the tests: name_scan_line() done the way IMPL says (0: byte by byte, 1: 16 bytes at
- * a time, 2: 32); NULL if this host cannot. */
+/* For the tests: name_scan_line() done the way IMPL says (0: byte by byte, 1: SSE2, 32
+ * bytes a round, 2: AVX2, 64); NULL if this host cannot. */
 const char *name_scan_line_impl(int impl, const char *p, const char *limit, struct name_sum *sum,
 				struct name_parts *parts);
 

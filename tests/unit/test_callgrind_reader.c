@@ -384,6 +384,58 @@ static void test_callgrind_reader__redefinition_refused(void **state)
 	expect_cases(cases, sizeof(cases) / sizeof(cases[0]));
 }
 
+/* The fn= lines that cg_namerefs_fast_fn() takes from the buffer and the ones it leaves to
+ * the general path read alike: the same name (blanks after the id skipped, a CR before
+ * the newline dropped, a blank at the end kept), the same line number, the same parts. */
+static void test_callgrind_reader__fn_line_forms(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *line, *name;
+		size_t nparts;
+	} forms[] = {
+		{ "fn=(3) f", "f", 0 },
+		{ "fn=(3)  f", "f", 0 },
+		{ "fn=(3)\tf", "f", 0 },
+		{ "fn=(3) f\r", "f", 0 },
+		{ "fn=(3) f ", "f ", 0 },
+		{ "fn=(003) f", "f", 0 },
+		{ "fn=(3) f'0x0000000004a8e0c0'g'0x00001000", "f'0x0000000004a8e0c0'g'0x00001000", 2 },
+		{ "fn=(3)f", "f", 0 },
+		{ "fn=f'0x1", "f'0x1", 1 },
+	};
+	for (size_t i = 0; i < sizeof(forms) / sizeof(forms[0]); i++) {
+		char text[512];
+		snprintf(text, sizeof(text), HDR "events: Ir\nob=(1) x\nfl=(1) x\n%s\n1 1\n"
+			 "fn=(9) h\n1 1\ntotals: 2\n", forms[i].line);
+		struct fixture f;
+		open_text(&f, text);
+		struct cg_record rec;
+		next_of(&f, CG_FN, &rec);
+		assert_int_equal(rec.line, 10);
+		assert_int_equal(rec.ndefs, 1);
+		assert_int_equal(rec.defs[0].nparts, forms[i].nparts);
+		for (size_t k = 0; k < rec.defs[0].nparts; k++)
+			assert_memory_equal(rec.defs[0].name + rec.defs[0].parts[k], "'0x", 3);
+		if (strcmp(fn_name(&f, rec.fn), forms[i].name))
+			fail_msg("%s: read as '%s'", forms[i].line, fn_name(&f, rec.fn));
+		next_of(&f, CG_FN, &rec);
+		assert_int_equal(rec.line, 12);
+		assert_string_equal(fn_name(&f, rec.fn), "h");
+		assert_int_equal(drain(&f), 0);
+		close_text(&f);
+	}
+	/* and what the general path refuses, refused alike */
+	static const struct bad_case bad[] = {
+		{ HDR "events: Ir\nob=(1) x\nfl=(1) x\nfn=(123456789012345678901) f\n1 1\ntotals: 1\n",
+		  ":10: expected '(id)' with a decimal id" },
+		{ HDR "events: Ir\nob=(1) x\nfl=(1) x\nfn=(4)\n1 1\ntotals: 1\n",
+		  ":10: function id (4) is used before it is defined" },
+		{ HDR "fn=(1) x\nevents: Ir\n", ":7: body line outside a part's body" },
+	};
+	expect_cases(bad, sizeof(bad) / sizeof(bad[0]));
+}
+
 /* Names longer than the 65,535 bytes a length is kept in: the same again is fine, one a
  * byte longer (both lengths capped alike) is refused by the fingerprint. */
 static void test_callgrind_reader__long_name_redefinition(void **state)
@@ -1803,6 +1855,7 @@ int main(void)
 		cmocka_unit_test(test_callgrind_reader__uncompressed_and_fi),
 		cmocka_unit_test(test_callgrind_reader__one_name_two_ids),
 		cmocka_unit_test(test_callgrind_reader__redefinition_refused),
+		cmocka_unit_test(test_callgrind_reader__fn_line_forms),
 		cmocka_unit_test(test_callgrind_reader__long_name_redefinition),
 		cmocka_unit_test(test_callgrind_reader__id_tables),
 		cmocka_unit_test(test_callgrind_reader__parts_reset_ids),

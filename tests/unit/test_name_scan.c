@@ -108,6 +108,19 @@ static void test_name_scan__random(void **state)
 		check_all(buf, limit);
 		free(buf);
 	}
+	/* long names (the 64-byte loop's rounds of 16 pairs, parts past 1 KB): few ends */
+	static const char long_alphabet[] = "''00xxxab:/ \t0000xxxx";
+	char *big = malloc(4000);
+	assert_non_null(big);
+	for (int round = 0; round < 300; round++) {
+		size_t n = 1000 + (size_t)rand() % 3000;
+		for (size_t i = 0; i < n; i++)
+			big[i] = long_alphabet[rand() % (int)(sizeof(long_alphabet) - 1)];
+		char *limit, *buf = line_buffer(big, n, "\nfn=(1)\n", round % 2 ? 8 : 0, &limit);
+		assert_int_equal(check_all(buf, limit), n);
+		free(buf);
+	}
+	free(big);
 	/* an "x" or "0x" at the name's start after "'0" or "'": no part */
 	static const char *const starts[][2] = { { "'0", "x'0xa" }, { "x'", "0x'0x" } };
 	for (size_t i = 0; i < 2; i++) {

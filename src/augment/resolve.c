@@ -71,15 +71,19 @@ static inline void name_put(struct resolver *r, const char *s, size_t n)
 }
 
 /* The name a symbol's code gets in the output. */
-static void put_symbol_name(struct resolver *r, uint32_t sym)
+static void put_symbol(struct resolver *r, const struct symbol *s)
 {
-	const struct symbol *s = symtab_symbol(r->s->st, sym);
 	name_put(r, s->name, s->name_len);
 	if (r->keep_addresses) {
 		char a[40];
 		int n = snprintf(a, sizeof(a), " [0x%llx]", (unsigned long long)s->start);
 		name_put(r, a, (size_t)n);
 	}
+}
+
+static void put_symbol_name(struct resolver *r, uint32_t sym)
+{
+	put_symbol(r, symtab_symbol(r->s->st, sym));
 }
 
 /* The symbol of the first caller part of SUFFIX ("'2'caller'...") from *P on that is a JIT
@@ -135,21 +139,51 @@ static int put_suffix(struct resolver *r, const char *suffix, size_t len)
 /* Appends the name of DEF with every caller part that is a JIT address renamed, if one is
  * (the reader found where each part that may be one begins: the "'" of each "'0x"):
  * returns the number renamed; with 0 nothing was appended. */
+/* The symbol whose code the part "'0xADDR..." at S (before END) names, or NULL, with
+ * *HEAD the length of "0xADDR". A part of 16 digits is looked up by its text first: the
+ * same JIT callers come back in name after name, and their digits, the segment and the
+ * symbol were each a load that missed the cache. */
+static const struct symbol *part_symbol(struct resolver *r, const char *s, const char *end,
+					size_t *head)
+{
+	const char *d = s + 3;   /* the first digit */
+	uint64_t k0 = 0, k1 = 0;
+	struct resolve_part_hit *e = NULL;
+	/* the 16-digit form as pseudo_name_parse() tells it: no "'" after 8 digits, one (or
+	 * the end) after 16; its digits are never all zero bytes, the empty entry's key */
+	if (end - d >= 16 && d[8] != '\'' && (end - d == 16 || d[16] == '\'')) {
+		memcpy(&k0, d, 8);
+		memcpy(&k1, d + 8, 8);
+		uint64_t h = (k0 ^ (k1 * 0x9e3779b97f4a7c15ULL)) * 0xff51afd7ed558ccdULL;
+		e = &r->part_hits[h >> (64 - RESOLVE_PART_HITS_BITS)];
+		if (e->k0 == k0 && e->k1 == k1) {
+			*head = 18;
+			return e->y;
+		}
+	}
+	uint64_t addr;
+	const struct symtab_segment *seg = NULL;
+	if (pseudo_name_parse(s + 1, (size_t)(end - s - 1), &addr, head))
+		seg = resolve_lookup(r, addr);
+	const struct symbol *y = seg ? symtab_symbol(r->s->st, seg->sym) : NULL;
+	if (e)
+		*e = (struct resolve_part_hit){ k0, k1, y };
+	return y;
+}
+
 static int put_parts(struct resolver *r, const struct cg_def *def)
 {
 	int renamed = 0;
 	const char *name = def->name, *end = name + def->len, *kept = name;
 	for (size_t i = 0; i < def->nparts; i++) {
 		const char *s = name + def->parts[i];
-		uint64_t addr;
 		size_t head;
-		const struct symtab_segment *seg;
+		const struct symbol *y;
 		/* the part is an address when it is one to its end (next_jit_part()) */
-		if (s < kept || !pseudo_name_parse(s + 1, (size_t)(end - s - 1), &addr, &head) ||
-		    !(seg = resolve_lookup(r, addr)))
+		if (s < kept || !(y = part_symbol(r, s, end, &head)))
 			continue;
 		name_put(r, kept, (size_t)(s + 1 - kept));
-		put_symbol_name(r, seg->sym);
+		put_symbol(r, y);
 		kept = s + 1 + head;
 		renamed++;
 	}

@@ -15,6 +15,7 @@
 #include "core/strtab.h"
 
 struct stream;
+struct symbol;
 
 enum resolve_kind {
 	RESOLVE_PLAIN,      /* not JIT code: identity kept (caller parts may be renamed) */
@@ -76,6 +77,8 @@ struct resolve_where {
 /* Symbol lookups remembered: a profile looks up the same caller addresses and lines again
  * and again (on the big node profile, 383,037 of 646,576 lookups hit). */
 enum { RESOLVE_HITS_BITS = 11, RESOLVE_HITS = 1 << RESOLVE_HITS_BITS };
+/* The 16-digit caller parts of names remembered by their text (resolve.c, part_symbol()). */
+enum { RESOLVE_PART_HITS_BITS = 10, RESOLVE_PART_HITS = 1 << RESOLVE_PART_HITS_BITS };
 
 struct resolver {
 	const struct stream *s;
@@ -112,6 +115,10 @@ struct resolver {
 		uint64_t key;         /* segment or NULL; 16 bytes an entry */
 		const struct symtab_segment *seg;
 	} hits[RESOLVE_HITS];
+	struct resolve_part_hit {     /* the 16 digits of a caller part (0, 0: empty) -> */
+		uint64_t k0, k1;      /* its symbol, or NULL; 24 bytes an entry */
+		const struct symbol *y;
+	} part_hits[RESOLVE_PART_HITS];
 };
 
 /* R empty, reading S (not owned, outlives R). KEEP_ADDRESSES: --keep-addresses. */

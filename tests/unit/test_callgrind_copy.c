@@ -121,6 +121,23 @@ static void jump_sink(void *ctx, uint32_t fn, uint32_t file, const struct cg_cos
 	g->last_line = run->last_pos[1];
 }
 
+/* Reads F to its clean end with every function's cost lines sunk into G: returns how
+ * many records of kind KIND came (none a cost line). */
+static int read_sunk(struct fixture *f, struct jump_sink *g, enum cg_kind kind)
+{
+	struct cg_record rec;
+	int rc, n = 0;
+	while ((rc = cg_reader_next(f->r, &rec, &f->d)) == 1) {
+		if (rec.kind == CG_FN)
+			cg_reader_sink_costs(f->r, rec.fn, jump_sink, g);
+		n += rec.kind == kind;
+		assert_true(rec.kind != CG_COST);
+	}
+	assert_int_equal(rc, 0);
+	g->text[g->len] = '\0';
+	return n;
+}
+
 static void test_callgrind_copy__sink_runs_keep_jumps(void **state)
 {
 	(void)state;
@@ -132,17 +149,7 @@ static void test_callgrind_copy__sink_runs_keep_jumps(void **state)
 		      "jump=2 0x600 9  \n* * \n+1 * 1\n"
 		      "fn=(2)\njump=1 0x400 5 \n0x600 9 \n* * 1\ntotals: 6\n");
 	struct jump_sink g = { .len = 0 };
-	struct cg_record rec;
-	int rc, jumps = 0;
-	while ((rc = cg_reader_next(f.r, &rec, &f.d)) == 1) {
-		if (rec.kind == CG_FN)
-			cg_reader_sink_costs(f.r, rec.fn, jump_sink, &g);
-		jumps += rec.kind == CG_JUMP;
-		assert_true(rec.kind != CG_COST);
-	}
-	assert_int_equal(rc, 0);
-	assert_int_equal(jumps, 3);
-	g.text[g.len] = '\0';
+	assert_int_equal(read_sunk(&f, &g, CG_JUMP), 3);
 	assert_string_equal(g.text, "0x400 5 1\njump=3 +8 * \n* +1 \n+1 * 1\njcnd=1/4 0x420 6 \n+3 6 \n+1 * 1|"
 			    "+1 * 1|+1 * 1|* * 1|");
 	assert_int_equal(g.lines, 10);
@@ -162,17 +169,7 @@ static void test_callgrind_copy__sink_runs_keep_empty_lines(void **state)
 		      "0x400 5 1\n\n+1 * 1\n\nfn=(2) g\n\n0x500 1 1\n\n\nfn=(1)\n0x400 5 1\n"
 		      "totals: 4\n");
 	struct jump_sink g = { .len = 0 };
-	struct cg_record rec;
-	int rc, comments = 0;
-	while ((rc = cg_reader_next(f.r, &rec, &f.d)) == 1) {
-		if (rec.kind == CG_FN)
-			cg_reader_sink_costs(f.r, rec.fn, jump_sink, &g);
-		comments += rec.kind == CG_COMMENT;
-		assert_true(rec.kind != CG_COST);
-	}
-	assert_int_equal(rc, 0);
-	assert_int_equal(comments, 1);
-	g.text[g.len] = '\0';
+	assert_int_equal(read_sunk(&f, &g, CG_COMMENT), 1);
 	assert_string_equal(g.text, "0x400 5 1\n\n+1 * 1\n|0x500 1 1\n\n|0x400 5 1|");
 	assert_int_equal(g.lines, 4 + 3 + 1);
 	assert_int_equal(g.ir, 4);

@@ -136,9 +136,6 @@ static int put_suffix(struct resolver *r, const char *suffix, size_t len)
 	return renamed;
 }
 
-/* Appends the name of DEF with every caller part that is a JIT address renamed, if one is
- * (the reader found where each part that may be one begins: the "'" of each "'0x"):
- * returns the number renamed; with 0 nothing was appended. */
 /* The symbol whose code the part "'0xADDR..." at S (before END) names, or NULL, with
  * *HEAD the length of "0xADDR". A part of 16 digits is looked up by its text first: the
  * same JIT callers come back in name after name, and their digits, the segment and the
@@ -171,6 +168,9 @@ static const struct symbol *part_symbol(struct resolver *r, const char *s, const
 	return y;
 }
 
+/* Appends the name of DEF with every caller part that is a JIT address renamed, if one is
+ * (the reader found where each part that may be one begins: the "'" of each "'0x"):
+ * returns the number renamed; with 0 nothing was appended. */
 static int put_parts(struct resolver *r, const struct cg_def *def)
 {
 	int renamed = 0;
@@ -292,6 +292,12 @@ static void reserve_fn(struct resolver *r, uint32_t fn)
 	r->nfns = n;
 }
 
+/* Input function FN's flags become FLAGS. */
+static void set_flags(struct resolver *r, uint32_t fn, uint8_t flags)
+{
+	r->fns[5 * (size_t)fn + 4] = flags;
+}
+
 /* Input function FN's entry: flags FLAGS, writer function or pseudo index REF. */
 static void set_fn(struct resolver *r, uint32_t fn, uint8_t flags, uint32_t ref)
 {
@@ -328,7 +334,7 @@ void resolve_define(struct resolver *r, const struct cg_def *def)
 	const struct symtab_segment *seg = resolve_lookup(r, addr);
 	if (seg) {
 		const struct strtab_entry *e = strtab_get(&r->suffixes, p->suffix);
-		r->fns[5 * (size_t)fn + 4] = flags | RESOLVE_JIT << RESOLVE_KIND_SHIFT;
+		set_flags(r, fn, flags | RESOLVE_JIT << RESOLVE_KIND_SHIFT);
 		p->sym = (int32_t)seg->sym;
 		p->out = jit_identity(r, seg->sym, e->str, e->len, &id);
 		r->s->rep->resolved++;
@@ -344,7 +350,7 @@ void resolve_note_block(struct resolver *r, uint32_t fn, uint64_t lo, uint64_t h
 	if (!symtab_overlaps(r->s->st, lo, hi))
 		return;
 	r->spans_repeat |= (resolve_flags(r, fn) & RESOLVE_SPAN) != 0;
-	r->fns[5 * (size_t)fn + 4] |= RESOLVE_SPAN;
+	set_flags(r, fn, resolve_flags(r, fn) | RESOLVE_SPAN);
 	XGROW(r->spans, r->spans_cap, r->nspans + 1);
 	r->spans[r->nspans++] = (struct resolve_span){
 		lo, fn, hi - lo >= RESOLVE_WIDE ? RESOLVE_WIDE : (uint32_t)(hi - lo) };

@@ -417,8 +417,7 @@ int cg_costs_sink_call(struct cg_reader *r)
 	size_t def_len = 0, part0 = r->def_parts.n;
 	struct name_sum def_sum;
 	/* a function defined since the last record comes with the call's record, before
-	 * anything can name it (the callee, say: "jfn=(7) f" ... "cfn=(7)"); with none, the
-	 * reader holds no parts either */
+	 * anything can name it (the callee, say: "jfn=(7) f" ... "cfn=(7)") */
 	if (r->ndefs)
 		return 0;
 	if (p[1] == 'o') {   /* p[0] is a 'c' (next_line()) */
@@ -469,7 +468,7 @@ int cg_costs_sink_call(struct cg_reader *r)
 					 cob != UINT32_MAX ? cob : r->have_cob ? r->cob : r->ob,
 					 cfi != UINT32_MAX ? cfi : r->have_cfi ? r->cfi : r->file,
 					 &def_sum, part0);
-		cg_reader_hand_out_parts(r, 0);
+		cg_reader_hand_out_parts(r);
 	}
 	struct cg_call_line c = {
 		.defs = r->defs, .ndefs = (unsigned)r->ndefs, .callee = cfn, .count = count,

@@ -163,26 +163,28 @@ int cg_namerefs_fast_fn(struct cg_reader *r, struct cg_record *rec)
 	    scan_dec(&p, limit, &id) < 0 || *p != ')')
 		return 0;
 	uint32_t x = cg_names_id_get(&r->names, SP_FN, id);
+	const char *name = NULL;
+	struct name_sum sum;
+	size_t part0 = r->def_parts.n;
 	if (p[1] == '\n' && x != UINT32_MAX) {
 		e = p + 1;   /* "fn=(ID)", defined before */
 	} else if (p[1] == ' ' && p[2] != ' ' && p[2] != '\t' && x == UINT32_MAX &&
 		   r->names.nids[SP_FN] < (size_t)1 << 30) {
 		/* "fn=(ID) NAME", NAME not empty, not after more blanks, not ending in "\r" */
-		const char *name = p + 2;
-		struct name_sum sum;
-		size_t part0 = r->def_parts.n;
+		name = p + 2;
 		e = name_scan_line(name, limit, &sum, &r->def_parts);
-		if (*e != '\n' || e == name || e[-1] == '\r' || (size_t)(e - line) > lr->max_line) {
-			r->def_parts.n = part0;
-			return 0;
-		}
-		x = cg_namerefs_new_fn(r, id, name, (size_t)(e - name), r->ob, r->fl, &sum, part0);
+		if (*e != '\n' || e == name || e[-1] == '\r')
+			e = NULL;
 	} else {
 		return 0;
 	}
-	size_t len = (size_t)(e - line);
-	if (len > lr->max_line)
-		return 0;   /* (a definition was checked before it was made) */
+	size_t len = e ? (size_t)(e - line) : 0;
+	if (!e || len > lr->max_line) {   /* the general path reads (and reports) it */
+		r->def_parts.n = part0;
+		return 0;
+	}
+	if (name)
+		x = cg_namerefs_new_fn(r, id, name, (size_t)(e - name), r->ob, r->fl, &sum, part0);
 	line_reader_skip(lr, len + 1, 1);
 	r->cur = (struct cg_reader_line){ line, len, line + 3, e };
 	rec->line = lr->lineno;

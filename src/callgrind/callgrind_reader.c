@@ -304,15 +304,15 @@ int cg_reader_next(struct cg_reader *r, struct cg_record *rec, struct diag *d)
 		;
 	for (size_t i = 0; i < r->ndefs_kept; i++)
 		r->defs[i].name = r->def_names + (uintptr_t)r->defs[i].name;
-	cg_reader_hand_out_parts(r, 0);
+	cg_reader_hand_out_parts(r);
 	rec->defs = r->defs;
 	rec->ndefs = (unsigned)r->ndefs;
 	return rc;
 }
 
-void cg_reader_hand_out_parts(struct cg_reader *r, size_t from)
+void cg_reader_hand_out_parts(struct cg_reader *r)
 {
-	for (size_t i = from; i < r->ndefs; i++) {
+	for (size_t i = 0; i < r->ndefs; i++) {
 		struct cg_def *def = &r->defs[i];
 		def->parts = def->nparts ? r->def_parts.at + (uintptr_t)def->parts : NULL;
 	}

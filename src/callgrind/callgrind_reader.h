@@ -105,8 +105,8 @@ int cg_reader_next(struct cg_reader *r, struct cg_record *rec, struct diag *d);
 
 /* Consecutive cost lines of one function in one file, handed over without records, with
  * the jumps inside the function between them (jump=/jcnd= without jfi=/jfn=, and the
- * source line; never the first line) and the empty lines among and after them (callgrind
- * ends each block with one; never the first line): their text (each line canonical, as callgrind writes
+ * source line) and the empty lines among and after them (callgrind ends each block with
+ * one), neither ever the first line: their text (each line canonical, as callgrind writes
  * it) is copied as it is, except that the first line may need its positions re-encoded
  * when the consumer's base differs. */
 struct cg_cost_run {

@@ -70,8 +70,8 @@ struct cg_reader {
 	size_t ndefs, defs_cap, ndefs_kept;
 	char *def_names;
 	size_t def_names_len, def_names_cap;
-	struct name_parts def_parts;   /* the defs' parts: each def's PARTS is an index here until
-	                               they are handed out */
+	struct name_parts def_parts;   /* the defs' parts: each def's PARTS is an index here
+	                                  until they are handed out */
 	int instr;                  /* index of the instr position, or -1 */
 	cg_cost_sink *sink;         /* cg_reader_sink_costs() ... */
 	cg_line_sink *line_sink;    /* ... or cg_reader_sink_lines(): at most one is set */
@@ -137,8 +137,8 @@ uint32_t cg_namerefs_new_fn(struct cg_reader *r, uint64_t id, const char *name, 
  * the buffer holds from the next line on, as the general path reads it: 1 with REC filled
  * (CG_FN), or 0 for any other line or form (nothing consumed). */
 int cg_namerefs_fast_fn(struct cg_reader *r, struct cg_record *rec);
-/* callgrind_reader.c: the defs from FROM on are handed out: their PARTS become pointers. */
-void cg_reader_hand_out_parts(struct cg_reader *r, size_t from);
+/* callgrind_reader.c: the defs are handed out: their PARTS become pointers. */
+void cg_reader_hand_out_parts(struct cg_reader *r);
 
 /* callgrind_records.c. Each returns 1 with REC filled, or -1 with the diag set. */
 int cg_records_header(struct cg_reader *r, enum cg_header_key k, struct cg_record *rec);

@@ -184,12 +184,13 @@ struct avx2_bytes {
 	__m256i nl, nul, x, zero;
 };
 
-/* the bytes of the block W at B that end the name ("\n", NUL) or are an "x" after a "0" */
+/* the bytes of the block W that end the name ("\n", NUL) */
 AVX2 __m256i stop256(const struct avx2_bytes *k, __m256i w)
 {
 	return _mm256_or_si256(_mm256_cmpeq_epi8(w, k->nl), _mm256_cmpeq_epi8(w, k->nul));
 }
 
+/* the bytes of the block W at B that are an "x" after a "0" */
 AVX2 __m256i cand256(const struct avx2_bytes *k, const char *b, __m256i w)
 {
 	__m256i z = _mm256_cmpeq_epi8(_mm256_loadu_si256((const __m256i *)(b - 1)), k->zero);
@@ -314,12 +315,9 @@ const char *name_scan_line(const char *p, const char *limit, struct name_sum *su
 			   struct name_parts *parts)
 {
 #if NAME_SCAN_X86
-	if (__builtin_cpu_supports("avx2"))
-		return scan_avx2(p, limit, sum, parts);
-	return scan_sse2(p, limit, sum, parts);
+	int impl = __builtin_cpu_supports("avx2") ? 2 : 1;
 #else
-	(void)limit;
-	memset(sum, 0, sizeof(*sum));
-	return scan_bytes(p, 0, sum, parts);
+	int impl = 0;
 #endif
+	return name_scan_line_impl(impl, p, limit, sum, parts);
 }

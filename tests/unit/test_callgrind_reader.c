@@ -436,6 +436,40 @@ static void test_callgrind_reader__fn_line_forms(void **state)
 	expect_cases(bad, sizeof(bad) / sizeof(bad[0]));
 }
 
+/* fn= lines longer than the limit, a reference (made long by the zeros of its id) and a
+ * definition: the general path's error, not the fast path's reading. No header lines,
+ * which would be longer. */
+static void test_callgrind_reader__fn_lines_over_the_limit(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *text, *err;
+	} cases[] = {
+		{ "events: Ir\nob=(1) x\nfl=(1) x\nfn=(1) f\n1 1\nfn=(000000000000000000001)\n1 1\n"
+		  "totals: 2\n", ":6: line longer than the limit of 24 bytes" },
+		{ "events: Ir\nob=(1) x\nfl=(1) x\nfn=(2) a_name_longer_than_that\n1 1\ntotals: 1\n",
+		  ":4: line longer than the limit of 24 bytes" },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct diag d = { 0 };
+		char *path = tmp_file(cases[i].text);
+		struct input *in = input_open(path, &d);
+		assert_non_null(in);
+		struct cg_reader *r = cg_reader_new(in, 24);
+		struct cg_record rec;
+		int rc;
+		while ((rc = cg_reader_next(r, &rec, &d)) == 1)
+			;
+		assert_int_equal(rc, -1);
+		if (!strstr(d.msg, cases[i].err))
+			fail_msg("case %zu: %s", i, d.msg);
+		cg_reader_free(r);
+		input_close(in);
+		unlink(path);
+		free(path);
+	}
+}
+
 /* Names longer than the 65,535 bytes a length is kept in: the same again is fine, one a
  * byte longer (both lengths capped alike) is refused by the fingerprint. */
 static void test_callgrind_reader__long_name_redefinition(void **state)
@@ -1856,6 +1890,7 @@ int main(void)
 		cmocka_unit_test(test_callgrind_reader__one_name_two_ids),
 		cmocka_unit_test(test_callgrind_reader__redefinition_refused),
 		cmocka_unit_test(test_callgrind_reader__fn_line_forms),
+		cmocka_unit_test(test_callgrind_reader__fn_lines_over_the_limit),
 		cmocka_unit_test(test_callgrind_reader__long_name_redefinition),
 		cmocka_unit_test(test_callgrind_reader__id_tables),
 		cmocka_unit_test(test_callgrind_reader__parts_reset_ids),

@@ -11,6 +11,7 @@
 #include "cmd/cmd_progress.h"
 #include "cmd/cmd_util.h"
 #include "core/diag.h"
+#include "core/xalloc.h"
 #include "jit/jitdump.h"
 #include "jit/pathmap.h"
 
@@ -162,6 +163,7 @@ static int augment_main(int argc, char **argv, struct pathmap *paths)
 	}
 	struct augment_stats rep;
 	struct diag d = { 0 };
+	xalloc_map_large_blocks();   /* the per-function arrays: moved, not copied */
 	rc = augment_run(&o, &rep, &d);
 	if (o.progress)
 		cmd_progress_end(&prog);

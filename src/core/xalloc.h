@@ -29,7 +29,7 @@ void xalloc_limit(size_t max);
  * freed or moved by realloc() (glibc's M_MMAP_THRESHOLD; nothing elsewhere). glibc raises
  * that threshold each time such a block is freed, and the arrays that grow by doubling while
  * a profile is read then came from the heap, whose freed copies stayed resident: a diff of
- * two large profiles peaked 20 MB higher (docs/design.md, "Memory"). */
+ * two large profiles peaked 20 MB higher, augment 2.4 MB (docs/design.md, "Memory"). */
 void xalloc_map_large_blocks(void);
 /* Returns the free memory inside the heap to the system (glibc's malloc_trim(); nothing
  * elsewhere): after a phase that freed much, so that the next one's peak does not stand on

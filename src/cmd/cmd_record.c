@@ -281,6 +281,7 @@ static int augment_all(struct rec *r, const struct record_found *f, long main_pi
 		}
 		struct augment_stats rep;
 		struct diag d = { 0 };
+		xalloc_map_large_blocks();   /* as cgjit augment: the arrays moved, not copied */
 		int ok = augment_run(&o, &rep, &d) == 0;
 		if (o.progress)
 			cmd_progress_end(&prog);

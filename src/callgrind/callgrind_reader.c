@@ -109,7 +109,7 @@ void cg_reader_sink_costs(struct cg_reader *r, uint32_t fn, cg_cost_sink *sink, 
 
 void cg_reader_sink_calls(struct cg_reader *r, cg_call_sink *sink)
 {
-	r->call_sink = r->sink ? sink : NULL;
+	r->call_sink = r->sink || r->line_sink ? sink : NULL;
 }
 
 void cg_reader_sink_lines(struct cg_reader *r, uint32_t fn, cg_line_sink *sink, void *ctx)

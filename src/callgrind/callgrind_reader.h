@@ -176,10 +176,10 @@ struct cg_call_line {
 	size_t len;
 };
 typedef void cg_call_sink(void *ctx, uint32_t fn, uint32_t file, const struct cg_call_line *call);
-/* After cg_reader_sink_costs(): the calls of its function that are such calls go to SINK
- * too (with its context), with no record, until the cost sink ends; the others (an object
- * or file defined on their lines, a callee's id defined again, a comment before the cost
- * line, text that is not canonical, an error) come as records. */
+/* After cg_reader_sink_costs() or cg_reader_sink_lines(): the calls of its function that
+ * are such calls go to SINK too (with its context), with no record, until that sink ends;
+ * the others (an object or file defined on their lines, a callee's id defined again, a
+ * comment before the cost line, text that is not canonical, an error) come as records. */
 void cg_reader_sink_calls(struct cg_reader *r, cg_call_sink *sink);
 
 /* The current part's layout; valid after its events: line. */

@@ -1067,8 +1067,9 @@ static void agree_record(struct agree_log *g, const struct cg_record *rec)
 
 /* ---- a call sink takes the calls a record would carry ---- */
 
-/* In a block whose cost lines are sunk, a call sink (cg_reader_sink_calls(), augment's
- * plain blocks) takes each call as callgrind writes it, "cob=(ID)", "cfi=(ID)" or
+/* In a block whose cost lines are sunk in runs or offered one by one, a call sink
+ * (cg_reader_sink_calls(), augment's plain blocks and JIT blocks) takes each call as
+ * callgrind writes it, "cob=(ID)", "cfi=(ID)" or
  * "cfl=(ID)" and "cfn=(ID)" referring to names defined before, a canonical calls= line
  * and its canonical cost line right after it: what it gets must be what the call's record
  * carries, and every other line must read as without it (the same records, runs, errors
@@ -1092,10 +1093,26 @@ static void call_logged(void *ctx, uint32_t fn, uint32_t file, const struct cg_c
 }
 
 static int all_blocks;   /* read_sinking() sinks every block, not those the seed chooses */
+static int line_blocks;  /* ... and offers their cost lines to a line sink, not in runs */
 
-/* Reads TEXT with a sink on the blocks SEED chooses (all with all_blocks), and with CALLS
- * a call sink too, logging every record, run and call taken (*TAKEN counts those); the
- * end says how it ended. */
+/* read_sinking()'s line sink: takes the lines at addresses not 3 mod 4, each logged (the
+ * others come as records). */
+static int agree_line(void *ctx, uint32_t fn, uint32_t file, const struct cg_cost_line *l)
+{
+	struct agree_log *g = ctx;
+	if (l->pos[0] % 4 == 3)
+		return 0;
+	put(&g->t, "line fn %u file %u prev", fn, file);
+	log_positions(g, l->prev);
+	put(&g->t, " pos");
+	log_positions(g, l->pos);
+	put(&g->t, " cost %llu [%.*s]\n", (unsigned long long)l->costs[0], (int)l->len, l->text);
+	return 1;
+}
+
+/* Reads TEXT with a sink on the blocks SEED chooses (all with all_blocks; a line sink with
+ * line_blocks), and with CALLS a call sink too, logging every record, run, line and call
+ * taken (*TAKEN counts the calls); the end says how it ended. */
 static char *read_sinking(const char *text, size_t n, unsigned npos, size_t max_line,
 			  uint64_t seed, int calls, unsigned *taken)
 {
@@ -1112,7 +1129,10 @@ static char *read_sinking(const char *text, size_t n, unsigned npos, size_t max_
 		if (rec.kind == CG_CALL)
 			put(&g.t, " callee %u\n", rec.callee);
 		if (rec.kind == CG_FN && (all_blocks || below(3))) {
-			cg_reader_sink_costs(g.r, rec.fn, agree_sink, &g);
+			if (line_blocks)
+				cg_reader_sink_lines(g.r, rec.fn, agree_line, &g);
+			else
+				cg_reader_sink_costs(g.r, rec.fn, agree_sink, &g);
 			if (calls)
 				cg_reader_sink_calls(g.r, call_logged);
 		}
@@ -1144,11 +1164,13 @@ static void test_callgrind_reader__call_sink_agrees(void **state)
 		size_t max_line = limit < 2 ? 1 << 20 : limit == 2 ? 12 + below(90) : 50 + below(30);
 		uint64_t seed = rnd();
 		unsigned none, taken;
+		line_blocks = below(2);
 		char *a = read_sinking(t.s, t.n, npos, max_line, seed, 0, &none);
 		char *z = read_sinking(t.s, t.n, npos, max_line, seed, 1, &taken);
-		char what[80];
-		snprintf(what, sizeof(what), "case %u, positions: %s, without and with a call sink",
-			 c, layouts[lay]);
+		char what[100];
+		snprintf(what, sizeof(what), "case %u, positions: %s, %s, without and with a call sink",
+			 c, layouts[lay], line_blocks ? "lines offered" : "runs");
+		line_blocks = 0;
 		same_reading(a, z, what, b.s);
 		taken_all += taken;
 		free(a);
@@ -1228,18 +1250,21 @@ static void test_callgrind_reader__call_sink_cases(void **state)
 			put(&t, "%c", 0);
 			put(&t, "%s", cases[i].after_nul);
 		}
-		unsigned none, taken;
-		char *a, *z;
-		all_blocks = 1;
-		a = read_sinking(t.s, t.n, 2, cases[i].max_line, 1, 0, &none);
-		z = read_sinking(t.s, t.n, 2, cases[i].max_line, 1, 1, &taken);
-		all_blocks = 0;
-		if (strcmp(a, z) != 0 || taken == 0 || !strstr(z, cases[i].end)) {
-			fprintf(stderr, "case %zu: %u taken; without the sink:\n%s\nwith it:\n%s", i, taken, a, z);
-			fail();
+		for (line_blocks = 0; line_blocks < 2; line_blocks++) {
+			unsigned none, taken;
+			all_blocks = 1;
+			char *a = read_sinking(t.s, t.n, 2, cases[i].max_line, 1, 0, &none);
+			char *z = read_sinking(t.s, t.n, 2, cases[i].max_line, 1, 1, &taken);
+			all_blocks = 0;
+			if (strcmp(a, z) != 0 || taken == 0 || !strstr(z, cases[i].end)) {
+				fprintf(stderr, "case %zu (%s): %u taken; without the sink:\n%s\nwith it:\n%s",
+					i, line_blocks ? "lines offered" : "runs", taken, a, z);
+				fail();
+			}
+			free(a);
+			free(z);
 		}
-		free(a);
-		free(z);
+		line_blocks = 0;
 		free(t.s);
 	}
 }
@@ -1260,16 +1285,20 @@ static void test_callgrind_reader__call_sink_long_refs(void **state)
 		    "0x400000 1 1\ncob=(2) /lib/y.so\ncfi=(2) y.c\ncfn=(2) callee\ncalls=1 0x500000 1\n"
 		    "+1 * 5\ncfn=(2)\ncalls=1 0x500000 1\n+1 * 5\n%scalls=1 0x500000 1\n+1 * 5\n"
 		    "totals: 1\n", calls[i]);
-		unsigned none, taken;
-		all_blocks = 1;
-		char *a = read_sinking(t.s, t.n, 2, 24, 1, 0, &none);
-		char *z = read_sinking(t.s, t.n, 2, 24, 1, 1, &taken);
-		all_blocks = 0;
-		if (strcmp(a, z) != 0 || taken != 1 ||
-		    !strstr(z, "t.cg:15: line longer than the limit of 24 bytes"))
-			fail_msg("case %zu: %u taken; without the sink:\n%s\nwith it:\n%s", i, taken, a, z);
-		free(a);
-		free(z);
+		for (line_blocks = 0; line_blocks < 2; line_blocks++) {
+			unsigned none, taken;
+			all_blocks = 1;
+			char *a = read_sinking(t.s, t.n, 2, 24, 1, 0, &none);
+			char *z = read_sinking(t.s, t.n, 2, 24, 1, 1, &taken);
+			all_blocks = 0;
+			if (strcmp(a, z) != 0 || taken != 1 ||
+			    !strstr(z, "t.cg:15: line longer than the limit of 24 bytes"))
+				fail_msg("case %zu (%s): %u taken; without the sink:\n%s\nwith it:\n%s", i,
+					 line_blocks ? "lines offered" : "runs", taken, a, z);
+			free(a);
+			free(z);
+		}
+		line_blocks = 0;
 		free(t.s);
 	}
 }
@@ -1303,14 +1332,18 @@ static void test_callgrind_reader__sinks_at_buffer_ends(void **state)
 			sum++;
 		}
 		put(&t, "totals: %llu\n", sum);
-		unsigned taken;
-		all_blocks = 1;
-		char *z = read_sinking(t.s, t.n, 2, 1 << 20, 1, 1, &taken);
-		all_blocks = 0;
-		/* (a call that a buffer's end cuts is read as a record) */
-		if (!strstr(z, "\nend 0 ") || taken < 350)
-			fail_msg("pad %u: %u calls taken; %s", pad, taken, strstr(z, "\nend "));
-		free(z);
+		for (line_blocks = 0; line_blocks < 2; line_blocks++) {
+			unsigned taken;
+			all_blocks = 1;
+			char *z = read_sinking(t.s, t.n, 2, 1 << 20, 1, 1, &taken);
+			all_blocks = 0;
+			/* (a call that a buffer's end cuts is read as a record) */
+			if (!strstr(z, "\nend 0 ") || taken < 350)
+				fail_msg("pad %u (%s): %u calls taken; %s", pad,
+					 line_blocks ? "lines offered" : "runs", taken, strstr(z, "\nend "));
+			free(z);
+		}
+		line_blocks = 0;
 		free(t.s);
 	}
 }

@@ -57,6 +57,8 @@ struct output {
 	int truncate_pending;  /* OUT_FD on a regular file: emptied at the first write, after
 	                          the check that it is no input (output_check_clashes) */
 	int synced;            /* OUT_FILE: the temporary was fsync()ed */
+	off_t sent;            /* OUT_FILE replacing a file: its bytes before this offset
+	                          are on their way to the disk (start_writeback) */
 	enum commit_state state;
 };
 
@@ -193,13 +195,32 @@ static int start_writing(struct output *o, struct diag *d)
 	return 0;
 }
 
+/* The bytes a temporary that replaces a file gets between two starts of their writeback. */
+enum { WRITEBACK_STEP = 8 << 20 };
+
+/* A temporary that replaces a file is fsync()ed before the rename (finish()). Its bytes
+ * are sent to the disk as they are written, WRITEBACK_STEP at a time and without waiting,
+ * so that the fsync() waits only for the last of them: on the bench profile it waited 0.17
+ * to 0.19 s for the whole 327 MB output, 0.003 to 0.004 s with this (README,
+ * "Performance"). A new file is not fsync()ed, and left to the kernel. */
+static void start_writeback(struct output *o)
+{
+	off_t end = lseek(o->fd, 0, SEEK_CUR);
+	if (end < 0 || end - o->sent < WRITEBACK_STEP)
+		return;
+	/* a hint: the fsync() reports what fails, and errno is not looked at after a write */
+	(void)sync_file_range(o->fd, o->sent, end - o->sent, SYNC_FILE_RANGE_WRITE);
+	o->sent = end;
+}
+
 int output_write(struct output *o, const void *p, size_t n, struct diag *d)
 {
 	if (start_writing(o, d) < 0)
 		return -1;
-	if (o->z)
-		return zstd_out_write(o->z, p, n, d);
-	return write_all(o->fd, p, n, output_path(o), d);
+	int rc = o->z ? zstd_out_write(o->z, p, n, d) : write_all(o->fd, p, n, output_path(o), d);
+	if (rc == 0 && o->kind == OUT_FILE && o->has_target)
+		start_writeback(o);
+	return rc;
 }
 
 int output_same_file(const struct output *o, const char *path)

@@ -2,6 +2,7 @@
  * magic detection, zstd round trip, cut-short streams, atomic output (nothing under the
  * final name until commit), peeking at one open stream, skippable frames, error offsets in
  * compressed data. */
+#define _GNU_SOURCE   /* sync_file_range(), defined below */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,6 +13,7 @@
 #include <signal.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 
 #include "core/diag.h"
@@ -354,6 +356,70 @@ static mode_t mode_of(const char *path)
 	struct stat st;
 	assert_int_equal(stat(path, &st), 0);
 	return st.st_mode & 07777;
+}
+
+/* Each sync_file_range() of output.c, noted here and then made (this program's own
+ * definition comes before the C library's when output.o is linked into it). */
+static struct {
+	int calls;
+	off_t from, to;    /* the ranges met end to end, from FROM to TO */
+	int gap;           /* one began elsewhere than where the one before ended */
+} writeback;
+
+int sync_file_range(int fd, off_t from, off_t n, unsigned int flags)
+{
+	if (writeback.calls++ == 0)
+		writeback.from = writeback.to = from;
+	writeback.gap |= from != writeback.to || n <= 0 || flags != SYNC_FILE_RANGE_WRITE;
+	writeback.to = from + n;
+	return (int)syscall(SYS_sync_file_range, fd, from, n, flags);
+}
+
+/* 20 MiB written to PATH in writes of 1 MiB and committed; the file then holds them. */
+static void write_20_mib(const char *path)
+{
+	enum { MIB = 1 << 20, N = 20 };
+	struct diag d = { 0 };
+	struct output *o = output_open(path, &d);
+	assert_non_null(o);
+	char *block = malloc(MIB);
+	for (int i = 0; i < N; i++) {
+		memset(block, 'a' + i, MIB);
+		assert_int_equal(output_write(o, block, MIB, &d), 0);
+	}
+	assert_int_equal(output_commit(o, &d), 0);
+	int fd = open(path, O_RDONLY);
+	assert_true(fd >= 0);
+	for (int i = 0; i < N; i++) {
+		assert_int_equal(read(fd, block, MIB), MIB);
+		assert_true(block[0] == 'a' + i && block[MIB - 1] == 'a' + i);
+	}
+	assert_int_equal(read(fd, block, 1), 0);
+	close(fd);
+	free(block);
+}
+
+/* A temporary that replaces a file has its bytes sent to the disk while it is written,
+ * 8 MiB at a time from its start, so that the fsync() before the rename has little left
+ * to wait for (README, "Performance"); a new file is left to the kernel. */
+static void test_io__writeback_while_replacing(void **state)
+{
+	(void)state;
+	char *dir = tmp_dir(), p[4200];
+	snprintf(p, sizeof(p), "%s/new", dir);
+	memset(&writeback, 0, sizeof(writeback));
+	write_20_mib(p);
+	assert_int_equal(writeback.calls, 0);
+	write_20_mib(p);   /* now it replaces the file made above */
+	assert_int_equal(writeback.calls, 2);
+	assert_int_equal(writeback.gap, 0);
+	assert_int_equal(writeback.from, 0);
+	assert_int_equal(writeback.to, 16 << 20);
+	assert_int_equal(count_tmp(dir), 0);
+	char cmd[4300];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	assert_int_equal(system(cmd), 0);
+	free(dir);
 }
 
 /* #8: a new file gets 0666 minus the umask, a replaced file keeps its mode. */
@@ -783,6 +849,7 @@ int main(void)
 		cmocka_unit_test(test_io__zstd_error_offsets),
 		cmocka_unit_test(test_io__short_names),
 		cmocka_unit_test(test_io__umask_and_kept_mode),
+		cmocka_unit_test(test_io__writeback_while_replacing),
 		cmocka_unit_test(test_io__commit_all_restores),
 		cmocka_unit_test(test_io__many_temporaries_on_signal),
 		cmocka_unit_test(test_io__signal_during_commit_rolls_back),

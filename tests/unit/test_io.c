@@ -419,7 +419,7 @@ static void write_20_mib(const char *path)
 
 /* A temporary that replaces a file has its bytes sent to the disk while it is written,
  * 8 MiB at a time from its start, so that the fsync() before the rename has little left
- * to wait for (README, "Performance"); a new file is left to the kernel. */
+ * to wait for (README, "Bad input"); a new file is left to the kernel. */
 static void test_io__writeback_while_replacing(void **state)
 {
 	(void)state;

@@ -86,6 +86,11 @@ $(B)/obj/agent/%.o: agent/%.c $(B)/obj/agent/%.d
 $(B)/tests/test_jvmti: $(AGENT_PURE_OBJS)
 $(B)/tests/test_jvmti: UNIT_EXTRA = $(AGENT_PURE_OBJS) -Iagent
 
+# The reader alone, for scripts/bench's "reading alone" row (scripts/bench_read.c); check
+# builds it too, so that it keeps compiling with the library.
+$(B)/bench-read: scripts/bench_read.c $(B)/libcgjit.a
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(B)/libcgjit.a $(LDLIBS_LIB)
+
 # The test oracle shares no code with src/ on purpose.
 $(B)/cgcheck: tests/tools/cgcheck.c
 	@mkdir -p $(dir $@)
@@ -133,7 +138,7 @@ e2e: $(B)/cgjit $(B)/cgcheck $(E2E_CGCHECK) $(AGENT_SO) $(B)/cgjit_luajit.lua
 NPROC ?= $(shell nproc 2>/dev/null || echo 2)
 check:
 	$(MAKE) -j$(NPROC) $(B)/cgjit $(B)/cgcheck $(AGENT_SO) $(B)/cgjit_luajit.lua $(UNITS) \
-		$(FUZZ_REPLAYS)
+		$(FUZZ_REPLAYS) $(B)/bench-read
 	$(MAKE) unit fuzz-replay e2e
 
 # Install (GNU conventions): `make install PREFIX=/usr/local DESTDIR=`, `make uninstall`

@@ -3,7 +3,8 @@
 # items 4, 10, 14, 15, 16): each symbol file opened once (pipes, FIFOs, stdin), ELF files
 # that never collide, zstd streams that begin with a skippable frame, auto-discovery that
 # skips files it should not trust, ranges that end at 2^64, jitdump records past 2^64
-# counted rather than fatal, error offsets in compressed data; gzip input (issue 26).
+# counted rather than fatal, error offsets in compressed data; gzip input (issue 26); the
+# reader alone as scripts/bench times it (build/bench-read).
 # Prints "ok"/"not ok" per check ("skip" for those this machine cannot run) and
 # "N passed, N failed, N skipped" last; exits 1 on any failure.
 . "$(dirname "$0")/harness.sh"
@@ -295,5 +296,25 @@ expect '[ "$(grep -c "^fn=" "$tmp/o")" = 1 ] && grep -q "^fn=(1) hostile_fn_1$" 
 	has_nop "$elf" 0x10000000 && has_nop "$elf" $((0x10000000 + 16 * 1024)) &&
 	! has_nop "$elf" $((0x10000000 + 17 * 1024)) && ! has_nop "$elf" $((0x10000000 + 2000 * 1024))' \
 	"... every copy is one function (same object and file); code in the ELF for the load and its first 16 moves"
+
+echo "# scripts/bench's reading-alone row: build/bench-read reads a profile as augment's reader does"
+probe=$(dirname "$CGJIT")/bench-read
+if [ ! -x "$probe" ]; then
+	skip "no $probe (make check builds it)"
+else
+	zstd -q -dc "$top/samples/node-instr/callgrind.out.22916.zst" >"$tmp/ni.cg"
+	blocks=$(grep -c '^fn=' "$tmp/ni.cg")
+	for f in "$tmp/ni.cg" "$top/samples/node-instr/callgrind.out.22916.zst"; do
+		"$probe" "$f" >"$tmp/out" 2>"$tmp/err"
+		rc=$?
+		expect '[ $rc = 0 ] && grep -Eqx "[0-9]+\.[0-9]{3}" "$tmp/out" && grep -q " $blocks fn= blocks," "$tmp/err"' \
+			"bench-read $(basename "$f"): to the end, every one of its $blocks fn= blocks; the main thread's CPU seconds on stdout"
+	done
+	head -c 300000 "$tmp/ni.cg" >"$tmp/cut.cg"
+	"$probe" "$tmp/cut.cg" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	expect '[ $rc = 1 ] && grep -q "^bench-read: $tmp/cut.cg:[0-9]*: the last line has no newline" "$tmp/err" && [ ! -s "$tmp/out" ]' \
+		"bench-read on a cut profile: exit 1 with the reader's message, no figure"
+fi
 
 finish

@@ -81,7 +81,7 @@ check(!$hcycle, "no header includes itself through others" . ($hcycle ? ": $hcyc
 # names every source file (the map drifts when a file is split or renamed)
 my $top = "$src/..";
 my %have;
-for my $f (glob("$src/*/*.[ch] $top/agent/*.[ch] $top/tests/*/*.[ch]")) { (my $b = $f) =~ s{.*/}{}; $have{$b} = 1; }
+for my $f (glob("$src/*/*.[ch] $top/agent/*.[ch] $top/tests/*/*.[ch] $top/scripts/*.[ch]")) { (my $b = $f) =~ s{.*/}{}; $have{$b} = 1; }
 sub slurp { my ($f) = @_; open(my $h, '<', $f) or die "$f: $!\n"; local $/; my $t = <$h>; close $h; $t }
 sub named {   # source names in TEXT: x.c, x.h, x.{c,h} (as x.c and x.h)
 	my ($text) = @_;

@@ -87,7 +87,7 @@ $(B)/tests/test_jvmti: $(AGENT_PURE_OBJS)
 $(B)/tests/test_jvmti: UNIT_EXTRA = $(AGENT_PURE_OBJS) -Iagent
 
 # The reader alone, for scripts/bench's "reading alone" row (scripts/bench_read.c); check
-# builds it too, so that it keeps compiling with the library.
+# builds it too (tests/e2e/inputs.sh runs it), so that it keeps compiling with the library.
 $(B)/bench-read: scripts/bench_read.c $(B)/libcgjit.a
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(B)/libcgjit.a $(LDLIBS_LIB)
 
@@ -127,7 +127,7 @@ ANNOTATE_CACHE ?= $(CURDIR)/build/annotate-cache
 # under check-asan on the 2-core machine (163 s with the optimised one, run side by side).
 E2E_CGCHECK ?= $(B)/cgcheck
 
-e2e: $(B)/cgjit $(B)/cgcheck $(E2E_CGCHECK) $(AGENT_SO) $(B)/cgjit_luajit.lua
+e2e: $(B)/cgjit $(B)/cgcheck $(E2E_CGCHECK) $(AGENT_SO) $(B)/cgjit_luajit.lua $(B)/bench-read
 	@CGJIT=$(B)/cgjit CGCHECK=$(E2E_CGCHECK) CGCHECK_SELFTEST=$(B)/cgcheck JVMTI_AGENT=$(AGENT_SO) \
 		CGJIT_ANNOTATE_CACHE=$(ANNOTATE_CACHE) \
 		tests/e2e/run-all.sh $(E2E_SCRIPTS)

@@ -1,19 +1,15 @@
-/* bench_read.c - the reader alone, for scripts/bench: how much of augment's main thread is
- * reading. Reads a callgrind profile as augment's reader reads a block that stays where
- * it is (read-ahead thread, each block's cost lines in runs and its calls to sinks), but
- * the sinks keep nothing and nothing is rewritten or written. Prints the main thread's
- * CPU seconds (user + system), the critical path of augment's run (docs/design.md).
- *
- * usage: bench-read PROFILE   (built as build/bench-read; exit 1 with the reader's error) */
+/* bench_read.c - the reader alone, for scripts/bench: reads a callgrind profile as augment
+ * reads a block that is not JIT code (read-ahead thread, cost lines in runs and calls to
+ * sinks; augment's JIT blocks take other sinks), with sinks that keep nothing, nothing
+ * rewritten or written, and prints the main thread's CPU seconds (user + system).
+ * usage: bench-read PROFILE   (exit 1 with the reader's error) */
 #include <stdio.h>
 #include <time.h>
 
+#include "augment/augment.h"
 #include "callgrind/callgrind_reader.h"
 #include "core/diag.h"
 #include "core/io.h"
-
-/* augment's default --max-line */
-enum { MAX_LINE = 64 << 20 };
 
 static void run_sink(void *ctx, uint32_t fn, uint32_t file, const struct cg_cost_run *run)
 {
@@ -33,9 +29,11 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: bench-read PROFILE\n");
 		return 2;
 	}
+	struct augment_opts defaults;   /* augment's --max-line */
+	augment_opts_init(&defaults);
 	struct diag d = { 0 };
 	struct input *in = input_open(argv[1], &d);
-	struct cg_reader *r = in ? cg_reader_new(in, MAX_LINE) : NULL;
+	struct cg_reader *r = in ? cg_reader_new(in, defaults.max_line) : NULL;
 	struct cg_record rec;
 	uint64_t sunk = 0, records = 0, blocks = 0;
 	int k = -1;

@@ -103,8 +103,11 @@ rel=$(json "$tmp/again.json" 'abs($d->{totals_change_rel}{Ir})')
 # libc's sched_yield (a few Ir) may run in one of two node runs and not the other: a race
 # between node's threads at exit (tests/e2e/names.sh)
 only=$(json "$tmp/again.json" 'scalar grep { $_->{status} ne "both" && $_->{name} ne "sched_yield" } @{$d->{functions}}')
-expect '[ -s "$profiles/again.out" ] && [ "$only" = 0 ] && perl -e "exit !($rel < 0.00005)"' \
-	"the base commit recorded again from another directory: the diff is 0.00% ($rel), no function only in one run ($only)"
+# From another directory node's counts are not always the same: in 31 runs of this script
+# (2026-11-27) the total changed by about 0.001% in 29 and by 0.0103% in 2, which an
+# earlier bound of 0.005% failed (README, "Use in CI")
+expect '[ -s "$profiles/again.out" ] && [ "$only" = 0 ] && perl -e "exit !($rel < 0.0005)"' \
+	"the base commit recorded again from another directory: the diff is under 0.05% ($rel), no function only in one run ($only)"
 "$CGJIT" check --budget "$repo/perf-budget.yaml" --baseline "$profiles/base.out" "$profiles/again.out" >"$tmp/again.check" 2>&1
 rc=$?
 expect '[ $rc = 0 ] && grep -q "^result    passed: 2 held" "$tmp/again.check"' \

@@ -1,4 +1,4 @@
-/* callgrind_outbuf.c - the writer's two buffers and the thread that writes them
+/* callgrind_outbuf.c - the writer's buffers and the thread that writes them
  * (callgrind_outbuf.h). */
 #include <pthread.h>
 #include <signal.h>
@@ -16,27 +16,31 @@ static void *flusher_main(void *arg)
 	struct cg_flusher *f = &b->flusher;
 	pthread_mutex_lock(&f->mu);
 	for (;;) {
-		while (!f->job && !f->stop)
+		while (!f->count && !f->stop)
 			pthread_cond_wait(&f->cv, &f->mu);
-		if (!f->job)
+		if (!f->count)
 			break;
-		const char *p = f->job;
-		size_t n = f->job_len;
+		unsigned i = f->head;
+		const char *p = f->ring[i];
+		size_t n = f->ring_len[i];
 		pthread_mutex_unlock(&f->mu);
 		if (!b->err.set)
 			output_write(b->out, p, n, &b->err);
 		pthread_mutex_lock(&f->mu);
-		f->job = NULL;
+		f->spare[f->nspare] = f->ring[i];
+		f->spare_cap[f->nspare++] = f->ring_cap[i];
+		f->head = (i + 1) % CG_OUTBUF_RING;
+		f->count--;
 		pthread_cond_broadcast(&f->cv);
 	}
 	pthread_mutex_unlock(&f->mu);
 	return NULL;
 }
 
-/* Waits until the flusher is idle (called with its lock held). */
+/* Waits until the flusher has written every filled block (called with its lock held). */
 static void flusher_wait(struct cg_flusher *f)
 {
-	while (f->job)
+	while (f->count)
 		pthread_cond_wait(&f->cv, &f->mu);
 }
 
@@ -53,8 +57,9 @@ static int flusher_start(struct cg_outbuf *b)
 	return 0;
 }
 
-/* Hands the filled buffer to the flusher and continues in the other one; writes here if
- * no thread can be started. */
+/* Queues the filled buffer for the flusher and continues in one it has written (a new one
+ * while there are fewer than CG_OUTBUF_RING), waiting while CG_OUTBUF_RING - 1 are
+ * queued; writes here if no thread can be started. */
 void cg_outbuf_submit(struct cg_outbuf *b)
 {
 	struct cg_flusher *f = &b->flusher;
@@ -67,19 +72,23 @@ void cg_outbuf_submit(struct cg_outbuf *b)
 		return;
 	}
 	pthread_mutex_lock(&f->mu);
-	flusher_wait(f);
-	char *next = f->spare;
-	size_t c = f->spare_cap;
-	f->spare = b->buf;
-	f->spare_cap = b->cap;
-	f->job = b->buf;
-	f->job_len = b->len;
+	while (f->count == CG_OUTBUF_RING - 1)
+		pthread_cond_wait(&f->cv, &f->mu);
+	unsigned i = (f->head + f->count) % CG_OUTBUF_RING;
+	f->ring[i] = b->buf;
+	f->ring_len[i] = b->len;
+	f->ring_cap[i] = b->cap;
+	f->count++;
+	char *next = NULL;
+	size_t c = b->cap;
+	if (f->nspare) {
+		next = f->spare[--f->nspare];
+		c = f->spare_cap[f->nspare];
+	}
 	pthread_cond_broadcast(&f->cv);
 	pthread_mutex_unlock(&f->mu);
-	if (!next) {
-		c = b->cap;
+	if (!next)
 		next = xmalloc(c);
-	}
 	b->buf = next;
 	b->cap = c;
 	b->len = 0;
@@ -106,7 +115,8 @@ void cg_outbuf_free(struct cg_outbuf *b)
 	}
 	pthread_mutex_destroy(&b->flusher.mu);
 	pthread_cond_destroy(&b->flusher.cv);
-	free(b->flusher.spare);
+	for (unsigned i = 0; i < b->flusher.nspare; i++)
+		free(b->flusher.spare[i]);
 	free(b->buf);
 }
 

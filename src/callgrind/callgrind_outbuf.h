@@ -1,8 +1,8 @@
 /* callgrind_outbuf.h - the callgrind writer's output buffer (private to src/callgrind/).
- * Text is formatted in place in one buffer while a second thread hands the other one,
- * about 1 MiB, to struct output: compression (zstd output) and the write system
- * calls overlap with reading and rewriting. Owns both buffers and the thread; the first
- * write error is kept until cg_outbuf_flush() reports it. */
+ * Text is formatted in place in one buffer while a second thread hands the ones filled
+ * before, about 1 MiB each, to struct output: compression (zstd output) and the write
+ * system calls overlap with reading and rewriting. Owns the buffers and the thread; the
+ * first write error is kept until cg_outbuf_flush() reports it. */
 #ifndef CGJIT_CALLGRIND_OUTBUF_H
 #define CGJIT_CALLGRIND_OUTBUF_H
 
@@ -14,16 +14,25 @@
 
 struct output;
 
-/* The thread and the buffer it writes. */
+/* The thread and the blocks it writes: at most CG_OUTBUF_RING buffers, the one being
+ * filled and up to CG_OUTBUF_RING - 1 filled ones, queued or being written. With one
+ * filled block at a time the main thread waited for the thread where a stretch of the
+ * profile is written faster than the other CPU reads and writes it (README,
+ * "Performance": issue 25, the ninth session). */
+enum { CG_OUTBUF_RING = 3 };
 struct cg_flusher {
 	pthread_t thread;
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 	int started, stop;
-	const char *job;          /* the block being written, NULL when idle */
-	size_t job_len;
-	char *spare;              /* the buffer not being filled */
-	size_t spare_cap;
+	/* the filled blocks in order, from ring[head] on: COUNT of them, the first being
+	 * written while the thread works */
+	char *ring[CG_OUTBUF_RING];
+	size_t ring_len[CG_OUTBUF_RING], ring_cap[CG_OUTBUF_RING];
+	unsigned head, count;
+	char *spare[CG_OUTBUF_RING];   /* buffers written, for the next blocks */
+	size_t spare_cap[CG_OUTBUF_RING];
+	unsigned nspare;
 };
 
 struct cg_outbuf {

@@ -1,5 +1,5 @@
 /* linereader.c - splits a byte stream into lines over a sliding buffer; once 1 MiB is
- * read, a thread reads the next buffer meanwhile (readahead.h). */
+ * read, a thread reads the next buffers meanwhile (readahead.h). */
 #define _GNU_SOURCE   /* strchrnul() */
 #include <stdlib.h>
 #include <string.h>
@@ -15,12 +15,17 @@
  * Under AddressSanitizer they are small, and a buffer is never used again once a read
  * has moved on from it (a new one is allocated, the old one freed): every input of more
  * than a few KB changes buffers many times, and a line or a name kept past the next read
- * is a use after free that `make check-asan` reports on the suite's own profiles. */
+ * is a use after free that `make check-asan` reports on the suite's own profiles.
+ * The thread reads up to AHEAD buffers ahead of the one being parsed: with one, the main
+ * thread waited where a stretch of the profile parses faster than the other CPU reads
+ * and writes it (README, "Performance": issue 25, the ninth session). */
 #if defined(__SANITIZE_ADDRESS__)
 enum { CHUNK = 4 << 10, HEAD = 1 << 10, REUSE = 0 };
 #else
-enum { CHUNK = 1 << 20, HEAD = 256 << 10, REUSE = 1 };
+enum { CHUNK = 1 << 20, HEAD = 64 << 10, REUSE = 1 };
 #endif
+enum { AHEAD = 2 };
+_Static_assert((int)AHEAD <= (int)READAHEAD_MAX, "the thread holds at most AHEAD buffers");
 
 /* The bytes of the current buffer from START on, moved to the front: in place, or (REUSE
  * off) into a new buffer of at least NEED bytes, the old one freed. */
@@ -111,7 +116,7 @@ static int fill_ahead(struct line_reader *lr, struct diag *d)
 }
 
 /* Starts the thread once CHUNK bytes have been read without it, so that a small input
- * (most maps and test inputs) never starts one: it reads into a buffer of its own, given
+ * (most maps and test inputs) never starts one: it reads into buffers of its own, given
  * here. */
 static void start_ahead(struct line_reader *lr)
 {
@@ -119,7 +124,7 @@ static void start_ahead(struct line_reader *lr)
 		return;
 	lr->started = 1;
 	lr->ra = readahead_start(lr->in, HEAD, CHUNK);
-	if (lr->ra)
+	for (int i = 0; lr->ra && i < AHEAD; i++)
 		readahead_give(lr->ra, xmalloc(HEAD + CHUNK + 1), HEAD + CHUNK + 1);
 }
 

@@ -1,4 +1,4 @@
-/* readahead.c - the thread that reads an input one buffer ahead (readahead.h). */
+/* readahead.c - the thread that reads an input ahead of its reader (readahead.h). */
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -10,19 +10,26 @@
 #include "core/readahead.h"
 #include "core/xalloc.h"
 
+struct slot {
+	char *buf;
+	size_t cap;
+	ssize_t result;
+	struct diag err;
+};
+
 struct readahead {
 	struct input *in;
 	size_t head, chunk;
 	pthread_t thread;
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
-	char *buf;              /* the buffer given, until taken */
-	size_t cap;
-	int job;                /* the thread is filling BUF */
-	int done;               /* BUF is filled: RESULT (and ERR) tell how */
+	/* the buffers held, in the order given, from q[first] on (a ring): the first NDONE
+	 * read, the rest to read */
+	struct slot q[READAHEAD_MAX];
+	unsigned first, n, ndone;
+	int reading;            /* the thread is reading into q[first + ndone] */
+	int ended;              /* a read returned 0 or failed: no more reads */
 	int stop;
-	ssize_t result;
-	struct diag err;
 };
 
 static void *reader_main(void *arg)
@@ -32,15 +39,17 @@ static void *reader_main(void *arg)
 	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, NULL);
 	pthread_mutex_lock(&ra->mu);
 	for (;;) {
-		while (!ra->job && !ra->stop)
+		while ((ra->ndone == ra->n || ra->ended) && !ra->stop)
 			pthread_cond_wait(&ra->cv, &ra->mu);
 		if (ra->stop)
 			break;
-		char *at = ra->buf + ra->head;
-		size_t room = ra->cap - ra->head - 1;
+		struct slot *s = &ra->q[(ra->first + ra->ndone) % READAHEAD_MAX];
+		char *at = s->buf + ra->head;
+		size_t room = s->cap - ra->head - 1;
 		if (room > ra->chunk)
 			room = ra->chunk;
 		struct diag err = { 0 };
+		ra->reading = 1;
 		pthread_mutex_unlock(&ra->mu);
 		pthread_setcancelstate(PTHREAD_CANCEL_ENABLE, NULL);
 		ssize_t r = input_read(ra->in, at, room, &err);
@@ -48,10 +57,11 @@ static void *reader_main(void *arg)
 		if (r >= 0)
 			at[r] = '\0';
 		pthread_mutex_lock(&ra->mu);
-		ra->result = r;
-		ra->err = err;
-		ra->job = 0;
-		ra->done = 1;
+		ra->reading = 0;
+		s->result = r;
+		s->err = err;
+		ra->ndone++;
+		ra->ended = r <= 0;
 		pthread_cond_broadcast(&ra->cv);
 	}
 	pthread_mutex_unlock(&ra->mu);
@@ -81,9 +91,10 @@ struct readahead *readahead_start(struct input *in, size_t head, size_t chunk)
 void readahead_give(struct readahead *ra, char *buf, size_t cap)
 {
 	pthread_mutex_lock(&ra->mu);
-	ra->buf = buf;
-	ra->cap = cap;
-	ra->job = 1;
+	struct slot *s = &ra->q[(ra->first + ra->n) % READAHEAD_MAX];
+	s->buf = buf;
+	s->cap = cap;
+	ra->n++;
 	pthread_cond_broadcast(&ra->cv);
 	pthread_mutex_unlock(&ra->mu);
 }
@@ -91,15 +102,17 @@ void readahead_give(struct readahead *ra, char *buf, size_t cap)
 ssize_t readahead_take(struct readahead *ra, char **buf, size_t *cap, struct diag *d)
 {
 	pthread_mutex_lock(&ra->mu);
-	while (!ra->done)
+	while (!ra->ndone)
 		pthread_cond_wait(&ra->cv, &ra->mu);
-	ra->done = 0;
-	*buf = ra->buf;
-	*cap = ra->cap;
-	ra->buf = NULL;
-	ssize_t r = ra->result;
+	struct slot *s = &ra->q[ra->first];
+	ra->first = (ra->first + 1) % READAHEAD_MAX;
+	ra->n--;
+	ra->ndone--;
+	*buf = s->buf;
+	*cap = s->cap;
+	ssize_t r = s->result;
 	if (r < 0 && d && !d->set)
-		*d = ra->err;
+		*d = s->err;
 	pthread_mutex_unlock(&ra->mu);
 	return r;
 }
@@ -110,7 +123,7 @@ void readahead_stop(struct readahead *ra)
 		return;
 	pthread_mutex_lock(&ra->mu);
 	ra->stop = 1;
-	int reading = ra->job;
+	int reading = ra->reading;
 	pthread_cond_broadcast(&ra->cv);
 	pthread_mutex_unlock(&ra->mu);
 	/* A read from a pipe whose writer is still there would never end: the reader has
@@ -121,6 +134,7 @@ void readahead_stop(struct readahead *ra)
 	pthread_join(ra->thread, NULL);
 	pthread_mutex_destroy(&ra->mu);
 	pthread_cond_destroy(&ra->cv);
-	free(ra->buf);
+	for (unsigned i = 0; i < ra->n; i++)
+		free(ra->q[(ra->first + i) % READAHEAD_MAX].buf);
 	free(ra);
 }

@@ -1,5 +1,6 @@
 /* Unit tests for callgrind_writer.c: ids defined at first use, implicit cob/cfi only when
- * they equal the callee's identity, fi/fe, position compression, raw copy. */
+ * they equal the callee's identity, fi/fe, position compression, raw copy; and its output
+ * buffer (callgrind_outbuf.c): blocks written in order while the writer fills more. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -7,7 +8,11 @@
 #include <cmocka.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
 
+#include "callgrind/callgrind_outbuf.h"
 #include "callgrind/callgrind_writer.h"
 #include "core/diag.h"
 #include "helpers.h"
@@ -554,6 +559,80 @@ static void test_callgrind_writer__id_widths(void **state)
 	free(s);
 }
 
+/* The byte at offset I of the output buffer test's stream. */
+static char pattern(size_t i)
+{
+	return (char)('a' + (i * 7 + i / 4093) % 26);
+}
+
+/* Writes 8 MiB in pieces of 1 to 70,000 bytes through the output buffer to a FIFO whose
+ * reader (a child) takes 64 KiB every 2 ms: the flusher thread waits on it, the buffers
+ * fill up, and the writer waits for one to be written. The child's copy holds every byte
+ * in order. */
+static void test_callgrind_writer__outbuf_blocks_in_order(void **state)
+{
+	(void)state;
+	const size_t total = 8u << 20;
+	char *dir = tmp_dir(), fifo[256], copy[256];
+	snprintf(fifo, sizeof(fifo), "%s/fifo", dir);
+	snprintf(copy, sizeof(copy), "%s/copy", dir);
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	alarm(120);   /* a hang fails the test */
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		FILE *in = fopen(fifo, "rb"), *out = fopen(copy, "wb");
+		static char buf[64 << 10];
+		size_t n;
+		if (!in || !out)
+			_exit(1);
+		while ((n = fread(buf, 1, sizeof(buf), in)) > 0) {
+			if (fwrite(buf, 1, n, out) != n)
+				_exit(1);
+			nanosleep(&(struct timespec){ 0, 2000000 }, NULL);
+		}
+		_exit(fclose(out) == 0 ? 0 : 1);
+	}
+	struct diag d = { 0 };
+	struct output *o = output_open(fifo, &d);
+	assert_non_null(o);
+	struct cg_outbuf b;
+	cg_outbuf_init(&b, o);
+	char piece[70000];
+	uint64_t x = 12345;
+	for (size_t at = 0; at < total;) {
+		x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+		size_t n = 1 + (size_t)(x >> 33) % sizeof(piece);
+		if (n > total - at)
+			n = total - at;
+		for (size_t i = 0; i < n; i++)
+			piece[i] = pattern(at + i);
+		cg_outbuf_put(&b, piece, n);
+		at += n;
+	}
+	assert_int_equal(cg_outbuf_flush(&b, &d), 0);
+	assert_int_equal(b.bytes, total);
+	cg_outbuf_free(&b);
+	assert_int_equal(output_commit(o, &d), 0);
+	int st;
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	alarm(0);
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	FILE *f = fopen(copy, "rb");
+	assert_non_null(f);
+	size_t got = 0, bad = 0;
+	int c;
+	while ((c = getc(f)) != EOF)
+		bad += (char)c != pattern(got++);
+	fclose(f);
+	assert_int_equal(got, total);
+	assert_int_equal(bad, 0);
+	unlink(copy);
+	unlink(fifo);
+	rmdir(dir);
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -570,6 +649,7 @@ int main(void)
 		cmocka_unit_test(test_callgrind_writer__input_ids),
 		cmocka_unit_test(test_callgrind_writer__mixed_ids),
 		cmocka_unit_test(test_callgrind_writer__ids_exhausted),
+		cmocka_unit_test(test_callgrind_writer__outbuf_blocks_in_order),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

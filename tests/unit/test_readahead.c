@@ -3,7 +3,8 @@
  * thread fills (lines cut by a buffer's end, lines longer than the room kept for them,
  * CRLF, NUL bytes, a last line without "\n"), from a file, memory, a zstd stream and a
  * pipe; a read error in the thread reaches the caller with its message; stopping while
- * the thread waits on a pipe that stays open returns; and the buffers stay bounded. */
+ * the thread waits on a pipe that stays open returns; the buffers stay bounded; and the
+ * thread fills several buffers ahead, in the order given. */
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -16,6 +17,7 @@
 #include "core/diag.h"
 #include "core/io.h"
 #include "core/linereader.h"
+#include "core/readahead.h"
 #include "helpers.h"
 
 /* A text of about SIZE bytes, its lines described in LENS (without "\n"; -1 ends): line
@@ -259,6 +261,52 @@ static void test_readahead__buffers_stay_bounded(void **state)
 	free(s);
 }
 
+/* The thread holds READAHEAD_MAX buffers: they come back filled in the order given, each
+ * read at the offset kept in front, a read at most the chunk and at most the room; at the
+ * end the buffers still given are freed by readahead_stop() (a leak fails check-asan). */
+static void test_readahead__several_ahead(void **state)
+{
+	(void)state;
+	enum { HEAD = 16, CHUNK = 1000 };
+	size_t n = 50 * CHUNK + 123;
+	char *s = malloc(n);
+	for (size_t i = 0; i < n; i++)
+		s[i] = (char)('a' + i % 23);
+	struct input *in = input_open_mem(s, n, "mem");
+	struct readahead *ra = readahead_start(in, HEAD, CHUNK);
+	assert_non_null(ra);
+	/* one buffer smaller than a chunk: its reads stop at its room */
+	for (int i = 0; i < READAHEAD_MAX; i++) {
+		size_t cap = i == 1 ? HEAD + 300 + 1 : HEAD + CHUNK + 1;
+		char *b = malloc(cap);
+		b[i == 1 ? HEAD + 300 : HEAD + CHUNK] = 'Z';   /* overwritten by the NUL */
+		readahead_give(ra, b, cap);
+	}
+	size_t at = 0, takes = 0;
+	for (;;) {
+		char *b;
+		size_t cap;
+		struct diag d = { 0 };
+		ssize_t r = readahead_take(ra, &b, &cap, &d);
+		assert_true(r >= 0);
+		takes++;
+		if (r == 0) {
+			free(b);
+			break;
+		}
+		assert_true((size_t)r <= CHUNK && (size_t)r <= cap - HEAD - 1);
+		assert_memory_equal(b + HEAD, s + at, (size_t)r);
+		assert_int_equal(b[HEAD + r], '\0');
+		at += (size_t)r;
+		readahead_give(ra, b, cap);   /* back to the end of the queue */
+	}
+	assert_int_equal(at, n);
+	assert_true(takes > n / CHUNK);
+	readahead_stop(ra);   /* frees the READAHEAD_MAX - 1 buffers given after the end */
+	input_close(in);
+	free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -267,6 +315,7 @@ int main(void)
 		cmocka_unit_test(test_readahead__stop_while_waiting),
 		cmocka_unit_test(test_readahead__error_in_thread),
 		cmocka_unit_test(test_readahead__buffers_stay_bounded),
+		cmocka_unit_test(test_readahead__several_ahead),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

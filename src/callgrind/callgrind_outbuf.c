@@ -21,15 +21,15 @@ static void *flusher_main(void *arg)
 		if (!f->count)
 			break;
 		unsigned i = f->head;
-		const char *p = f->ring[i];
-		size_t n = f->ring_len[i];
+		const char *p = f->queue[i];
+		size_t n = f->queue_len[i];
 		pthread_mutex_unlock(&f->mu);
 		if (!b->err.set)
 			output_write(b->out, p, n, &b->err);
 		pthread_mutex_lock(&f->mu);
-		f->spare[f->nspare] = f->ring[i];
-		f->spare_cap[f->nspare++] = f->ring_cap[i];
-		f->head = (i + 1) % CG_OUTBUF_RING;
+		f->spare[f->nspare] = f->queue[i];
+		f->spare_cap[f->nspare++] = f->queue_cap[i];
+		f->head = (i + 1) % (CG_OUTBUF_RING - 1);
 		f->count--;
 		pthread_cond_broadcast(&f->cv);
 	}
@@ -74,13 +74,13 @@ void cg_outbuf_submit(struct cg_outbuf *b)
 	pthread_mutex_lock(&f->mu);
 	while (f->count == CG_OUTBUF_RING - 1)
 		pthread_cond_wait(&f->cv, &f->mu);
-	unsigned i = (f->head + f->count) % CG_OUTBUF_RING;
-	f->ring[i] = b->buf;
-	f->ring_len[i] = b->len;
-	f->ring_cap[i] = b->cap;
+	unsigned i = (f->head + f->count) % (CG_OUTBUF_RING - 1);
+	f->queue[i] = b->buf;
+	f->queue_len[i] = b->len;
+	f->queue_cap[i] = b->cap;
 	f->count++;
 	char *next = NULL;
-	size_t c = b->cap;
+	size_t c = CG_OUTBUF_BLOCK + 64 * 1024;   /* not B's, which a long line may have grown */
 	if (f->nspare) {
 		next = f->spare[--f->nspare];
 		c = f->spare_cap[f->nspare];

@@ -25,13 +25,13 @@ struct cg_flusher {
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 	int started, stop;
-	/* the filled blocks in order, from ring[head] on: COUNT of them, the first being
-	 * written while the thread works */
-	char *ring[CG_OUTBUF_RING];
-	size_t ring_len[CG_OUTBUF_RING], ring_cap[CG_OUTBUF_RING];
+	/* the filled blocks in order, from queue[head] on (a ring): COUNT of them, the first
+	 * being written while the thread works */
+	char *queue[CG_OUTBUF_RING - 1];
+	size_t queue_len[CG_OUTBUF_RING - 1], queue_cap[CG_OUTBUF_RING - 1];
 	unsigned head, count;
-	char *spare[CG_OUTBUF_RING];   /* buffers written, for the next blocks */
-	size_t spare_cap[CG_OUTBUF_RING];
+	char *spare[CG_OUTBUF_RING - 1];   /* buffers written, for the next blocks */
+	size_t spare_cap[CG_OUTBUF_RING - 1];
 	unsigned nspare;
 };
 

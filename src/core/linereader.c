@@ -25,7 +25,7 @@ enum { CHUNK = 4 << 10, HEAD = 1 << 10, REUSE = 0 };
 enum { CHUNK = 1 << 20, HEAD = 64 << 10, REUSE = 1 };
 #endif
 enum { AHEAD = 2 };
-_Static_assert((int)AHEAD <= (int)READAHEAD_MAX, "the thread holds at most AHEAD buffers");
+_Static_assert((int)AHEAD <= (int)READAHEAD_MAX, "AHEAD must not exceed READAHEAD_MAX");
 
 /* The bytes of the current buffer from START on, moved to the front: in place, or (REUSE
  * off) into a new buffer of at least NEED bytes, the old one freed. */

@@ -91,6 +91,8 @@ struct readahead *readahead_start(struct input *in, size_t head, size_t chunk)
 void readahead_give(struct readahead *ra, char *buf, size_t cap)
 {
 	pthread_mutex_lock(&ra->mu);
+	if (ra->n == READAHEAD_MAX)
+		abort();   /* the caller's error: the slot of a buffer held would be overwritten */
 	struct slot *s = &ra->q[(ra->first + ra->n) % READAHEAD_MAX];
 	s->buf = buf;
 	s->cap = cap;

@@ -33,7 +33,8 @@ struct readahead *readahead_start(struct input *in, size_t head, size_t chunk);
 void readahead_give(struct readahead *ra, char *buf, size_t cap);
 /* Waits for the first buffer given and not taken: returns it in *BUF and *CAP with the
  * count of bytes read at BUF + HEAD, 0 at the input's end, or -1 with D set (read error,
- * corrupt stream); the buffer is then the caller's. Only while the thread holds one. */
+ * corrupt stream); the buffer is then the caller's. Only while the thread holds one, and
+ * not after a take returned 0 or -1 (the thread reads no more). */
 ssize_t readahead_take(struct readahead *ra, char **buf, size_t *cap, struct diag *d);
 /* Stops the thread, also one waiting in a read that may never end (a pipe still open),
  * frees the buffers it holds and RA. NULL is a no-op. */

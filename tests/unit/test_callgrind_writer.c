@@ -565,10 +565,10 @@ static char pattern(size_t i)
 	return (char)('a' + (i * 7 + i / 4093) % 26);
 }
 
-/* Writes 8 MiB in pieces of 1 to 70,000 bytes through the output buffer to a FIFO whose
- * reader (a child) takes 64 KiB every 2 ms: the flusher thread waits on it, the buffers
- * fill up, and the writer waits for one to be written. The child's copy holds every byte
- * in order. */
+/* Writes 8 MiB in pieces of 1 to 70,000 bytes, and one of 1.5 MiB (more than a buffer
+ * holds: it grows), through the output buffer to a FIFO whose reader (a child) takes 64
+ * KiB every 2 ms: the flusher thread waits on it, the buffers fill up, and the writer
+ * waits for one to be written. The child's copy holds every byte in order. */
 static void test_callgrind_writer__outbuf_blocks_in_order(void **state)
 {
 	(void)state;
@@ -581,6 +581,7 @@ static void test_callgrind_writer__outbuf_blocks_in_order(void **state)
 	pid_t pid = fork();
 	assert_true(pid >= 0);
 	if (pid == 0) {
+		alarm(120);   /* gone, if the parent fails before it opens the FIFO */
 		FILE *in = fopen(fifo, "rb"), *out = fopen(copy, "wb");
 		static char buf[64 << 10];
 		size_t n;
@@ -598,11 +599,11 @@ static void test_callgrind_writer__outbuf_blocks_in_order(void **state)
 	assert_non_null(o);
 	struct cg_outbuf b;
 	cg_outbuf_init(&b, o);
-	char piece[70000];
+	static char piece[3 << 19];
 	uint64_t x = 12345;
-	for (size_t at = 0; at < total;) {
+	for (size_t at = 0, k = 0; at < total; k++) {
 		x = x * 6364136223846793005ULL + 1442695040888963407ULL;
-		size_t n = 1 + (size_t)(x >> 33) % sizeof(piece);
+		size_t n = k == 100 ? sizeof(piece) : 1 + (size_t)(x >> 33) % 70000;
 		if (n > total - at)
 			n = total - at;
 		for (size_t i = 0; i < n; i++)

@@ -10,7 +10,9 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/ioctl.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <cmocka.h>
 #include <zstd.h>
 
@@ -307,6 +309,49 @@ static void test_readahead__several_ahead(void **state)
 	free(s);
 }
 
+/* From a pipe that holds four chunks, the thread reads into each of the four buffers
+ * given before the first is taken: less than a chunk is left in the pipe (the first read
+ * may be short: the input keeps the bytes it looked at to tell a compressed stream), where
+ * reading one ahead would leave three. */
+static void test_readahead__reads_ahead_into_every_buffer(void **state)
+{
+	(void)state;
+	enum { HEAD = 16, CHUNK = 1000 };
+	char s[READAHEAD_MAX * CHUNK];
+	for (size_t i = 0; i < sizeof(s); i++)
+		s[i] = (char)('A' + i % 17);
+	int fds[2];
+	assert_int_equal(pipe(fds), 0);
+	assert_int_equal(write(fds[1], s, sizeof(s)), (ssize_t)sizeof(s));   /* fits the pipe */
+	struct diag d = { 0 };
+	struct input *in = input_open_fd(fds[0], "pipe", &d);
+	struct readahead *ra = readahead_start(in, HEAD, CHUNK);
+	assert_non_null(ra);
+	for (int i = 0; i < READAHEAD_MAX; i++)
+		readahead_give(ra, malloc(HEAD + CHUNK + 1), HEAD + CHUNK + 1);
+	int left = CHUNK;
+	for (int tries = 0; tries < 1000 && left >= CHUNK; tries++) {   /* at most 10 s */
+		assert_int_equal(ioctl(fds[0], FIONREAD, &left), 0);
+		if (left >= CHUNK)
+			nanosleep(&(struct timespec){ 0, 10000000 }, NULL);
+	}
+	assert_true(left < CHUNK);
+	size_t at = 0;
+	for (int i = 0; i < READAHEAD_MAX; i++) {
+		char *b;
+		size_t cap;
+		ssize_t r = readahead_take(ra, &b, &cap, &d);
+		assert_true(r > 0);
+		assert_memory_equal(b + HEAD, s + at, (size_t)r);
+		at += (size_t)r;
+		free(b);
+	}
+	assert_int_equal(at, sizeof(s) - (size_t)left);
+	close(fds[1]);
+	readahead_stop(ra);
+	input_close(in);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -316,6 +361,7 @@ int main(void)
 		cmocka_unit_test(test_readahead__error_in_thread),
 		cmocka_unit_test(test_readahead__buffers_stay_bounded),
 		cmocka_unit_test(test_readahead__several_ahead),
+		cmocka_unit_test(test_readahead__reads_ahead_into_every_buffer),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

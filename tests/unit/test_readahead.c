@@ -23,7 +23,7 @@
 #include "helpers.h"
 
 /* A text of about SIZE bytes, its lines described in LENS (without "\n"; -1 ends): line
- * lengths from 0 to 200 bytes, every 997th line 300 to 700 KB (longer than the 256 KB kept
+ * lengths from 0 to 200 bytes, every 997th line 300 to 700 KB (longer than the 64 KB kept
  * in front of a buffer), every 13th ending in CRLF, every 29th holding a NUL byte; the
  * last line has no "\n". Deterministic. */
 struct text {
@@ -99,7 +99,7 @@ static void test_readahead__lines_across_buffers(void **state)
 	struct text t = make_text(12 << 20);
 	size_t long_lines = 0;
 	for (size_t i = 0; i < t.nlines; i++)
-		long_lines += t.lens[i] > (256 << 10);
+		long_lines += t.lens[i] > (64 << 10);
 	assert_true(t.nlines > 15000 && long_lines >= 10);
 	char *p = tmp_file_n(t.s, t.n);
 	struct diag d = { 0 };

@@ -19,6 +19,7 @@
 #include "callgrind/callgrind_writer.h"
 #include "core/diag.h"
 #include "core/io.h"
+#include "core/io_pump.h"
 #include "core/xalloc.h"
 #include "jit/elf_files.h"
 #include "jit/jitdump.h"
@@ -35,6 +36,7 @@ struct run {
 	size_t ninputs;
 	struct elf_files *ef;
 	struct cg_reader *r;
+	struct io_pump *pump;        /* the reads' and writes' shared thread, or NULL */
 	size_t nsymfiles;            /* symbol files read (the symtab's sources) */
 	struct stream s;             /* its symtab and writer are the run's */
 	struct resolver res;
@@ -136,6 +138,22 @@ static int dispatch(struct run *u, const struct cg_record *rec)
 
 /* ---- the run ---- */
 
+/* One thread for the reads ahead and the output's writes, polling between them (io_pump.h),
+ * where the main thread would otherwise wake the two that sleep between buffers some 600
+ * times in a 300 MB profile (README, "Performance", the tenth session). Only where both
+ * are copies, with two CPUs or more: a compressed stream's work is more than one thread
+ * can do beside the other's, a pipe's read may never end (readahead.h), and on one CPU a
+ * polling thread takes the main thread's time. */
+static void run_share_io(struct run *u)
+{
+	long spin = io_pump_default_spin_ns();
+	if (u->o->separate_io || spin <= 0 || !input_is_plain_file(u->in) || output_is_zstd(u->out))
+		return;
+	u->pump = io_pump_new(spin);
+	cg_reader_share_pump(u->r, u->pump);
+	cgw_share_pump(u->s.w, u->pump);
+}
+
 /* Opens the profile and the outputs and sets up the stream. Returns 0, -1 with the diag
  * set, or -2 when an output is an input or the other output. */
 static int run_open(struct run *u, const struct augment_opts *o, struct augment_stats *rep,
@@ -172,6 +190,7 @@ static int run_open(struct run *u, const struct augment_opts *o, struct augment_
 	u->r = cg_reader_new(u->in, o->max_line);
 	stream_init(&u->s, st, u->r, cgw_new(u->out), rep);
 	rewrite_init(&u->rw, &u->s, &u->res, &u->mv, u->r);
+	run_share_io(u);
 	return 0;
 }
 
@@ -287,6 +306,7 @@ static void run_close(struct run *u, int rc)
 	free(u->inputs);
 	elf_files_free(u->ef);
 	cg_reader_free(u->r);
+	io_pump_free(u->pump);   /* after its clients, the reader and the writer, left */
 	symtab_free(u->s.st);
 	input_close(u->in);
 	moves_free(&u->mv);

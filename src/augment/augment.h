@@ -34,6 +34,10 @@ struct augment_opts {
 	 * none. The library prints nothing itself. */
 	void (*progress)(void *ctx, uint64_t done, uint64_t size);
 	void *progress_ctx;
+	/* The reads ahead and the output's writes each on a thread of its own, sleeping
+	 * between buffers, even where one shared thread that polls would do them (io_pump.h;
+	 * augment.c, run_share_io()). For tests: $CGJIT_TEST_SEPARATE_IO. */
+	int separate_io;
 };
 
 /* Fills O with the defaults of `cgjit augment` (64 MiB lines, debug bias detected,

@@ -2,13 +2,34 @@
  * (callgrind_outbuf.h). */
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "callgrind/callgrind_outbuf.h"
 #include "core/io.h"
+#include "core/io_pump.h"
 #include "core/quiet_thread.h"
 #include "core/xalloc.h"
+
+/* Writes the first filled block, with the lock held, which it drops during the write. */
+static void write_next(struct cg_outbuf *b)
+{
+	struct cg_flusher *f = &b->flusher;
+	unsigned i = f->head;
+	const char *p = f->queue[i];
+	size_t n = f->queue_len[i];
+	pthread_mutex_unlock(&f->mu);
+	if (!b->err.set)
+		output_write(b->out, p, n, &b->err);
+	pthread_mutex_lock(&f->mu);
+	f->spare[f->nspare] = f->queue[i];
+	f->spare_cap[f->nspare++] = f->queue_cap[i];
+	f->head = (i + 1) % (CG_OUTBUF_RING - 1);
+	f->count--;
+	atomic_store_explicit(&f->queued, f->count, memory_order_relaxed);
+	pthread_cond_broadcast(&f->cv);
+}
 
 static void *flusher_main(void *arg)
 {
@@ -20,21 +41,26 @@ static void *flusher_main(void *arg)
 			pthread_cond_wait(&f->cv, &f->mu);
 		if (!f->count)
 			break;
-		unsigned i = f->head;
-		const char *p = f->queue[i];
-		size_t n = f->queue_len[i];
-		pthread_mutex_unlock(&f->mu);
-		if (!b->err.set)
-			output_write(b->out, p, n, &b->err);
-		pthread_mutex_lock(&f->mu);
-		f->spare[f->nspare] = f->queue[i];
-		f->spare_cap[f->nspare++] = f->queue_cap[i];
-		f->head = (i + 1) % (CG_OUTBUF_RING - 1);
-		f->count--;
-		pthread_cond_broadcast(&f->cv);
+		write_next(b);
 	}
 	pthread_mutex_unlock(&f->mu);
 	return NULL;
+}
+
+/* The pump's step: one write if a block is filled. QUEUED is looked at first, without
+ * the lock, so that a pump polling takes no lock the writer may want. */
+static int pump_step(void *arg)
+{
+	struct cg_outbuf *b = arg;
+	struct cg_flusher *f = &b->flusher;
+	if (!atomic_load_explicit(&f->queued, memory_order_acquire))
+		return 0;
+	pthread_mutex_lock(&f->mu);
+	int work = f->count > 0;
+	if (work)
+		write_next(b);
+	pthread_mutex_unlock(&f->mu);
+	return work;
 }
 
 /* Waits until the flusher has written every filled block (called with its lock held). */
@@ -50,6 +76,11 @@ static void flusher_wait(struct cg_flusher *f)
 static int flusher_start(struct cg_outbuf *b)
 {
 	struct cg_flusher *f = &b->flusher;
+	if (f->pump && (f->client = io_pump_join(f->pump, pump_step, b))) {
+		f->started = 1;
+		return 0;
+	}
+	f->pump = NULL;
 	static const int own[] = { SIGPIPE, SIGXFSZ };
 	if (quiet_thread_start(&f->thread, flusher_main, b, own, sizeof(own) / sizeof(own[0])) < 0)
 		return -1;
@@ -79,6 +110,7 @@ void cg_outbuf_submit(struct cg_outbuf *b)
 	f->queue_len[i] = b->len;
 	f->queue_cap[i] = b->cap;
 	f->count++;
+	atomic_store_explicit(&f->queued, f->count, memory_order_release);
 	char *next = NULL;
 	size_t c = CG_OUTBUF_BLOCK + 64 * 1024;   /* not B's, which a long line may have grown */
 	if (f->nspare) {
@@ -87,6 +119,8 @@ void cg_outbuf_submit(struct cg_outbuf *b)
 	}
 	pthread_cond_broadcast(&f->cv);
 	pthread_mutex_unlock(&f->mu);
+	if (f->pump)
+		io_pump_kick(f->pump);
 	if (!next)
 		next = xmalloc(c);
 	b->buf = next;
@@ -104,9 +138,20 @@ void cg_outbuf_init(struct cg_outbuf *b, struct output *out)
 	pthread_cond_init(&b->flusher.cv, NULL);
 }
 
+void cg_outbuf_share_pump(struct cg_outbuf *b, struct io_pump *pump)
+{
+	b->flusher.pump = pump;
+}
+
 void cg_outbuf_free(struct cg_outbuf *b)
 {
-	if (b->flusher.started) {
+	if (b->flusher.client) {
+		/* what is queued is written, as by the thread of its own when it stops */
+		pthread_mutex_lock(&b->flusher.mu);
+		flusher_wait(&b->flusher);
+		pthread_mutex_unlock(&b->flusher.mu);
+		io_pump_leave(b->flusher.pump, b->flusher.client);
+	} else if (b->flusher.started) {
 		pthread_mutex_lock(&b->flusher.mu);
 		b->flusher.stop = 1;
 		pthread_cond_broadcast(&b->flusher.cv);

@@ -7,11 +7,13 @@
 #define CGJIT_CALLGRIND_OUTBUF_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "core/diag.h"
 
+struct io_pump;
 struct output;
 
 /* The thread and the blocks it writes: at most CG_OUTBUF_RING buffers, the one being
@@ -33,6 +35,11 @@ struct cg_flusher {
 	char *spare[CG_OUTBUF_RING - 1];   /* buffers written, for the next blocks */
 	size_t spare_cap[CG_OUTBUF_RING - 1];
 	unsigned nspare;
+	/* COUNT, for the pump's look without the lock */
+	atomic_uint queued;
+	/* the shared thread that writes instead of THREAD, or NULL (not owned) */
+	struct io_pump *pump;
+	struct io_pump_client *client;
 };
 
 struct cg_outbuf {
@@ -46,7 +53,11 @@ struct cg_outbuf {
 
 /* Writes to OUT (not owned). */
 void cg_outbuf_init(struct cg_outbuf *b, struct output *out);
-/* Stops the thread (after it wrote what it had) and frees the buffers. */
+/* Has the blocks written by PUMP (io_pump.h; not owned, it must outlive B) rather than by
+ * a thread of B's own. Before the first block is handed over. */
+void cg_outbuf_share_pump(struct cg_outbuf *b, struct io_pump *pump);
+/* Stops the thread or leaves the pump (after what was handed over is written) and frees
+ * the buffers. */
 void cg_outbuf_free(struct cg_outbuf *b);
 /* The size at which a buffer goes to the thread. */
 enum { CG_OUTBUF_BLOCK = 1 << 20 };

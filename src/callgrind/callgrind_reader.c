@@ -28,6 +28,11 @@ struct cg_reader *cg_reader_new(struct input *in, size_t max_line)
 	return r;
 }
 
+void cg_reader_share_pump(struct cg_reader *r, struct io_pump *pump)
+{
+	line_reader_share_pump(&r->lr, pump);
+}
+
 void cg_reader_free(struct cg_reader *r)
 {
 	if (!r)

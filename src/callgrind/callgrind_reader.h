@@ -85,10 +85,13 @@ struct cg_record {
 };
 
 struct cg_reader;
+struct io_pump;
 
 /* Reads from IN (not owned; its name is used in messages). MAX_LINE bounds a line. */
 struct cg_reader *cg_reader_new(struct input *in, size_t max_line);
 void cg_reader_free(struct cg_reader *r);   /* NULL is a no-op */
+/* Reads ahead through PUMP (not owned; it must outlive R): line_reader_share_pump(). */
+void cg_reader_share_pump(struct cg_reader *r, struct io_pump *pump);
 /* From now on R reads what callgrind_annotate and kcachegrind read of other writers' files
  * (Xdebug, go tool pprof -callgrind), which valgrind's callgrind never writes: text after a
  * calls= line's target position (Xdebug's "calls=1 0 0"), a summary: line after the body

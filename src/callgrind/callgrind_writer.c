@@ -146,6 +146,11 @@ struct cgw *cgw_new(struct output *out)
 	return w;
 }
 
+void cgw_share_pump(struct cgw *w, struct io_pump *pump)
+{
+	cg_outbuf_share_pump(&w->buf, pump);
+}
+
 void cgw_free(struct cgw *w)
 {
 	if (!w)

@@ -17,6 +17,7 @@
 #include "callgrind/callgrind_reader.h"
 
 struct diag;
+struct io_pump;
 struct output;
 struct cgw;
 
@@ -27,6 +28,8 @@ struct cgw_fn {
 /* Writes to OUT (not owned). */
 struct cgw *cgw_new(struct output *out);
 void cgw_free(struct cgw *w);   /* NULL is a no-op */
+/* Writes through PUMP (not owned; it must outlive W): cg_outbuf_share_pump(). */
+void cgw_share_pump(struct cgw *w, struct io_pump *pump);
 
 /* Starts a new output part: forgets every id. */
 void cgw_part_begin(struct cgw *w);

@@ -152,6 +152,7 @@ static int augment_main(int argc, char **argv, struct pathmap *paths)
 	struct augment_opts o;
 	augment_opts_init(&o);
 	o.paths = paths;
+	o.separate_io = getenv("CGJIT_TEST_SEPARATE_IO") != NULL;
 	int quiet = 0;
 	int rc = parse(argc, argv, &o, paths, &quiet);
 	if (rc >= 0)

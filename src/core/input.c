@@ -139,6 +139,13 @@ int input_is_gzip(const struct input *in)
 	return in->gz != NULL;
 }
 
+int input_is_plain_file(const struct input *in)
+{
+	struct stat st;
+	return !in->mem && !in->z && !in->gz && in->fd >= 0 && fstat(in->fd, &st) == 0 &&
+	       S_ISREG(st.st_mode);
+}
+
 void input_close(struct input *in)
 {
 	if (!in)

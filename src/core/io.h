@@ -47,6 +47,9 @@ size_t input_name_stem(const char *name, size_t len);
 int input_is_zstd(const struct input *in);
 /* 1 if the stream is gzip-compressed (io_gzip.h: concatenated members read whole). */
 int input_is_gzip(const struct input *in);
+/* 1 if IN is a regular file read as it is (not compressed): a read of it ends, and costs
+ * a copy, no decompression. */
+int input_is_plain_file(const struct input *in);
 void input_close(struct input *in);   /* NULL is a no-op */
 /* Reads from FD, already open (a FIFO opened O_NONBLOCK may be handed over once switched
  * back to blocking), with the same zstd and gzip detection; NAME is used in messages. Takes FD:
@@ -75,6 +78,8 @@ int output_check_links(const char *path, struct diag *d);
 struct output *output_open(const char *path, struct diag *d);
 /* Appends N bytes. Returns 0, or -1 with D set (e.g. "No space left on device"). */
 int output_write(struct output *o, const void *p, size_t n, struct diag *d);
+/* 1 if O compresses with zstd. */
+int output_is_zstd(const struct output *o);
 /* PATH as given to output_open(), or "<stdout>". */
 const char *output_path(const struct output *o);
 /* 1 if output_open(PATH) would write in place (stdout, a descriptor path, a device, a FIFO)

@@ -66,6 +66,11 @@ void line_reader_free(struct line_reader *lr)
 	lr->buf = NULL;
 }
 
+void line_reader_share_pump(struct line_reader *lr, struct io_pump *pump)
+{
+	lr->pump = pump;
+}
+
 /* The bytes the thread read into NB (N at NB + HEAD) follow the unread end of the current
  * buffer: in NB, where HEAD has room for that end (the current buffer goes to the thread),
  * else appended to the current buffer (NB goes back). */
@@ -123,7 +128,7 @@ static void start_ahead(struct line_reader *lr)
 	if (lr->eof || lr->read_alone < CHUNK || lr->started)
 		return;
 	lr->started = 1;
-	lr->ra = readahead_start(lr->in, HEAD, CHUNK);
+	lr->ra = readahead_start(lr->in, HEAD, CHUNK, lr->pump);
 	for (int i = 0; lr->ra && i < AHEAD; i++)
 		readahead_give(lr->ra, xmalloc(HEAD + CHUNK + 1), HEAD + CHUNK + 1);
 }

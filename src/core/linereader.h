@@ -14,6 +14,7 @@
 
 struct diag;
 struct input;
+struct io_pump;
 struct readahead;
 
 struct line_reader {
@@ -28,6 +29,7 @@ struct line_reader {
 	size_t read_alone;     /* bytes read without RA: CHUNK of them start it */
 	int started;           /* RA was started (it is NULL again after the end) */
 	struct readahead *ra;  /* the thread reading the next buffer, or NULL */
+	struct io_pump *pump;  /* RA's reads done by this shared thread, or NULL (not owned) */
 	/* Called before a read changes the buffer (the lines returned so far are still
 	 * there), for a caller that keeps some of them longer than a line: it copies them. */
 	void (*before_fill)(void *ctx);
@@ -37,6 +39,10 @@ struct line_reader {
 /* MAX_LINE is the longest line accepted, in bytes. */
 void line_reader_init(struct line_reader *lr, struct input *in, size_t max_line);
 void line_reader_free(struct line_reader *lr);
+/* Has the reads ahead done by PUMP (io_pump.h; not owned, it must outlive LR) rather than
+ * by a thread of the reader's own: only for an input whose reads end (readahead.h). Before
+ * the first line. */
+void line_reader_share_pump(struct line_reader *lr, struct io_pump *pump);
 /* Consumes N bytes holding LINES whole lines, each ending in "\n", that the caller has
  * read in place, from BUF + START: at most END - START bytes. */
 void line_reader_skip(struct line_reader *lr, size_t n, uint64_t lines);

@@ -62,6 +62,11 @@ struct output {
 	enum commit_state state;
 };
 
+int output_is_zstd(const struct output *o)
+{
+	return o->z != NULL;
+}
+
 const char *output_path(const struct output *o)
 {
 	return o->kind == OUT_STDOUT ? "<stdout>" : o->name;

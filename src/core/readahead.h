@@ -15,15 +15,20 @@
 
 struct diag;
 struct input;
+struct io_pump;
 struct readahead;
 
 /* The most buffers the thread holds at once: given and not taken back. */
 enum { READAHEAD_MAX = 4 };
 
 /* Starts the thread on IN, each read placed at offset HEAD of the buffer it is given and
- * of at most CHUNK bytes. Returns NULL if no thread can be started (the caller then reads
- * itself). */
-struct readahead *readahead_start(struct input *in, size_t head, size_t chunk);
+ * of at most CHUNK bytes. With PUMP (not owned, NULL for none) the reads are done by that
+ * shared thread (io_pump.h) instead of one of the reader's own: only for an input whose
+ * reads end (a file, memory), as readahead_stop() then waits for a read under way where
+ * it cancels the reader's own thread. Returns NULL if no thread can be started (the
+ * caller then reads itself). */
+struct readahead *readahead_start(struct input *in, size_t head, size_t chunk,
+				  struct io_pump *pump);
 /* Hands BUF (CAP bytes, CAP > HEAD + 1) to the thread, which reads into it, after the
  * buffers given before, at most min(CHUNK, CAP - HEAD - 1) bytes (at least one, unless the
  * input ended) and a NUL after them: a buffer grown for a long line does not make the
@@ -36,8 +41,8 @@ void readahead_give(struct readahead *ra, char *buf, size_t cap);
  * corrupt stream); the buffer is then the caller's. Only while the thread holds one, and
  * not after a take returned 0 or -1 (the thread reads no more). */
 ssize_t readahead_take(struct readahead *ra, char **buf, size_t *cap, struct diag *d);
-/* Stops the thread, also one waiting in a read that may never end (a pipe still open),
- * frees the buffers it holds and RA. NULL is a no-op. */
+/* Stops the thread, also one of its own waiting in a read that may never end (a pipe
+ * still open), or leaves the pump; frees the buffers it holds and RA. NULL is a no-op. */
 void readahead_stop(struct readahead *ra);
 
 #endif

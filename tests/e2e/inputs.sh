@@ -4,7 +4,8 @@
 # that never collide, zstd streams that begin with a skippable frame, auto-discovery that
 # skips files it should not trust, ranges that end at 2^64, jitdump records past 2^64
 # counted rather than fatal, error offsets in compressed data; gzip input (issue 26); the
-# reader alone as scripts/bench times it (build/bench-read).
+# reader alone as scripts/bench times it (build/bench-read); the same output whichever
+# threads read ahead and write (io_pump.h).
 # Prints "ok"/"not ok" per check ("skip" for those this machine cannot run) and
 # "N passed, N failed, N skipped" last; exits 1 on any failure.
 . "$(dirname "$0")/harness.sh"
@@ -296,6 +297,48 @@ expect '[ "$(grep -c "^fn=" "$tmp/o")" = 1 ] && grep -q "^fn=(1) hostile_fn_1$" 
 	has_nop "$elf" 0x10000000 && has_nop "$elf" $((0x10000000 + 16 * 1024)) &&
 	! has_nop "$elf" $((0x10000000 + 17 * 1024)) && ! has_nop "$elf" $((0x10000000 + 2000 * 1024))' \
 	"... every copy is one function (same object and file); code in the ELF for the load and its first 16 moves"
+
+echo "# one shared thread for the reads ahead and the writes (io_pump.h), or two of their own"
+# A plain file in and out takes the shared thread where the process may use two CPUs; a
+# pipe in, a zstd file out and $CGJIT_TEST_SEPARATE_IO take the two threads. The output is
+# the same byte for byte whichever does the work; 10 MB read in 1 MiB buffers and written in
+# 1 MiB blocks: both threads run (the first 1 MiB is read without one).
+s=$top/samples/moarvm-callers
+zstd -q -dc "$s/callgrind.out.21824.zst" >"$tmp/mc.cg"
+run "$tmp/mc.pump" "$tmp/mc.cg" "$s/perf-21824.map"
+rc_pump=$rc
+CGJIT_TEST_SEPARATE_IO=1 run "$tmp/mc.sep" "$tmp/mc.cg" "$s/perf-21824.map"
+rc_sep=$rc
+rm -f "$tmp/mc.pipe"
+timeout 10 "$CGJIT" augment -q -o "$tmp/mc.pipe" - "$s/perf-21824.map" <"$tmp/mc.cg" 2>"$tmp/err"
+rc_pipe=$?
+run "$tmp/mc.zst" "$tmp/mc.cg" "$s/perf-21824.map"
+expect '[ $rc_pump = 0 ] && [ $rc_sep = 0 ] && [ $rc_pipe = 0 ] && [ $rc = 0 ] &&
+	[ "$(stat -c %s "$tmp/mc.pump")" -gt 3000000 ] && cmp -s "$tmp/mc.pump" "$tmp/mc.sep" &&
+	cmp -s "$tmp/mc.pump" "$tmp/mc.pipe" && zstd -q -dc "$tmp/mc.zst" | cmp -s - "$tmp/mc.pump" &&
+	"$CGCHECK" "$tmp/mc.pump" 2>/dev/null' \
+	"moarvm-callers (10 MB): the same output from the shared thread, two threads of their own, a pipe in and zstd out ($(stat -c %s "$tmp/mc.pump" 2>/dev/null) bytes)"
+# helper threads started (clone3 under strace): 1 shared, 2 of their own
+threads() { # OUT ENV...: the clones of one run
+	rm -f "$1"
+	local out=$1
+	shift
+	env "$@" strace -f -qq -e trace=clone,clone3 -o "$tmp/st" "$CGJIT" augment -q -o "$out" \
+		"$tmp/mc.cg" "$s/perf-21824.map" 2>/dev/null
+	grep -c 'clone' "$tmp/st"
+}
+if ! command -v strace >/dev/null; then
+	skip "no strace: the count of helper threads"
+else
+	shared=1
+	[ "$(nproc)" -ge 2 ] || shared=2   # one CPU: no polling thread (io_pump_default_spin_ns)
+	n_pump=$(threads "$tmp/mc.t1") n_sep=$(threads "$tmp/mc.t2" CGJIT_TEST_SEPARATE_IO=1)
+	n_one=$(threads "$tmp/mc.t3" taskset -c 0)
+	expect '[ "$n_pump" = $shared ] && [ "$n_sep" = 2 ] && [ "$n_one" = 2 ] && cmp -s "$tmp/mc.t1" "$tmp/mc.t2" &&
+		cmp -s "$tmp/mc.t1" "$tmp/mc.t3"' \
+		"helper threads: $n_pump with a plain file in and out ($shared wanted: $(nproc) CPUs), $n_sep with \$CGJIT_TEST_SEPARATE_IO, $n_one on one CPU (taskset); the same output"
+fi
+rm -f "$tmp"/mc.*
 
 echo "# scripts/bench's reading-alone row: build/bench-read reads a profile as augment's reader does"
 probe=$(dirname "$CGJIT")/bench-read

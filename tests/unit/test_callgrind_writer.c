@@ -17,6 +17,7 @@
 #include "core/diag.h"
 #include "helpers.h"
 #include "core/io.h"
+#include "core/io_pump.h"
 
 /* Identities numbered by the writer, in the order they are made (an input without ids) */
 static const struct cgw_id fresh = { CGW_ID_FRESH, 0 };
@@ -568,10 +569,10 @@ static char pattern(size_t i)
 /* Writes 8 MiB in pieces of 1 to 70,000 bytes, and one of 1.5 MiB (more than a buffer
  * holds: it grows), through the output buffer to a FIFO whose reader (a child) takes 64
  * KiB every 2 ms: the flusher thread waits on it, the buffers fill up, and the writer
- * waits for one to be written. The child's copy holds every byte in order. */
-static void test_callgrind_writer__outbuf_blocks_in_order(void **state)
+ * waits for one to be written. The child's copy holds every byte in order; also with the
+ * blocks written by a shared pump (io_pump.h), polling or sleeping between them. */
+static void outbuf_blocks_in_order(struct io_pump *pump)
 {
-	(void)state;
 	const size_t total = 8u << 20;
 	char *dir = tmp_dir(), fifo[256], copy[256];
 	snprintf(fifo, sizeof(fifo), "%s/fifo", dir);
@@ -599,6 +600,7 @@ static void test_callgrind_writer__outbuf_blocks_in_order(void **state)
 	assert_non_null(o);
 	struct cg_outbuf b;
 	cg_outbuf_init(&b, o);
+	cg_outbuf_share_pump(&b, pump);
 	static char piece[3 << 19];
 	uint64_t x = 12345;
 	for (size_t at = 0, k = 0; at < total; k++) {
@@ -632,6 +634,17 @@ static void test_callgrind_writer__outbuf_blocks_in_order(void **state)
 	unlink(fifo);
 	rmdir(dir);
 	free(dir);
+}
+
+static void test_callgrind_writer__outbuf_blocks_in_order(void **state)
+{
+	(void)state;
+	outbuf_blocks_in_order(NULL);
+	for (int spin = 0; spin < 2; spin++) {
+		struct io_pump *pump = io_pump_new(spin ? 2000000 : 0);
+		outbuf_blocks_in_order(pump);
+		io_pump_free(pump);
+	}
 }
 
 int main(void)

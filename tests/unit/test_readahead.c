@@ -4,7 +4,8 @@
  * CRLF, NUL bytes, a last line without "\n"), from a file, memory, a zstd stream and a
  * pipe; a read error in the thread reaches the caller with its message; stopping while
  * the thread waits on a pipe that stays open returns; the buffers stay bounded; and the
- * thread fills several buffers ahead, in the order given. */
+ * thread fills several buffers ahead, in the order given. The same reads done by a shared
+ * pump (io_pump.h) instead of the reader's own thread give the same lines and errors. */
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -18,6 +19,7 @@
 
 #include "core/diag.h"
 #include "core/io.h"
+#include "core/io_pump.h"
 #include "core/linereader.h"
 #include "core/readahead.h"
 #include "helpers.h"
@@ -65,12 +67,14 @@ static struct text make_text(size_t size)
 }
 
 /* Reads every line of IN and checks it against T: content, length, the NUL flag, the line
- * numbers and the missing last "\n". Returns whether the thread was started. */
-static int read_all(struct input *in, const struct text *t)
+ * numbers and the missing last "\n"; with PUMP, the reads ahead done by that shared thread.
+ * Returns whether the thread was started. */
+static int read_all_on(struct input *in, const struct text *t, struct io_pump *pump)
 {
 	struct line_reader lr;
 	struct diag d = { 0 };
 	line_reader_init(&lr, in, 1 << 20);
+	line_reader_share_pump(&lr, pump);
 	size_t at = 0;
 	for (size_t i = 0; i < t->nlines; i++) {
 		const char *l;
@@ -93,6 +97,11 @@ static int read_all(struct input *in, const struct text *t)
 	return started;
 }
 
+static int read_all(struct input *in, const struct text *t)
+{
+	return read_all_on(in, t, NULL);
+}
+
 static void test_readahead__lines_across_buffers(void **state)
 {
 	(void)state;
@@ -110,6 +119,16 @@ static void test_readahead__lines_across_buffers(void **state)
 	size_t zn = ZSTD_compress(z, zcap, t.s, t.n, 1);
 	assert_false(ZSTD_isError(zn));
 	assert_true(read_all(input_open_mem(z, zn, "mem.zst"), &t));   /* decompressed there */
+	/* the same through a shared pump (io_pump.h), polling and sleeping between reads */
+	alarm(120);   /* a read never done hangs: fails the test */
+	for (int spin = 0; spin < 2; spin++) {
+		struct io_pump *pump = io_pump_new(spin ? 2000000 : 0);
+		assert_true(read_all_on(input_open(p, &d), &t, pump));
+		assert_true(read_all_on(input_open_mem(t.s, t.n, "mem"), &t, pump));
+		assert_true(read_all_on(input_open_mem(z, zn, "mem.zst"), &t, pump));
+		io_pump_free(pump);
+	}
+	alarm(0);
 	/* a small input is read without a thread */
 	struct text small = make_text(2 << 10);   /* below the first read, 4 KiB under ASan */
 	char *sp = tmp_file_n(small.s, small.n);
@@ -196,10 +215,9 @@ static void test_readahead__stop_while_waiting(void **state)
 }
 
 /* A zstd stream cut short after several buffers: the thread's error reaches the caller,
- * naming the input, after the lines before it. */
-static void test_readahead__error_in_thread(void **state)
+ * naming the input, after the lines before it; also from a shared pump. */
+static void error_in_thread(struct io_pump *pump)
 {
-	(void)state;
 	struct text t = make_text(8 << 20);
 	size_t zcap = ZSTD_compressBound(t.n);
 	char *z = malloc(zcap);
@@ -209,6 +227,7 @@ static void test_readahead__error_in_thread(void **state)
 	struct line_reader lr;
 	struct diag d = { 0 };
 	line_reader_init(&lr, in, 1 << 20);
+	line_reader_share_pump(&lr, pump);
 	const char *l;
 	size_t len, lines = 0;
 	int rc;
@@ -223,6 +242,15 @@ static void test_readahead__error_in_thread(void **state)
 	free(z);
 	free(t.s);
 	free(t.lens);
+}
+
+static void test_readahead__error_in_thread(void **state)
+{
+	(void)state;
+	error_in_thread(NULL);
+	struct io_pump *pump = io_pump_new(2000000);
+	error_in_thread(pump);
+	io_pump_free(pump);
 }
 
 /* Lines up to the limit, long and short mixed, over 60 MB: the buffers stay within twice
@@ -275,7 +303,7 @@ static void test_readahead__several_ahead(void **state)
 	for (size_t i = 0; i < n; i++)
 		s[i] = (char)('a' + i % 23);
 	struct input *in = input_open_mem(s, n, "mem");
-	struct readahead *ra = readahead_start(in, HEAD, CHUNK);
+	struct readahead *ra = readahead_start(in, HEAD, CHUNK, NULL);
 	assert_non_null(ra);
 	/* one buffer smaller than a chunk: its reads stop at its room */
 	for (int i = 0; i < READAHEAD_MAX; i++) {
@@ -325,7 +353,7 @@ static void test_readahead__reads_ahead_into_every_buffer(void **state)
 	assert_int_equal(write(fds[1], s, sizeof(s)), (ssize_t)sizeof(s));   /* fits the pipe */
 	struct diag d = { 0 };
 	struct input *in = input_open_fd(fds[0], "pipe", &d);
-	struct readahead *ra = readahead_start(in, HEAD, CHUNK);
+	struct readahead *ra = readahead_start(in, HEAD, CHUNK, NULL);
 	assert_non_null(ra);
 	for (int i = 0; i < READAHEAD_MAX; i++)
 		readahead_give(ra, malloc(HEAD + CHUNK + 1), HEAD + CHUNK + 1);

@@ -1,0 +1,200 @@
+/* io_pump.c - the helper thread shared by several streams' reads and writes (io_pump.h). */
+#define _GNU_SOURCE   /* sched_getaffinity(), CPU_COUNT() */
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "core/io_pump.h"
+#include "core/quiet_thread.h"
+#include "core/xalloc.h"
+
+struct io_pump_client {
+	int (*step)(void *ctx);
+	void *ctx;
+};
+
+struct io_pump {
+	long spin_ns;
+	pthread_t thread;
+	pthread_mutex_t mu;
+	pthread_cond_t wake;      /* the thread, asleep for work */
+	pthread_cond_t idle;      /* a client leaving, for the thread's steps to end */
+	struct io_pump_client *clients[IO_PUMP_MAX_CLIENTS];
+	int nclients;
+	int started, stop;
+	int stepping;             /* the thread is calling steps of the clients it copied */
+	unsigned long rounds;     /* rounds of steps ended */
+	/* Kicks counted, so that the thread sees a kick that came while it looked for work. */
+	atomic_uint kicks;
+	/* The thread is asleep or about to be: a kick then takes the lock and signals. */
+	atomic_int sleeping;
+};
+
+long io_pump_default_spin_ns(void)
+{
+	cpu_set_t set;
+	if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) >= 2)
+		return 2000000;
+	return 0;
+}
+
+static long long now_ns(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (long long)t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#elif defined(__aarch64__)
+	__asm__ __volatile__("yield");
+#endif
+}
+
+/* Waits for a kick after SEEN: polls up to the spin time, then sleeps. Returns 0, or -1 if
+ * the pump stops. */
+static int wait_for_kick(struct io_pump *p, unsigned seen)
+{
+	if (p->spin_ns > 0) {
+		long long until = now_ns() + p->spin_ns;
+		for (unsigned i = 1;; i++) {
+			if (atomic_load_explicit(&p->kicks, memory_order_acquire) != seen)
+				return 0;
+			cpu_relax();
+			/* the clock every 256 pauses, each some 40 to 140 cycles */
+			if (!(i & 255) && now_ns() > until)
+				break;
+		}
+	}
+	pthread_mutex_lock(&p->mu);
+	atomic_store(&p->sleeping, 1);
+	/* sequentially consistent with io_pump_kick(): either it sees SLEEPING, or this sees
+	 * its kick */
+	while (atomic_load(&p->kicks) == seen && !p->stop)
+		pthread_cond_wait(&p->wake, &p->mu);
+	atomic_store(&p->sleeping, 0);
+	int stop = p->stop;
+	pthread_mutex_unlock(&p->mu);
+	return stop ? -1 : 0;
+}
+
+static void *pump_main(void *arg)
+{
+	struct io_pump *p = arg;
+	for (;;) {
+		unsigned seen = atomic_load(&p->kicks);
+		struct io_pump_client *c[IO_PUMP_MAX_CLIENTS];
+		pthread_mutex_lock(&p->mu);
+		if (p->stop) {
+			pthread_mutex_unlock(&p->mu);
+			break;
+		}
+		int n = p->nclients;
+		for (int i = 0; i < n; i++)
+			c[i] = p->clients[i];
+		p->stepping = 1;
+		pthread_mutex_unlock(&p->mu);
+		int worked = 0;
+		for (int i = 0; i < n; i++)
+			worked |= c[i]->step(c[i]->ctx);
+		pthread_mutex_lock(&p->mu);
+		p->stepping = 0;
+		p->rounds++;
+		pthread_cond_broadcast(&p->idle);
+		pthread_mutex_unlock(&p->mu);
+		/* after work, look again at once: a step does one unit, more may be waiting */
+		if (!worked && wait_for_kick(p, seen) < 0)
+			break;
+	}
+	return NULL;
+}
+
+struct io_pump *io_pump_new(long spin_ns)
+{
+	struct io_pump *p = xcalloc(1, sizeof(*p));
+	p->spin_ns = spin_ns;
+	pthread_mutex_init(&p->mu, NULL);
+	pthread_cond_init(&p->wake, NULL);
+	pthread_cond_init(&p->idle, NULL);
+	atomic_init(&p->kicks, 0);
+	atomic_init(&p->sleeping, 0);
+	return p;
+}
+
+void io_pump_free(struct io_pump *p)
+{
+	if (!p)
+		return;
+	if (p->nclients)
+		abort();   /* the caller's error: a client's step would run on freed memory */
+	if (p->started) {
+		pthread_mutex_lock(&p->mu);
+		p->stop = 1;
+		pthread_cond_broadcast(&p->wake);
+		pthread_mutex_unlock(&p->mu);
+		atomic_fetch_add(&p->kicks, 1);   /* a thread polling looks at STOP now */
+		pthread_join(p->thread, NULL);
+	}
+	pthread_mutex_destroy(&p->mu);
+	pthread_cond_destroy(&p->wake);
+	pthread_cond_destroy(&p->idle);
+	free(p);
+}
+
+struct io_pump_client *io_pump_join(struct io_pump *p, int (*step)(void *ctx), void *ctx)
+{
+	pthread_mutex_lock(&p->mu);
+	if (p->nclients == IO_PUMP_MAX_CLIENTS) {
+		pthread_mutex_unlock(&p->mu);
+		return NULL;
+	}
+	if (!p->started) {
+		static const int own[] = { SIGPIPE, SIGXFSZ, SIGTTIN };
+		if (quiet_thread_start(&p->thread, pump_main, p, own,
+				       sizeof(own) / sizeof(own[0])) < 0) {
+			pthread_mutex_unlock(&p->mu);
+			return NULL;
+		}
+		p->started = 1;
+	}
+	struct io_pump_client *c = xmalloc(sizeof(*c));
+	c->step = step;
+	c->ctx = ctx;
+	p->clients[p->nclients++] = c;
+	pthread_mutex_unlock(&p->mu);
+	io_pump_kick(p);
+	return c;
+}
+
+void io_pump_kick(struct io_pump *p)
+{
+	atomic_fetch_add(&p->kicks, 1);
+	if (atomic_load(&p->sleeping)) {
+		pthread_mutex_lock(&p->mu);
+		pthread_cond_signal(&p->wake);
+		pthread_mutex_unlock(&p->mu);
+	}
+}
+
+void io_pump_leave(struct io_pump *p, struct io_pump_client *c)
+{
+	pthread_mutex_lock(&p->mu);
+	for (int i = 0; i < p->nclients; i++)
+		if (p->clients[i] == c) {
+			p->clients[i] = p->clients[--p->nclients];
+			break;
+		}
+	/* the thread may hold a copy of the list with C in it until its round ends; the
+	 * rounds after it have none */
+	if (p->stepping)
+		for (unsigned long r = p->rounds; p->rounds == r;)
+			pthread_cond_wait(&p->idle, &p->mu);
+	pthread_mutex_unlock(&p->mu);
+	free(c);
+}

@@ -4,7 +4,9 @@
 #include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "core/io_pump.h"
@@ -33,12 +35,110 @@ struct io_pump {
 	atomic_int sleeping;
 };
 
+long io_pump_spin_ns_for(int cpus, double quota)
+{
+	return cpus >= 2 && (quota < 0 || quota >= 2) ? 2000000 : 0;
+}
+
+/* The CPUs that FILE's "QUOTA PERIOD" allow (cgroup v2's cpu.max: "max" is none), or -1. */
+static double quota_of_cpu_max(const char *file)
+{
+	FILE *f = fopen(file, "r");
+	if (!f)
+		return -1;
+	char q[32];
+	long long period;
+	double r = -1;
+	if (fscanf(f, "%31s %lld", q, &period) == 2 && strcmp(q, "max") && period > 0)
+		r = atof(q) / (double)period;
+	fclose(f);
+	return r;
+}
+
+/* The same of cgroup v1's cpu.cfs_quota_us and cpu.cfs_period_us in DIR (-1: none). */
+static double quota_of_cfs(const char *dir)
+{
+	char file[4300];
+	long long quota = -1, period = 0;
+	snprintf(file, sizeof(file), "%s/cpu.cfs_quota_us", dir);
+	FILE *f = fopen(file, "r");
+	if (!f)
+		return -1;
+	if (fscanf(f, "%lld", &quota) != 1)
+		quota = -1;
+	fclose(f);
+	snprintf(file, sizeof(file), "%s/cpu.cfs_period_us", dir);
+	if (!(f = fopen(file, "r")))
+		return -1;
+	if (fscanf(f, "%lld", &period) != 1)
+		period = 0;
+	fclose(f);
+	return quota > 0 && period > 0 ? (double)quota / (double)period : -1;
+}
+
+/* The least CPU quota of this process's cgroup and its ancestors, in CPUs, or -1 for none
+ * found: a container may see two CPUs and be allowed the time of one. Read as
+ * /proc/self/cgroup names the cgroups, under /sys/fs/cgroup (v2: cpu.max; v1: the cpu
+ * controller's cfs files). */
+static double cgroup_cpu_quota(void)
+{
+	FILE *f = fopen("/proc/self/cgroup", "r");
+	if (!f)
+		return -1;
+	double least = -1;
+	char line[4096];
+	while (fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = '\0';
+		char *ctl = strchr(line, ':'), *path = ctl ? strchr(ctl + 1, ':') : NULL;
+		if (!path)
+			continue;
+		*path++ = '\0';
+		ctl++;
+		int v2 = !*ctl, v1 = 0;
+		for (char *t = strtok(ctl, ","); t; t = strtok(NULL, ","))
+			v1 |= !strcmp(t, "cpu");
+		if (!v1 && !v2)
+			continue;
+		/* the cgroup and each ancestor: a limit above applies below */
+		size_t len = strlen(path);
+		while (len > 0 && path[len - 1] == '/')
+			len--;
+		for (;;) {
+			char dir[4200];
+			double q = -1;
+			if (v2) {
+				snprintf(dir, sizeof(dir), "/sys/fs/cgroup%.*s/cpu.max", (int)len, path);
+				q = quota_of_cpu_max(dir);
+			} else {
+				snprintf(dir, sizeof(dir), "/sys/fs/cgroup/cpu%.*s", (int)len, path);
+				q = quota_of_cfs(dir);
+			}
+			if (q >= 0 && (least < 0 || q < least))
+				least = q;
+			while (len > 0 && path[len - 1] != '/')
+				len--;
+			if (len == 0)
+				break;
+			len--;   /* the '/' before the last name: "" is the root */
+		}
+	}
+	fclose(f);
+	return least;
+}
+
 long io_pump_default_spin_ns(void)
 {
 	cpu_set_t set;
-	if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) >= 2)
-		return 2000000;
-	return 0;
+	int cpus = sched_getaffinity(0, sizeof(set), &set) == 0 ? CPU_COUNT(&set) : 1;
+	return io_pump_spin_ns_for(cpus, cpus >= 2 ? cgroup_cpu_quota() : -1);
+}
+
+int io_pump_clients(struct io_pump *p)
+{
+	pthread_mutex_lock(&p->mu);
+	int n = p->nclients;
+	pthread_mutex_unlock(&p->mu);
+	return n;
 }
 
 static long long now_ns(void)

@@ -11,9 +11,11 @@
  * A client is a step function that does one unit of work if it has one (a read into a
  * buffer given, a write of a buffer filled), without waiting for work, and returns 1, else 0.
  * The pump calls its clients' steps in turn, one unit each, so a read never waits for more
- * than one write. A step that can block for ever (a read from a pipe) does not belong on a
- * shared pump: a client leaving waits for its step to return. Owns the thread; the clients
- * own their state. */
+ * than one write. A client leaving waits for its step to return: a read that can block for
+ * ever (from a pipe whose writer stays) does not belong on a shared pump, as its reader
+ * could not stop. A write to a pipe or terminal may block as long as its reader does not
+ * read, and the reads wait behind it; the writer waits for its writes at the end anyway.
+ * Owns the thread; the clients own their state. */
 #ifndef CGJIT_IO_PUMP_H
 #define CGJIT_IO_PUMP_H
 
@@ -22,8 +24,15 @@ struct io_pump_client;
 
 /* The spin time that suits this process: 2 ms when it may run on two CPUs or more (longer
  * than the main thread's gaps between buffers on the bench profile, about 1 ms), else 0: on
- * one CPU a polling pump takes the time of the thread it waits for. */
+ * one CPU a polling pump takes the time of the thread it waits for. The CPUs are those of
+ * its affinity mask, and a cgroup's CPU quota below two (cgroup v2's cpu.max, v1's cfs
+ * quota, of its cgroup or an ancestor) counts as one. */
 long io_pump_default_spin_ns(void);
+/* The rule of io_pump_default_spin_ns() for CPUS in the mask and a QUOTA in CPUs (-1:
+ * none). */
+long io_pump_spin_ns_for(int cpus, double quota);
+/* How many clients P has (for tests). */
+int io_pump_clients(struct io_pump *p);
 /* A pump that polls for SPIN_NS nanoseconds before it sleeps (0: it sleeps at once). The
  * thread starts with the first client. */
 struct io_pump *io_pump_new(long spin_ns);

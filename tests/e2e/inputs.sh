@@ -310,8 +310,8 @@ rc_pump=$rc
 CGJIT_TEST_SEPARATE_IO=1 run "$tmp/mc.sep" "$tmp/mc.cg" "$s/perf-21824.map"
 rc_sep=$rc
 rm -f "$tmp/mc.pipe"
-timeout 10 "$CGJIT" augment -q -o "$tmp/mc.pipe" - "$s/perf-21824.map" <"$tmp/mc.cg" 2>"$tmp/err"
-rc_pipe=$?
+cat "$tmp/mc.cg" | timeout 10 "$CGJIT" augment -q -o "$tmp/mc.pipe" - "$s/perf-21824.map" 2>"$tmp/err"
+rc_pipe=${PIPESTATUS[1]}
 run "$tmp/mc.zst" "$tmp/mc.cg" "$s/perf-21824.map"
 expect '[ $rc_pump = 0 ] && [ $rc_sep = 0 ] && [ $rc_pipe = 0 ] && [ $rc = 0 ] &&
 	[ "$(stat -c %s "$tmp/mc.pump")" -gt 3000000 ] && cmp -s "$tmp/mc.pump" "$tmp/mc.sep" &&
@@ -328,16 +328,40 @@ threads() { # OUT ENV...: the clones of one run
 		"$tmp/mc.cg" "$s/perf-21824.map" 2>/dev/null
 	grep -c 'clone' "$tmp/st"
 }
+# the same from a pipe: the reads ahead then on a thread of their own
+threads_piped() { # OUT
+	rm -f "$1"
+	cat "$tmp/mc.cg" | strace -f -qq -e trace=clone,clone3 -o "$tmp/st" "$CGJIT" augment -q -o "$1" \
+		- "$s/perf-21824.map" 2>/dev/null
+	grep -c 'clone' "$tmp/st"
+}
 if ! command -v strace >/dev/null; then
 	skip "no strace: the count of helper threads"
 else
 	fewer=1
 	[ "$(nproc)" -ge 2 ] || fewer=0   # one CPU: no polling thread (io_pump_default_spin_ns)
 	n_pump=$(threads "$tmp/mc.t1") n_sep=$(threads "$tmp/mc.t2" CGJIT_TEST_SEPARATE_IO=1)
-	n_one=$(threads "$tmp/mc.t3" taskset -c 0)
-	expect '[ $((n_sep - n_pump)) = $fewer ] && [ "$n_one" = "$n_sep" ] && [ "$n_sep" -ge 2 ] &&
-		cmp -s "$tmp/mc.t1" "$tmp/mc.t2" && cmp -s "$tmp/mc.t1" "$tmp/mc.t3"' \
-		"threads started: $n_pump with a plain file in and out, $n_sep with \$CGJIT_TEST_SEPARATE_IO, $n_one on one CPU (taskset): $fewer fewer shared ($(nproc) CPUs); the same output"
+	n_one=$(threads "$tmp/mc.t3" taskset -c 0) n_pipe=$(threads_piped "$tmp/mc.t4")
+	expect '[ $((n_sep - n_pump)) = $fewer ] && [ "$n_one" = "$n_sep" ] && [ "$n_pipe" = "$n_sep" ] &&
+		[ "$n_sep" -ge 2 ] && cmp -s "$tmp/mc.t1" "$tmp/mc.t2" && cmp -s "$tmp/mc.t1" "$tmp/mc.t3" &&
+		cmp -s "$tmp/mc.t1" "$tmp/mc.t4"' \
+		"threads started: $n_pump with a plain file in and out, $n_sep with \$CGJIT_TEST_SEPARATE_IO, $n_one on one CPU (taskset), $n_pipe from a pipe: $fewer fewer shared ($(nproc) CPUs); the same output"
+	# a cgroup (v1 cpu controller, as on the development machine) that allows 1.5 CPUs of
+	# two: no polling thread; 2.5 CPUs: the shared one
+	cg=/sys/fs/cgroup/cpu/cgjit-test-$$
+	if [ "$(nproc)" -ge 2 ] && [ -w /sys/fs/cgroup/cpu ] && mkdir "$cg" 2>/dev/null; then
+		# each run in a shell moved into the cgroup first
+		export -f threads
+		export tmp s CGJIT
+		n_q15=$(bash -c "echo \$\$ >$cg/cgroup.procs; echo 150000 >$cg/cpu.cfs_quota_us; threads $tmp/mc.t5")
+		n_q25=$(bash -c "echo \$\$ >$cg/cgroup.procs; echo 250000 >$cg/cpu.cfs_quota_us; threads $tmp/mc.t6")
+		rmdir "$cg"
+		expect '[ "$n_q15" = "$n_sep" ] && [ "$n_q25" = "$n_pump" ] && cmp -s "$tmp/mc.t1" "$tmp/mc.t5" &&
+			cmp -s "$tmp/mc.t1" "$tmp/mc.t6"' \
+			"a cgroup's CPU quota: $n_q15 threads at 1.5 CPUs (as one CPU), $n_q25 at 2.5 (shared); the same output"
+	else
+		skip "no writable cgroup v1 cpu controller (or one CPU): the CPU quota rule"
+	fi
 fi
 rm -f "$tmp"/mc.*
 

@@ -615,7 +615,11 @@ static void outbuf_blocks_in_order(struct io_pump *pump)
 	}
 	assert_int_equal(cg_outbuf_flush(&b, &d), 0);
 	assert_int_equal(b.bytes, total);
+	if (pump)   /* the pump wrote the blocks, not a thread of B's own */
+		assert_true(b.flusher.client != NULL && io_pump_clients(pump) == 1);
 	cg_outbuf_free(&b);
+	if (pump)
+		assert_int_equal(io_pump_clients(pump), 0);
 	assert_int_equal(output_commit(o, &d), 0);
 	int st;
 	assert_int_equal(waitpid(pid, &st, 0), pid);

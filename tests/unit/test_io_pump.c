@@ -1,6 +1,6 @@
 /* Unit tests for the shared I/O thread (io_pump.c): every unit of work handed over is done,
  * whether the thread polls or sleeps between them (a kick lost between its last look and
- * its sleep would hang the handshake test, which an alarm turns into a failure); clients
+ * its sleep leaves a unit undone, which fails the handshake test after 20 s); clients
  * take turns, one unit each; a client that leaves is never stepped again, and leaving waits
  * for its step under way; and augment's shape, a read-ahead and an output buffer on one
  * pump, copies a file byte for byte to a reader slower than the reads. */
@@ -49,19 +49,38 @@ static int counter_step(void *arg)
 	return 1;
 }
 
-/* Waits until C has done N units; fails after 20 s. */
+static double now_s(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/* Waits until C has done N units, polling (NAP 0) or napping between looks; fails after
+ * 20 s. */
+static void wait_done_nap(struct counter *c, unsigned n, long nap_ns)
+{
+	double until = now_s() + 20;
+	for (unsigned i = 0; atomic_load(&c->done) < n; i++) {
+		if (!(i & 1023) && now_s() > until)
+			fail_msg("the pump did %u of %u units", atomic_load(&c->done), n);
+		if (nap_ns)
+			nanosleep(&(struct timespec){ 0, nap_ns }, NULL);
+	}
+}
+
 static void wait_done(struct counter *c, unsigned n)
 {
-	for (long spins = 0; atomic_load(&c->done) < n; spins++) {
-		if (spins > 20000000)   /* 20 s of 1 us naps */
-			fail_msg("the pump did %u of %u units", atomic_load(&c->done), n);
-		nanosleep(&(struct timespec){ 0, 1000 }, NULL);
-	}
+	wait_done_nap(c, n, 1000);
 }
 
 /* Units handed over one at a time, each waited for before the next: the thread goes back
  * to its look for work, or (spin 0, and spin 20 us where the handover is slower than that)
- * to sleep, after every one. */
+ * to sleep, after every one. The hand-overs come at once after the last unit is seen done
+ * (the caller polls), so that a kick often lands while the thread is on its way to sleep:
+ * a kick lost there (the sleeping flag read before the count is raised, or the count
+ * looked at before the flag is set) leaves a unit undone and fails the wait; and now and
+ * then after a pause, so that the thread is asleep. */
 static void handoffs(long spin_ns, unsigned n)
 {
 	struct io_pump *p = io_pump_new(spin_ns);
@@ -71,9 +90,9 @@ static void handoffs(long spin_ns, unsigned n)
 	for (unsigned i = 1; i <= n; i++) {
 		atomic_store(&c.given, i);
 		io_pump_kick(p);
-		if (i % 3 == 0)   /* now and then a pause, so that the thread sleeps */
+		if (i % 16 == 0)
 			nanosleep(&(struct timespec){ 0, 50000 }, NULL);
-		wait_done(&c, i);
+		wait_done_nap(&c, i, 0);
 	}
 	io_pump_leave(p, cl);
 	io_pump_free(p);
@@ -82,10 +101,10 @@ static void handoffs(long spin_ns, unsigned n)
 static void test_io_pump__every_handoff_done(void **state)
 {
 	(void)state;
-	alarm(120);   /* a lost kick hangs: fails the test */
-	handoffs(0, 3000);
-	handoffs(20000, 3000);
-	handoffs(2000000, 3000);
+	alarm(120);   /* a hang fails the test */
+	handoffs(0, 20000);
+	handoffs(20000, 20000);
+	handoffs(2000000, 20000);
 	alarm(0);
 }
 
@@ -99,6 +118,7 @@ static void test_io_pump__clients_take_turns(void **state)
 	atomic_uint logged = 0;
 	struct counter a = { .tag = 'a', .log = log, .logged = &logged };
 	struct counter b = { .tag = 'b', .log = log, .logged = &logged };
+	alarm(120);   /* a hang fails the test */
 	struct io_pump *p = io_pump_new(2000000);
 	struct io_pump_client *ca = io_pump_join(p, counter_step, &a);
 	struct io_pump_client *cb = io_pump_join(p, counter_step, &b);
@@ -112,6 +132,7 @@ static void test_io_pump__clients_take_turns(void **state)
 	io_pump_leave(p, ca);
 	io_pump_leave(p, cb);
 	io_pump_free(p);
+	alarm(0);
 	/* a round that came between the two stores may take one of B's alone */
 	int repeats = 0;
 	for (int i = 1; i < 100; i++)
@@ -125,6 +146,7 @@ static void test_io_pump__clients_take_turns(void **state)
 static void test_io_pump__leave_waits_for_step(void **state)
 {
 	(void)state;
+	alarm(120);   /* a hang fails the test */
 	struct io_pump *p = io_pump_new(2000000);
 	struct counter c = { .step_ns = 100000000 };
 	struct counter other = { 0 };
@@ -147,12 +169,20 @@ static void test_io_pump__leave_waits_for_step(void **state)
 	assert_int_equal(atomic_load(&c.done), done);
 	io_pump_leave(p, co);
 	io_pump_free(p);
+	alarm(0);
 }
 
-/* A pump never joined starts no thread; one with IO_PUMP_MAX_CLIENTS refuses another. */
+/* A pump never joined starts no thread; one with IO_PUMP_MAX_CLIENTS refuses another;
+ * the spin rule: polling only with two CPUs and no quota below two. */
 static void test_io_pump__limits(void **state)
 {
 	(void)state;
+	assert_int_equal(io_pump_spin_ns_for(1, -1), 0);
+	assert_int_equal(io_pump_spin_ns_for(2, -1), 2000000);
+	assert_int_equal(io_pump_spin_ns_for(8, 1.5), 0);
+	assert_int_equal(io_pump_spin_ns_for(8, 0.5), 0);
+	assert_int_equal(io_pump_spin_ns_for(8, 2), 2000000);
+	assert_int_equal(io_pump_spin_ns_for(1, 4), 0);
 	io_pump_free(io_pump_new(0));
 	io_pump_free(NULL);
 	struct io_pump *p = io_pump_new(0);
@@ -162,6 +192,7 @@ static void test_io_pump__limits(void **state)
 	for (int i = 0; i < IO_PUMP_MAX_CLIENTS; i++)
 		assert_non_null(cl[i] = io_pump_join(p, counter_step, &c[i]));
 	assert_null(io_pump_join(p, counter_step, &c[IO_PUMP_MAX_CLIENTS]));
+	assert_int_equal(io_pump_clients(p), IO_PUMP_MAX_CLIENTS);
 	for (int i = 0; i < IO_PUMP_MAX_CLIENTS; i++)
 		io_pump_leave(p, cl[i]);
 	io_pump_free(p);

@@ -76,10 +76,14 @@ static int read_all_on(struct input *in, const struct text *t, struct io_pump *p
 	line_reader_init(&lr, in, 1 << 20);
 	line_reader_share_pump(&lr, pump);
 	size_t at = 0;
+	int joined = 0;
 	for (size_t i = 0; i < t->nlines; i++) {
 		const char *l;
 		size_t len;
 		assert_int_equal(line_reader_next(&lr, &l, &len, &d), 1);
+		/* with PUMP, the reads ahead are the pump's, not a thread of the reader's own */
+		if (pump && lr.ra && !joined)
+			joined = io_pump_clients(pump) == 1;
 		assert_int_equal(len, t->lens[i]);
 		assert_memory_equal(l, t->s + at, len);
 		assert_int_equal(lr.nul, memchr(t->s + at, '\0', len) != NULL);
@@ -92,7 +96,11 @@ static int read_all_on(struct input *in, const struct text *t, struct io_pump *p
 	assert_int_equal(line_reader_next(&lr, &l, &len, &d), 0);
 	assert_false(d.set);
 	int started = lr.started;
+	if (pump && started)
+		assert_true(joined);
 	line_reader_free(&lr);
+	if (pump)
+		assert_int_equal(io_pump_clients(pump), 0);
 	input_close(in);
 	return started;
 }
@@ -231,9 +239,15 @@ static void error_in_thread(struct io_pump *pump)
 	const char *l;
 	size_t len, lines = 0;
 	int rc;
-	while ((rc = line_reader_next(&lr, &l, &len, &d)) == 1)
+	int joined = 0;
+	while ((rc = line_reader_next(&lr, &l, &len, &d)) == 1) {
 		lines++;
+		if (pump && lr.ra && !joined)
+			joined = io_pump_clients(pump) == 1;
+	}
 	assert_int_equal(rc, -1);
+	if (pump)
+		assert_true(joined);
 	assert_true(lines > 1000);
 	assert_non_null(strstr(d.msg, "cut.zst"));
 	assert_null(lr.ra);   /* the thread is stopped once it has failed */

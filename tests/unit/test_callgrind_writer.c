@@ -579,22 +579,8 @@ static void outbuf_blocks_in_order(struct io_pump *pump)
 	snprintf(copy, sizeof(copy), "%s/copy", dir);
 	assert_int_equal(mkfifo(fifo, 0600), 0);
 	alarm(120);   /* a hang fails the test */
-	pid_t pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		alarm(120);   /* gone, if the parent fails before it opens the FIFO */
-		FILE *in = fopen(fifo, "rb"), *out = fopen(copy, "wb");
-		static char buf[64 << 10];
-		size_t n;
-		if (!in || !out)
-			_exit(1);
-		while ((n = fread(buf, 1, sizeof(buf), in)) > 0) {
-			if (fwrite(buf, 1, n, out) != n)
-				_exit(1);
-			nanosleep(&(struct timespec){ 0, 2000000 }, NULL);
-		}
-		_exit(fclose(out) == 0 ? 0 : 1);
-	}
+	pid_t pid = spawn_slow_fifo_reader(fifo, copy);
+	assert_true(pid > 0);
 	struct diag d = { 0 };
 	struct output *o = output_open(fifo, &d);
 	assert_non_null(o);
@@ -621,17 +607,9 @@ static void outbuf_blocks_in_order(struct io_pump *pump)
 	if (pump)
 		assert_int_equal(io_pump_clients(pump), 0);
 	assert_int_equal(output_commit(o, &d), 0);
-	int st;
-	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_int_equal(child_exit_status(pid), 0);
 	alarm(0);
-	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
-	FILE *f = fopen(copy, "rb");
-	assert_non_null(f);
-	size_t got = 0, bad = 0;
-	int c;
-	while ((c = getc(f)) != EOF)
-		bad += (char)c != pattern(got++);
-	fclose(f);
+	size_t got, bad = copy_mismatches(copy, pattern, &got);
 	assert_int_equal(got, total);
 	assert_int_equal(bad, 0);
 	unlink(copy);

@@ -220,22 +220,8 @@ static void copy_through_pump(long spin_ns)
 	snprintf(copy, sizeof(copy), "%s/copy", dir);
 	assert_int_equal(mkfifo(fifo, 0600), 0);
 	alarm(120);   /* a hang fails the test */
-	pid_t pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		alarm(120);
-		FILE *in = fopen(fifo, "rb"), *out = fopen(copy, "wb");
-		static char buf[64 << 10];
-		size_t n;
-		if (!in || !out)
-			_exit(1);
-		while ((n = fread(buf, 1, sizeof(buf), in)) > 0) {
-			if (fwrite(buf, 1, n, out) != n)
-				_exit(1);
-			nanosleep(&(struct timespec){ 0, 2000000 }, NULL);
-		}
-		_exit(fclose(out) == 0 ? 0 : 1);
-	}
+	pid_t pid = spawn_slow_fifo_reader(fifo, copy);
+	assert_true(pid > 0);
 	struct diag d = { 0 };
 	struct io_pump *p = io_pump_new(spin_ns);
 	struct input *in = input_open(src, &d);
@@ -273,17 +259,9 @@ static void copy_through_pump(long spin_ns)
 	io_pump_free(p);
 	assert_int_equal(output_commit(o, &d), 0);
 	input_close(in);
-	int st;
-	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_int_equal(child_exit_status(pid), 0);
 	alarm(0);
-	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
-	FILE *f = fopen(copy, "rb");
-	assert_non_null(f);
-	size_t got = 0, bad = 0;
-	int c;
-	while ((c = getc(f)) != EOF)
-		bad += (char)c != pattern(got++);
-	fclose(f);
+	size_t got, bad = copy_mismatches(copy, pattern, &got);
 	assert_int_equal(got, total);
 	assert_int_equal(bad, 0);
 	unlink(copy);

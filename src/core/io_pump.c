@@ -95,7 +95,8 @@ static double cgroup_cpu_quota(void)
 		*path++ = '\0';
 		ctl++;
 		int v2 = !*ctl, v1 = 0;
-		for (char *t = strtok(ctl, ","); t; t = strtok(NULL, ","))
+		char *save = NULL;
+		for (char *t = strtok_r(ctl, ",", &save); t; t = strtok_r(NULL, ",", &save))
 			v1 |= !strcmp(t, "cpu");
 		if (!v1 && !v2)
 			continue;

@@ -2,10 +2,11 @@
  * polls for the next one, a while, before it sleeps.
  * Why: on a VM (the development machine's two vCPUs) waking a thread that sleeps on the
  * other CPU costs the waker 21 to 27 us, and augment's main thread woke its read-ahead and
- * output threads about 600 times a run, each time it handed one of them a buffer: 10 to 60
+ * output threads about 600 times a run, each time it handed one of them a buffer: 10 to 66
  * ms of a 0.36 to 0.5 s run (README, "Performance", the tenth session). A pump that is
- * polling is handed work with a store and a counter, no system call; it is woken only after
- * it has been idle for its spin time. One thread for both streams, not two that poll: two
+ * polling is handed work under the stream's own lock, which it does not take while it
+ * polls, and a raised counter: no system call. It is woken only after it has been idle
+ * for its spin time. One thread for both streams, not two that poll: two
  * polling helpers and the main thread are three runnable threads on two CPUs, and the main
  * thread then shares its CPU (README, "Tried and not kept", the ninth session).
  * A client is a step function that does one unit of work if it has one (a read into a
